@@ -1,0 +1,61 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "swift-gps-facade",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "LocationFacade", targets: ["LocationFacade"]),
+        .library(name: "Simulators", targets: ["Simulators"]),
+        .executable(name: "locate", targets: ["locate"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", exact: "1.1.1"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibGPS",
+            pkgConfig: "libgps",
+            providers: [.apt(["libgps-dev"])]
+        ),
+        .target(
+            name: "LocationFacade",
+            dependencies: [
+                "CLibGPS",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "Simulators",
+            dependencies: [
+                "LocationFacade",
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "locate",
+            dependencies: [
+                "LocationFacade",
+                "Simulators",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "LocationFacadeTests",
+            dependencies: ["LocationFacade", "Simulators", .product(name: "Clocks", package: "swift-clocks")]
+        ),
+        .testTarget(
+            name: "SimulatorsTests",
+            dependencies: ["Simulators", "LocationFacade", .product(name: "Clocks", package: "swift-clocks")]
+        ),
+        .testTarget(
+            name: "locateTests",
+            dependencies: ["locate", "LocationFacade", "Simulators"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,253 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The reader thread of one ``GPSDClient`` run (from `start()` to `stop()`): connects with a
+/// timeout, watches, reads and decodes, and reconnects with backoff.
+///
+/// The client talks to it only through `requestStop()` and `requestPoll()`, which set flags and
+/// signal the eventfd the thread waits on beside gpsd's socket.
+final class GPSDReader: Sendable {
+    private weak let client: GPSDClient?
+    private let generation: UInt64
+    private let host: String
+    private let port: UInt16
+    private let device: String?
+    private let configuration: GPSDClient.Configuration
+    private let logger: Logger
+    private let wake = WakeSignal()
+    private let stopRequested = Atomic<Bool>(false)
+    private let pollRequested = Atomic<Bool>(false)
+
+    init(client: GPSDClient, generation: UInt64) {
+        self.client = client
+        self.generation = generation
+        self.host = client.host
+        self.port = client.port
+        self.device = client.device
+        self.configuration = client.configuration
+        self.logger = client.logger
+    }
+
+    func launch() {
+        let thread = Thread { [self] in run() }
+        thread.name = "gpsd-reader \(LocationError.endpoint(host, port))"
+        thread.start()
+    }
+
+    func requestStop() {
+        stopRequested.store(true, ordering: .sequentiallyConsistent)
+        wake.signal()
+    }
+
+    func requestPoll() {
+        pollRequested.store(true, ordering: .sequentiallyConsistent)
+        wake.signal()
+    }
+
+    private var shouldStop: Bool {
+        stopRequested.load(ordering: .sequentiallyConsistent) || client == nil
+    }
+
+    private func emit(_ event: LocationEvent) {
+        client?.deliver(event, generation: generation)
+    }
+
+    // MARK: - The thread
+
+    private func run() {
+        defer { client?.readerFinished(generation: generation) }
+        var attempt = 0
+        while !shouldStop {
+            attempt += 1
+            emit(.connectionChanged(.connecting(attempt: attempt)))
+            switch connect() {
+            case .stopped:
+                return
+            case let .failed(error):
+                logger.debug("gpsd connect failed", metadata: ["error": "\(error)"])
+                emit(.error(error))
+            case let .connected(connection):
+                attempt = 0
+                let outcome = serve(connection)
+                connection.close()
+                guard case let .lost(error) = outcome else { return }
+                logger.debug("gpsd connection lost", metadata: ["error": "\(error)"])
+                emit(.error(error))
+            }
+            let delay = configuration.delay(beforeAttempt: max(1, attempt))
+            guard !shouldStop else { return }
+            emit(.connectionChanged(.waitingToReconnect(after: delay, attempt: attempt + 1)))
+            if waitForStop(timeout: delay) { return }
+        }
+    }
+
+    /// Returns true if stop was requested within `timeout`.
+    private func waitForStop(timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while !shouldStop {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            if remaining <= .zero { return false }
+            if wake.wait(timeout: remaining).woken { wake.drain() }
+        }
+        return true
+    }
+
+    private enum ConnectOutcome {
+        case connected(LibGPSConnection)
+        case failed(LocationError)
+        case stopped
+    }
+
+    /// Runs libgps's blocking `gps_open` on a helper thread and waits for it no longer than the
+    /// connect timeout (or until stopped). A connect that finishes after we gave up is closed there.
+    private func connect() -> ConnectOutcome {
+        let attempt = ConnectAttempt()
+        let (host, port, wake) = (self.host, self.port, self.wake)
+        Thread.detachNewThread {
+            attempt.finish(with: LibGPSConnection.open(host: host, port: port))
+            wake.signal()
+        }
+        let deadline = ContinuousClock.now.advanced(by: configuration.connectTimeout)
+        while true {
+            if let result = attempt.result {
+                switch result {
+                case let .success(connection): return .connected(connection)
+                case let .failure(error): return .failed(error)
+                }
+            }
+            if shouldStop {
+                attempt.abandon()
+                return .stopped
+            }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            if remaining <= .zero {
+                attempt.abandon()
+                let timeout = LocationError.format(configuration.connectTimeout)
+                return .failed(.unreachable(host: host, port: port, reason: "the TCP connect did not complete within \(timeout)"))
+            }
+            if wake.wait(timeout: remaining).woken { wake.drain() }
+        }
+    }
+
+    private enum ServeOutcome {
+        case stopped
+        case lost(LocationError)
+    }
+
+    /// Watches and reads until the connection ends or stop is requested.
+    private func serve(_ connection: LibGPSConnection) -> ServeOutcome {
+        emit(.connectionChanged(.connected))
+        guard connection.watch(device: device) else {
+            return .lost(.connectionLost(host: host, port: port, reason: "sending the WATCH request failed"))
+        }
+        var messagesSinceStopCheck = 0
+        while true {
+            if shouldStop {
+                connection.unwatch()
+                return .stopped
+            }
+            if pollRequested.exchange(false, ordering: .sequentiallyConsistent) {
+                guard connection.send("?POLL;\n") else {
+                    return .lost(.connectionLost(host: host, port: port, reason: "sending ?POLL; failed"))
+                }
+            }
+            let readiness = wake.wait(for: connection.fileDescriptor)
+            if readiness.woken { wake.drain() }
+            guard readiness.socketReadable || readiness.socketFailed else { continue }
+            let receivedAt = Date()
+            reading: while true {
+                switch connection.read(receivedAt: receivedAt) {
+                case let .message(message, excerpt):
+                    handle(message, excerpt: excerpt)
+                    messagesSinceStopCheck += 1
+                    if messagesSinceStopCheck >= 256 {
+                        messagesSinceStopCheck = 0
+                        if shouldStop { break reading }
+                    }
+                case .wouldBlock:
+                    break reading
+                case let .closed(reason, malformed):
+                    if let malformed {
+                        emit(.error(.malformedData(excerpt: malformed, reason: "unreadable line")))
+                    }
+                    return .lost(.connectionLost(host: host, port: port, reason: reason))
+                }
+            }
+        }
+    }
+
+    private func handle(_ message: GPSDMessage, excerpt: String?) {
+        switch message {
+        case let .fix(location):
+            emit(.location(location))
+        case let .noFix(device, time):
+            emit(.noFix(device: device, time: time))
+        case let .sky(report):
+            emit(.satellites(report))
+        case let .devices(devices):
+            emit(.devices(devices))
+        case let .device(device):
+            var devices = client?.devices ?? []
+            if let index = devices.firstIndex(where: { $0.path == device.path }) {
+                devices[index] = device
+            } else {
+                devices.append(device)
+            }
+            emit(.devices(devices))
+        case let .version(release):
+            client?.recordServerVersion(release, generation: generation)
+        case let .watch(enabled):
+            if enabled { emit(.connectionChanged(.watching)) }
+        case let .poll(fixes):
+            for fix in fixes { emit(.cachedLocation(fix)) }
+        case let .error(message):
+            emit(.error(.serverError(message: message)))
+        case .ignored:
+            break
+        case let .malformed(reason):
+            emit(.error(.malformedData(excerpt: excerpt ?? "", reason: reason)))
+        }
+    }
+}
+
+/// One `gps_open` running on a helper thread, which the reader may stop waiting for.
+private final class ConnectAttempt: Sendable {
+    private enum State {
+        case pending
+        case finished(Result<LibGPSConnection, LocationError>)
+        case abandoned
+    }
+
+    private let state = Mutex(State.pending)
+
+    /// The outcome, once the helper finished (and the reader has not abandoned it).
+    var result: Result<LibGPSConnection, LocationError>? {
+        state.withLock { state in
+            if case let .finished(result) = state { return result }
+            return nil
+        }
+    }
+
+    /// Called by the helper thread. If the reader gave up, a late connection is closed here.
+    func finish(with result: Result<LibGPSConnection, LocationError>) {
+        let abandoned = state.withLock { state -> Bool in
+            if case .abandoned = state { return true }
+            state = .finished(result)
+            return false
+        }
+        if abandoned, case let .success(connection) = result {
+            connection.close()
+        }
+    }
+
+    /// Called by the reader when it stops waiting. A connection that finished just now is closed.
+    func abandon() {
+        let late: LibGPSConnection? = state.withLock { state in
+            defer { state = .abandoned }
+            if case let .finished(.success(connection)) = state { return connection }
+            return nil
+        }
+        late?.close()
+    }
+}

@@ -1,0 +1,305 @@
+// The only Swift file that touches libgps's C API. Everything outside sees GPSDMessage and Swift types.
+//
+// libgps 3.22's traps, and where they are handled:
+// - gps_data_t is about 24 KB: allocated on the heap (clibgps_alloc).
+// - gps_read(&d, NULL, 0) fails where a real buffer works: we always pass `message`.
+// - `set` bits are ORed across messages: cleared before every read, and we decide by the
+//   line's class, acting on fix fields only for TPV.
+// - absent numbers are NaN: every Double goes through `finite(_:)`.
+// - a mode 0/1 TPV still has the struct's old shape: positions are taken only from TPVs with
+//   mode >= 2 and finite latitude/longitude; a lost fix becomes `.noFix`.
+// - on server close gps_waiting() is true and gps_read returns -1 with errno 0; a full internal
+//   buffer without a newline looks the same, so the socket is peeked to tell them apart.
+// - gps_read returns one message per call even when several (several TPVs per epoch) are
+//   buffered; the socket is non-blocking, and the caller reads until `.wouldBlock`.
+// - a line split across TCP segments: gps_read returns 0 until the newline arrives.
+// - libgps has no POLL parser: we cut the POLL answer's TPV objects out and gps_unpack each.
+// - gps_open's TCP connect has no timeout: GPSDReader runs it on a helper thread and stops
+//   waiting at its own deadline.
+
+import CLibGPS
+import Foundation
+
+/// An open libgps connection to gpsd.
+///
+/// Used by one thread at a time: the connect helper creates it and hands it to the reader thread.
+final class LibGPSConnection: @unchecked Sendable {
+    private let data: UnsafeMutablePointer<gps_data_t>
+    private var message: [UInt8]
+    private var isOpen = true
+
+    /// The socket, for poll(2).
+    let fileDescriptor: Int32
+
+    private init(data: UnsafeMutablePointer<gps_data_t>) {
+        self.data = data
+        self.fileDescriptor = clibgps_fd(data)
+        self.message = [UInt8](repeating: 0, count: LibGPSDecoder.messageCapacity)
+        let flags = fcntl(fileDescriptor, F_GETFL)
+        _ = fcntl(fileDescriptor, F_SETFL, flags | O_NONBLOCK)
+    }
+
+    /// Connects to gpsd at `host`:`port`. Blocks for as long as the TCP connect takes, which
+    /// libgps does not bound. The corresponding C function is `gps_open(3)`.
+    static func open(host: String, port: UInt16) -> Result<LibGPSConnection, LocationError> {
+        guard let data = clibgps_alloc() else {
+            return .failure(.unreachable(host: host, port: port, reason: "out of memory"))
+        }
+        errno = 0
+        if gps_open(host, String(port), data) != 0 {
+            let code = errno
+            free(data)
+            let reason = String(cString: gps_errstr(code))
+            return .failure(.unreachable(host: host, port: port, reason: reason))
+        }
+        return .success(LibGPSConnection(data: data))
+    }
+
+    /// Asks gpsd to stream JSON reports, of `device` only when given.
+    /// The corresponding C function is `gps_stream(3)`.
+    func watch(device: String?) -> Bool {
+        let status: Int32
+        if let device {
+            status = device.withCString { clibgps_watch(data, $0) }
+        } else {
+            status = clibgps_watch(data, nil)
+        }
+        return status == 0
+    }
+
+    /// Asks gpsd to stop streaming. The corresponding C function is `gps_stream(3)`.
+    func unwatch() {
+        _ = clibgps_unwatch(data)
+    }
+
+    /// Sends one command such as `?POLL;`. The corresponding C function is `gps_send(3)`.
+    func send(_ command: String) -> Bool {
+        command.withCString { clibgps_send(data, $0) } == 0
+    }
+
+    /// What one read produced.
+    enum ReadOutcome {
+        /// A decoded line; `excerpt` is the start of the line when it was malformed.
+        case message(GPSDMessage, excerpt: String?)
+        case wouldBlock
+        case closed(reason: String, malformed: String?)
+    }
+
+    /// Reads the next complete line, if one is buffered or arrives without blocking, and decodes it.
+    /// The corresponding C function is `gps_read(3)`.
+    func read(receivedAt: Date) -> ReadOutcome {
+        clibgps_clear_set(data)
+        let status = message.withUnsafeMutableBytes { buffer in
+            gps_read(data, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(buffer.count))
+        }
+        if status == 0 {
+            return .wouldBlock
+        }
+        if status < 0 {
+            let code = errno
+            if code != 0 {
+                return .closed(reason: String(cString: strerror(code)), malformed: nil)
+            }
+            if clibgps_peer_closed(fileDescriptor) != 0 {
+                return .closed(reason: "gpsd closed the connection", malformed: nil)
+            }
+            return .closed(
+                reason: "its read buffer overflowed",
+                malformed: "a line longer than \(LibGPSDecoder.messageCapacity) bytes without a newline")
+        }
+        return message.withUnsafeBufferPointer { buffer in
+            let length = strnlen(UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self), buffer.count)
+            let line = UnsafeBufferPointer(rebasing: buffer[0..<length])
+            let decoded = LibGPSDecoder.decode(line: line, parsedInto: data, receivedAt: receivedAt)
+            if case .malformed = decoded {
+                return .message(decoded, excerpt: GPSDLine.excerpt(line))
+            }
+            return .message(decoded, excerpt: nil)
+        }
+    }
+
+    /// Closes the socket and frees libgps's state. The corresponding C function is `gps_close(3)`.
+    func close() {
+        guard isOpen else { return }
+        isOpen = false
+        _ = gps_close(data)
+        free(data)
+    }
+
+    deinit {
+        close()
+    }
+}
+
+/// Decodes gpsd JSON lines with libgps's own parser (`gps_unpack`) and maps the result into Swift.
+///
+/// Tests use it to check the mapping on lines they write; `LibGPSConnection` uses it on what
+/// `gps_read` has already parsed.
+final class LibGPSDecoder {
+    /// libgps's internal line buffer (2 × GPS_JSON_RESPONSE_MAX).
+    static let messageCapacity = 8192
+
+    private let data: UnsafeMutablePointer<gps_data_t>
+
+    init() {
+        data = clibgps_alloc()!
+    }
+
+    deinit {
+        free(data)
+    }
+
+    /// Decodes one line as gpsd would send it. The corresponding C function is `gps_unpack(3)`.
+    func decode(_ line: String, receivedAt: Date = Date(timeIntervalSince1970: 0)) -> GPSDMessage {
+        var bytes = Array(line.utf8)
+        bytes.append(0)
+        clibgps_clear_set(data)
+        _ = bytes.withUnsafeMutableBufferPointer { buffer in
+            gps_unpack(UnsafeMutableRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self), data)
+        }
+        return bytes.withUnsafeBufferPointer { buffer in
+            Self.decode(line: UnsafeBufferPointer(rebasing: buffer.dropLast()), parsedInto: data, receivedAt: receivedAt)
+        }
+    }
+
+    /// Maps `data`, which libgps has just filled from `line`, into a message.
+    static func decode(
+        line: UnsafeBufferPointer<UInt8>, parsedInto data: UnsafeMutablePointer<gps_data_t>, receivedAt: Date
+    ) -> GPSDMessage {
+        if let problem = GPSDLine.shapeProblem(line) {
+            return .malformed(reason: problem)
+        }
+        guard let className = GPSDLine.className(line) else {
+            return .malformed(reason: "a JSON object without a \"class\"")
+        }
+        switch className {
+        case "TPV":
+            return tpv(data, receivedAt: receivedAt)
+        case "SKY":
+            return .sky(sky(data, hasSatellites: GPSDLine.hasMember("satellites", in: line)))
+        case "DEVICES":
+            let count = Int(data.pointee.devices.ndevices)
+            return .devices((0..<max(0, min(count, Int(clibgps_max_devices())))).map { device(clibgps_device(data, Int32($0))) })
+        case "DEVICE":
+            return withUnsafePointer(to: &data.pointee.dev) { .device(device($0)) }
+        case "VERSION":
+            return .version(release: withUnsafeBytes(of: &data.pointee.version.release) { string($0) })
+        case "WATCH":
+            return .watch(enabled: data.pointee.policy.watcher)
+        case "POLL":
+            return .poll(fixes: pollFixes(line, data: data, receivedAt: receivedAt))
+        case "ERROR":
+            return .error(message: withUnsafeBytes(of: &data.pointee.error) { string($0) })
+        default:
+            return .ignored(className: String(className))
+        }
+    }
+
+    private static func tpv(_ data: UnsafeMutablePointer<gps_data_t>, receivedAt: Date) -> GPSDMessage {
+        let device = withUnsafeBytes(of: &data.pointee.dev.path) { string($0) }
+        let deviceOrNil = device.isEmpty ? nil : device
+        let fix = data.pointee.fix
+        let time = finite(clibgps_seconds(fix.time)).map { Date(timeIntervalSince1970: $0) }
+        let mode = FixMode(gpsdMode: Int(fix.mode))
+        guard mode >= .fix2D, let latitude = finite(fix.latitude), let longitude = finite(fix.longitude) else {
+            return .noFix(device: deviceOrNil, time: time)
+        }
+        let is3D = mode == .fix3D
+        let status = FixStatus(gpsdStatus: Int(fix.status))
+        return .fix(Location(
+            latitude: latitude,
+            longitude: longitude,
+            altitude: is3D ? meanSeaLevelAltitude(fix) : nil,
+            ellipsoidalAltitude: is3D ? finite(fix.altHAE) : nil,
+            horizontalAccuracy: finite(fix.eph) ?? finite(fix.epx).flatMap { x in finite(fix.epy).map { y in (x * x + y * y).squareRoot() } },
+            verticalAccuracy: is3D ? finite(fix.epv) : nil,
+            speed: finite(fix.speed),
+            speedAccuracy: finite(fix.eps),
+            course: finite(fix.track),
+            courseAccuracy: finite(fix.epd),
+            climb: is3D ? finite(fix.climb) : nil,
+            time: time,
+            receivedAt: receivedAt,
+            mode: mode,
+            status: status,
+            device: deviceOrNil,
+            isSimulated: status == .simulated
+        ))
+    }
+
+    /// Altitude above mean sea level: `altMSL`; else `altHAE - geoidSep`; else the deprecated `alt`,
+    /// which gpsd before 3.20 sent as MSL, unless `altHAE` is present (3.22 copies `altHAE` into it).
+    private static func meanSeaLevelAltitude(_ fix: gps_fix_t) -> Double? {
+        if let msl = finite(fix.altMSL) { return msl }
+        if let hae = finite(fix.altHAE) {
+            return finite(fix.geoid_sep).map { hae - $0 }
+        }
+        return finite(fix.altitude)
+    }
+
+    private static func sky(_ data: UnsafeMutablePointer<gps_data_t>, hasSatellites: Bool) -> SatelliteReport {
+        let device = withUnsafeBytes(of: &data.pointee.dev.path) { string($0) }
+        let dop = data.pointee.dop
+        var satellites: [Satellite] = []
+        if hasSatellites {
+            for index in 0..<Int(clibgps_max_channels()) {
+                let satellite = clibgps_satellite(data, Int32(index))!.pointee
+                guard satellite.PRN > 0 else { continue }
+                satellites.append(Satellite(
+                    prn: Int(satellite.PRN),
+                    elevation: finite(satellite.elevation),
+                    azimuth: finite(satellite.azimuth),
+                    signalStrength: finite(satellite.ss).flatMap { $0 >= 0 ? $0 : nil },
+                    used: satellite.used))
+            }
+        }
+        return SatelliteReport(
+            device: device.isEmpty ? nil : device,
+            time: finite(clibgps_seconds(data.pointee.skyview_time)).map { Date(timeIntervalSince1970: $0) },
+            visibleCount: hasSatellites ? Int(data.pointee.satellites_visible) : nil,
+            usedCount: hasSatellites ? Int(data.pointee.satellites_used) : nil,
+            hdop: finite(dop.hdop), vdop: finite(dop.vdop), pdop: finite(dop.pdop),
+            tdop: finite(dop.tdop), gdop: finite(dop.gdop),
+            satellites: satellites)
+    }
+
+    private static func device(_ config: UnsafePointer<devconfig_t>) -> GPSDevice {
+        var copy = config.pointee
+        let path = withUnsafeBytes(of: &copy.path) { string($0) }
+        let driver = withUnsafeBytes(of: &copy.driver) { string($0) }
+        let activated = finite(clibgps_seconds(copy.activated)).map { Date(timeIntervalSince1970: $0) }
+        return GPSDevice(
+            path: path,
+            driver: driver.isEmpty ? nil : driver,
+            activated: activated,
+            baudRate: copy.baudrate > 0 ? Int(copy.baudrate) : nil)
+    }
+
+    private static func pollFixes(
+        _ line: UnsafeBufferPointer<UInt8>, data: UnsafeMutablePointer<gps_data_t>, receivedAt: Date
+    ) -> [Location] {
+        var fixes: [Location] = []
+        for range in GPSDLine.objectsInArray(named: "tpv", of: line) {
+            var object = Array(line[range])
+            object.append(0)
+            clibgps_clear_set(data)
+            _ = object.withUnsafeMutableBufferPointer { buffer in
+                gps_unpack(UnsafeMutableRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self), data)
+            }
+            if case let .fix(location) = tpv(data, receivedAt: receivedAt) {
+                fixes.append(location)
+            }
+        }
+        return fixes
+    }
+
+    private static func finite(_ value: Double) -> Double? {
+        value.isFinite ? value : nil
+    }
+
+    /// A NUL-terminated C string stored in a fixed-size char array.
+    private static func string(_ bytes: UnsafeRawBufferPointer) -> String {
+        let length = bytes.firstIndex(of: 0) ?? bytes.count
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<length]), as: UTF8.self)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// One position fix: what gpsd's TPV report carries, in the terms a CoreLocation user expects.
+///
+/// Every measurement that the receiver did not report is `nil`, never NaN. Units are SI:
+/// degrees (WGS84) for positions and courses, metres, metres per second.
+///
+/// ```swift
+/// let fix = try await manager.requestLocation(timeout: .seconds(10))
+/// print(fix.latitude, fix.longitude, fix.horizontalAccuracy ?? .nan)
+/// ```
+///
+/// ## JSON
+/// `Location` encodes to one flat object whose key names are stable (they are the names
+/// `locate watch --json` and `locate once --format json` print). Absent values are left out.
+///
+/// | key | meaning | gpsd TPV field |
+/// |---|---|---|
+/// | `latitude`, `longitude` | WGS84 degrees | `lat`, `lon` |
+/// | `altitude` | metres above mean sea level | `altMSL` |
+/// | `altitude_hae` | metres above the WGS84 ellipsoid | `altHAE` |
+/// | `h_accuracy` | horizontal error estimate, metres | `eph` (else `epx`, `epy` combined) |
+/// | `v_accuracy` | vertical error estimate, metres | `epv` |
+/// | `speed`, `speed_accuracy` | metres per second | `speed`, `eps` |
+/// | `course`, `course_accuracy` | degrees from true north | `track`, `epd` |
+/// | `climb` | vertical speed, metres per second | `climb` |
+/// | `time` | the fix's own (GPS) time, RFC 3339 UTC | `time` |
+/// | `received` | when this process received the fix, RFC 3339 UTC | (none) |
+/// | `mode` | `"none"`, `"2d"` or `"3d"` | `mode` |
+/// | `status` | `"gps"`, `"dgps"`, `"rtk_fixed"`, ... (see ``FixStatus``) | `status` |
+/// | `device` | the receiver's path, such as `/dev/ttyUSB0` | `device` |
+/// | `simulated` | `true` when a fake produced it or the receiver says so | `status` 8 |
+public struct Location: Sendable, Hashable {
+    /// Degrees north of the equator, WGS84.
+    public var latitude: Double
+    /// Degrees east of Greenwich, WGS84.
+    public var longitude: Double
+    /// Metres above mean sea level (gpsd's `altMSL`); `nil` in a 2D fix.
+    public var altitude: Double?
+    /// Metres above the WGS84 ellipsoid (gpsd's `altHAE`); `nil` in a 2D fix.
+    public var ellipsoidalAltitude: Double?
+    /// Estimated horizontal error in metres.
+    public var horizontalAccuracy: Double?
+    /// Estimated vertical error in metres.
+    public var verticalAccuracy: Double?
+    /// Speed over ground in metres per second.
+    public var speed: Double?
+    /// Estimated speed error in metres per second.
+    public var speedAccuracy: Double?
+    /// Course over ground in degrees clockwise from true north.
+    public var course: Double?
+    /// Estimated course error in degrees.
+    public var courseAccuracy: Double?
+    /// Vertical speed in metres per second, positive upwards; `nil` in a 2D fix.
+    public var climb: Double?
+    /// The time of the fix as the receiver reports it (GPS time, in UTC). Replayed logs carry old dates.
+    public var time: Date?
+    /// When this process received the fix. Wall-clock, for display; freshness checks use a monotonic clock.
+    public var receivedAt: Date
+    /// 2D or 3D.
+    public var mode: FixMode
+    /// The kind of solution, where gpsd reports one.
+    public var status: FixStatus?
+    /// The receiver that produced the fix, such as `/dev/ttyUSB0`.
+    public var device: String?
+    /// `true` when the fix did not come from a real receiver: a fake in `Simulators` made it,
+    /// or the receiver itself reported a simulated fix.
+    public var isSimulated: Bool
+
+    /// Creates a fix. Pass only what is known; the rest stays `nil`.
+    public init(
+        latitude: Double,
+        longitude: Double,
+        altitude: Double? = nil,
+        ellipsoidalAltitude: Double? = nil,
+        horizontalAccuracy: Double? = nil,
+        verticalAccuracy: Double? = nil,
+        speed: Double? = nil,
+        speedAccuracy: Double? = nil,
+        course: Double? = nil,
+        courseAccuracy: Double? = nil,
+        climb: Double? = nil,
+        time: Date? = nil,
+        receivedAt: Date = Date(),
+        mode: FixMode = .fix3D,
+        status: FixStatus? = nil,
+        device: String? = nil,
+        isSimulated: Bool = false
+    ) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.ellipsoidalAltitude = ellipsoidalAltitude
+        self.horizontalAccuracy = horizontalAccuracy
+        self.verticalAccuracy = verticalAccuracy
+        self.speed = speed
+        self.speedAccuracy = speedAccuracy
+        self.course = course
+        self.courseAccuracy = courseAccuracy
+        self.climb = climb
+        self.time = time
+        self.receivedAt = receivedAt
+        self.mode = mode
+        self.status = status
+        self.device = device
+        self.isSimulated = isSimulated
+    }
+}
+
+extension Location {
+    /// Great-circle distance in metres to `other`, on a sphere of the WGS84 mean radius (6,371,008.8 m).
+    public func distance(to other: Location) -> Double {
+        Self.haversineDistance(latitude, longitude, other.latitude, other.longitude)
+    }
+
+    /// Great-circle distance in metres between two WGS84 positions, haversine formula on the
+    /// mean Earth radius R1 = 6,371,008.8 m. Error against the ellipsoid is under 0.5 %.
+    public static func haversineDistance(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+        let radians = Double.pi / 180
+        let phi1 = lat1 * radians
+        let phi2 = lat2 * radians
+        let dPhi = (lat2 - lat1) * radians
+        let dLambda = (lon2 - lon1) * radians
+        let sinPhi = sin(dPhi / 2)
+        let sinLambda = sin(dLambda / 2)
+        let h = sinPhi * sinPhi + cos(phi1) * cos(phi2) * sinLambda * sinLambda
+        return 2 * meanEarthRadius * asin(min(1, h.squareRoot()))
+    }
+
+    /// The WGS84 mean radius R1, in metres.
+    public static let meanEarthRadius = 6_371_008.8
+}
+
+extension Location: CustomStringConvertible {
+    /// One line a person can read: time, position, mode, accuracy, altitude, speed and course.
+    public var description: String {
+        var parts: [String] = []
+        parts.append(time.map { RFC3339.string(from: $0) } ?? "-")
+        parts.append(String(format: "%.7f %.7f", latitude, longitude))
+        parts.append(mode.description)
+        if let horizontalAccuracy { parts.append(String(format: "±%.1fm", horizontalAccuracy)) }
+        if let altitude { parts.append(String(format: "alt %.1fm", altitude)) }
+        if let speed { parts.append(String(format: "%.2fm/s", speed)) }
+        if let course { parts.append(String(format: "%.1f°", course)) }
+        if let status { parts.append(status.description) }
+        if isSimulated { parts.append("(simulated)") }
+        return parts.joined(separator: " ")
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// What went wrong while getting a location, with the facts a user needs to act on it.
+///
+/// Each case's `description` is a sentence that names the server, the timeout or the data at fault.
+public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// gpsd could not be reached at `host`:`port`: nothing listens there, the name does not resolve,
+    /// or the TCP connect did not complete within the connect timeout. `reason` says which.
+    case unreachable(host: String, port: UInt16, reason: String)
+    /// An established connection to gpsd at `host`:`port` ended: gpsd closed it, or a read failed.
+    case connectionLost(host: String, port: UInt16, reason: String)
+    /// No fix meeting the request's criteria arrived within `after`. `best` is the best fix seen
+    /// (most accurate, then newest) while waiting, if any.
+    case timedOut(after: Duration, best: Location?)
+    /// The request was cancelled because its source was stopped or shut down.
+    case cancelled
+    /// gpsd (or a fake of it) sent something that is not a well-formed report. `excerpt` is the start
+    /// of the offending line; `reason` says what is wrong with it.
+    case malformedData(excerpt: String, reason: String)
+    /// gpsd answered a request with an `ERROR` report; `message` is its text.
+    case serverError(message: String)
+
+    public var description: String {
+        switch self {
+        case let .unreachable(host, port, reason):
+            "Cannot reach gpsd at \(Self.endpoint(host, port)): \(reason). Is gpsd running and listening there?"
+        case let .connectionLost(host, port, reason):
+            "Lost the connection to gpsd at \(Self.endpoint(host, port)): \(reason)."
+        case let .timedOut(timeout, best):
+            if let best {
+                "No fix met the request within \(Self.format(timeout)); the best seen was \(best)."
+            } else {
+                "No fix arrived within \(Self.format(timeout))."
+            }
+        case .cancelled:
+            "The location request was cancelled because its source was stopped."
+        case let .malformedData(excerpt, reason):
+            "gpsd sent malformed data (\(reason)): \(excerpt)"
+        case let .serverError(message):
+            "gpsd reported an error: \(message)"
+        }
+    }
+
+    /// `host:port`, with brackets around an IPv6 address.
+    static func endpoint(_ host: String, _ port: UInt16) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    /// A duration as a person would say it: `10 s`, `1.5 s`, `250 ms`.
+    public static func format(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        if milliseconds < 1000 && milliseconds > -1000 {
+            return "\(milliseconds) ms"
+        }
+        if milliseconds % 1000 == 0 {
+            return "\(milliseconds / 1000) s"
+        }
+        return String(format: "%.3g s", Double(milliseconds) / 1000)
+    }
+}

@@ -1,0 +1,2 @@
+import LocationFacade
+@main struct Locate { static func main() {} }
