@@ -1,4 +1,5 @@
 import Foundation
+import Simulators
 import Testing
 @testable import LocationFacade
 
@@ -85,7 +86,7 @@ struct LocationJSONTests {
     }
 
     @Test func formatAndParseAgreeOverManyDates() throws {
-        var generator = SplitMix64(seed: 7)
+        var generator = SeededRandom(seed: 7)
         for _ in 0..<2000 {
             let milliseconds = Int64(generator.next() % 200_000_000_000_000) - 60_000_000_000_000
             let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
@@ -102,18 +103,5 @@ struct LocationJSONTests {
         #expect(LocationError.timedOut(after: .milliseconds(1500), best: nil).description.contains("1.5 s"))
         #expect(LocationError.connectionLost(host: "::1", port: 2947, reason: "gpsd closed the connection").description
             == "Lost the connection to gpsd at [::1]:2947: gpsd closed the connection.")
-    }
-}
-
-/// A small seeded generator, so randomized tests repeat exactly.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

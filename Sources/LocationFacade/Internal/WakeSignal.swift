@@ -1,12 +1,12 @@
 import Foundation
 
 /// A self-pipe that one thread signals and another waits on with poll(2), alone or beside a socket.
-final class WakeSignal: Sendable {
+package final class WakeSignal: Sendable {
     /// The read end, which poll(2) watches.
-    let fileDescriptor: Int32
+    package let fileDescriptor: Int32
     private let writeEnd: Int32
 
-    init() {
+    package init() {
         var ends: [Int32] = [-1, -1]
         let status = pipe(&ends)
         precondition(status == 0, "pipe failed: \(String(cString: strerror(errno)))")
@@ -24,27 +24,27 @@ final class WakeSignal: Sendable {
     }
 
     /// Wakes the waiter. Signals before the wait are not lost (a full pipe is already signalled).
-    func signal() {
+    package func signal() {
         var byte: UInt8 = 1
         _ = Glibc.write(writeEnd, &byte, 1)
     }
 
     /// Clears pending signals.
-    func drain() {
+    package func drain() {
         var bytes = [UInt8](repeating: 0, count: 64)
         while Glibc.read(fileDescriptor, &bytes, bytes.count) > 0 {}
     }
 
     /// What a ``wait(for:timeout:)`` saw.
-    struct Readiness {
-        var woken = false
-        var socketReadable = false
-        var socketFailed = false
+    package struct Readiness {
+        package var woken = false
+        package var socketReadable = false
+        package var socketFailed = false
     }
 
     /// Waits until signalled, `socket` (if any) is readable or fails, or `timeout` passes
     /// (`nil`: no limit). Interrupted waits resume.
-    func wait(for socket: Int32? = nil, timeout: Duration? = nil) -> Readiness {
+    package func wait(for socket: Int32? = nil, timeout: Duration? = nil) -> Readiness {
         var fds = [pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)]
         if let socket {
             fds.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0))
@@ -70,7 +70,7 @@ final class WakeSignal: Sendable {
     }
 
     /// Whole milliseconds in `duration`, rounded up so a wait never ends early.
-    static func milliseconds(rounding duration: Duration) -> Int64 {
+    package static func milliseconds(rounding duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         let perMillisecond: Int64 = 1_000_000_000_000_000
         return seconds * 1000 + (attoseconds + perMillisecond - 1) / perMillisecond

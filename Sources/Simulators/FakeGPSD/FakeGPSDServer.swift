@@ -1,0 +1,171 @@
+import Foundation
+import LocationFacade
+
+/// A fake gpsd on 127.0.0.1 that speaks gpsd's JSON protocol well enough for real clients
+/// (``GPSDClient``, `gpspipe -w`, Python's `gps` module, `cgps`), serving a ``GPSDScript``.
+///
+/// ```swift
+/// let server = FakeGPSDServer(script: .fixes(track), pace: .asFastAsClientsRead)
+/// let port = try server.start()                 // an ephemeral port
+/// let client = GPSDClient(host: "127.0.0.1", port: port)
+/// ...
+/// await server.waitUntilFinished()
+/// server.shutdown()
+/// ```
+///
+/// It answers the VERSION banner on connect, `?WATCH` (enable, disable, json, device),
+/// `?POLL;`, `?DEVICES;` and `?VERSION;`. Like gpsd, it has one timeline shared by all clients:
+/// a client sees the reports sent while it is watching. The timeline starts at the first WATCH
+/// (as gpsd opens a device for its first watcher), at once, or when you call ``play()``.
+///
+/// It is honest about being a fake: its VERSION `rev` says so, and the reports built from
+/// locations carry gpsd's "simulated" status. Faults (``GPSDFault``) are performed on demand.
+public final class FakeGPSDServer: Sendable {
+    /// How fast the script plays.
+    public enum Pace: Sendable, Hashable {
+        /// At the script's offsets divided by `speed`, on the server's clock.
+        case recorded(speed: Double)
+        /// As fast as the slowest watching client reads; the timeline waits while no one watches,
+        /// so a client that reconnects misses nothing.
+        case asFastAsClientsRead
+    }
+
+    /// When the timeline starts.
+    public enum StartPolicy: Sendable, Hashable {
+        /// At the first WATCH, as gpsd starts reading a device for its first watcher.
+        case onFirstWatch
+        /// As soon as the server starts.
+        case immediately
+        /// When ``FakeGPSDServer/play()`` is called.
+        case manually
+    }
+
+    /// A snapshot of what the server is doing, for tests that wait on it.
+    public struct Status: Sendable, Hashable {
+        /// Listening (false between the halves of a restart, and after shutdown).
+        public var isListening: Bool
+        /// Open client connections.
+        public var connections: Int
+        /// Connections that asked for reports with WATCH.
+        public var watchers: Int
+        /// Script reports sent so far (to whoever was watching).
+        public var sentReports: Int
+        /// The whole script has been sent.
+        public var isFinished: Bool
+        /// No bytes are waiting to be written to any client.
+        public var isFlushed: Bool
+        /// Connections accepted since the server started.
+        public var acceptedConnections: Int
+        /// Requests (`?WATCH`, `?POLL;`...) received since the server started.
+        public var requests: Int
+    }
+
+    /// An error starting or restarting the server.
+    public struct StartError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The reports it serves.
+    public let script: GPSDScript
+    /// How fast.
+    public let pace: Pace
+    /// When the timeline starts.
+    public let startPolicy: StartPolicy
+    /// The faults it performs.
+    public let faults: [GPSDFault]
+
+    let clock: ElapsedClock
+    let core: ServerCore
+
+    /// Creates a server; nothing listens until ``start()``.
+    ///
+    /// - Parameters:
+    ///   - script: the reports to serve.
+    ///   - pace: recorded pace (scaled), or as fast as clients read.
+    ///   - startPolicy: when the timeline starts.
+    ///   - faults: misbehaviours to perform.
+    ///   - port: the port to listen on; 0 (the default) picks a free one.
+    ///   - clock: the clock for pacing, stalls and restarts; a `TestClock` makes it deterministic.
+    public init(
+        script: GPSDScript,
+        pace: Pace = .recorded(speed: 1),
+        startPolicy: StartPolicy = .onFirstWatch,
+        faults: [GPSDFault] = [],
+        port: UInt16 = 0,
+        clock: some Clock<Duration> = ContinuousClock()
+    ) {
+        if case let .recorded(speed) = pace {
+            precondition(speed > 0 && speed.isFinite, "a recorded pace needs a positive speed")
+        }
+        self.script = script
+        self.pace = pace
+        self.startPolicy = startPolicy
+        self.faults = faults
+        self.clock = ElapsedClock(clock)
+        self.core = ServerCore(script: script, requestedPort: port, ignoresWatch: faults.contains(.ignoreWatch))
+    }
+
+    deinit {
+        core.shutdown()
+    }
+
+    /// Starts listening and returns the port. Throws ``StartError`` when the port cannot be bound.
+    @discardableResult
+    public func start() throws -> UInt16 {
+        let port = try core.listen()
+        core.launchIOThread()
+        let timeline = Task { [core, script, pace, faults, clock] in
+            await Self.runTimeline(core: core, entries: script.entries, pace: pace, faults: faults, clock: clock)
+        }
+        core.adoptTimeline(timeline)
+        if startPolicy == .immediately { play() }
+        return port
+    }
+
+    /// The port it listens on (0 before ``start()``).
+    public var port: UInt16 {
+        core.boundPort
+    }
+
+    /// Starts the timeline now (for ``StartPolicy/manually``; harmless otherwise).
+    public func play() {
+        core.play()
+    }
+
+    /// Closes every connection and stops listening and playing. The server cannot be started again.
+    public func shutdown() {
+        core.shutdown()
+    }
+
+    /// Restarts like a gpsd being restarted: every connection is closed and the port stops
+    /// listening; after `downtime` on the server's clock it listens on the same port again.
+    /// The timeline carries on.
+    public func restart(downtime: Duration = .zero) async throws {
+        await core.goDown()
+        if downtime > .zero {
+            try await clock.sleep(for: downtime)
+        }
+        try core.relisten()
+    }
+
+    /// What the server is doing now.
+    public var status: Status {
+        core.status
+    }
+
+    /// Returns once `condition` holds for the server's status (or the server shuts down, or the
+    /// task is cancelled). Use it instead of sleeping in tests.
+    public func waitUntil(_ condition: @escaping @Sendable (Status) -> Bool) async {
+        await core.waitUntil(condition)
+    }
+
+    /// Returns once at least `count` clients are watching.
+    public func waitForWatchers(_ count: Int = 1) async {
+        await waitUntil { $0.watchers >= count }
+    }
+
+    /// Returns once the whole script has been sent and written out to the clients.
+    public func waitUntilFinished() async {
+        await waitUntil { $0.isFinished && $0.isFlushed }
+    }
+}

@@ -1,0 +1,315 @@
+import Foundation
+import LocationFacade
+import Synchronization
+
+/// The shared state of a ``FakeGPSDServer``: its sockets, its connections and the timeline position,
+/// behind one lock. The I/O thread and the timeline task both change it through `mutate`, which also
+/// resumes whoever waits on a condition that has become true.
+final class ServerCore: Sendable {
+    struct Connection {
+        var output = ByteQueue()
+        var input: [UInt8] = []
+        var watching = false
+        var deviceFilter: String?
+        var closeWhenFlushed = false
+    }
+
+    struct State {
+        var listener: Int32 = -1
+        var boundPort: UInt16 = 0
+        var connections: [Int32: Connection] = [:]
+        var accepted = 0
+        var requests = 0
+        var started = false
+        var finished = false
+        var stopped = false
+        var sent = 0
+        var latestTPV: [String: String] = [:]
+        var latestSKY: [String: String] = [:]
+        var startWaiter: CheckedContinuation<Void, Never>?
+        var roomWaiter: CheckedContinuation<Void, Never>?
+        var conditionWaiters: [UInt64: ConditionWaiter] = [:]
+        var nextWaiterID: UInt64 = 0
+        var timeline: Task<Void, Never>?
+        var ioThreadRunning = false
+        var goingDown = false
+    }
+
+    struct ConditionWaiter {
+        var condition: @Sendable (FakeGPSDServer.Status) -> Bool
+        var continuation: CheckedContinuation<Void, Never>
+    }
+
+    /// A client may have this much unread output before the fast pace waits for it.
+    static let roomThreshold = 64 * 1024
+
+    let script: GPSDScript
+    let requestedPort: UInt16
+    let ignoresWatch: Bool
+    let devices: [String]
+    let startedAt = Date()
+    let wake = WakeSignal()
+    let state = Mutex(State())
+
+    init(script: GPSDScript, requestedPort: UInt16, ignoresWatch: Bool) {
+        self.script = script
+        self.requestedPort = requestedPort
+        self.ignoresWatch = ignoresWatch
+        let devices = script.devices
+        self.devices = devices.isEmpty ? [GPSDScript.defaultDevice] : devices
+    }
+
+    // MARK: - Changing state
+
+    /// Runs `body` under the lock, then resumes (outside it) every waiter whose condition now holds.
+    @discardableResult
+    func mutate<T>(_ body: (inout State) -> T) -> T {
+        var ready: [CheckedContinuation<Void, Never>] = []
+        let result = state.withLock { state in
+            let result = body(&state)
+            ready = Self.takeReadyWaiters(&state)
+            return result
+        }
+        for continuation in ready { continuation.resume() }
+        return result
+    }
+
+    private static func takeReadyWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        var ready: [CheckedContinuation<Void, Never>] = []
+        if state.started || state.stopped, let waiter = state.startWaiter {
+            state.startWaiter = nil
+            ready.append(waiter)
+        }
+        if let waiter = state.roomWaiter, hasRoom(state) || state.stopped {
+            state.roomWaiter = nil
+            ready.append(waiter)
+        }
+        if !state.conditionWaiters.isEmpty {
+            let status = makeStatus(state)
+            for (id, waiter) in state.conditionWaiters where state.stopped || waiter.condition(status) {
+                state.conditionWaiters[id] = nil
+                ready.append(waiter.continuation)
+            }
+        }
+        return ready
+    }
+
+    static func hasRoom(_ state: State) -> Bool {
+        var watchers = 0
+        for connection in state.connections.values where connection.watching {
+            watchers += 1
+            if connection.output.count >= roomThreshold { return false }
+        }
+        return watchers > 0
+    }
+
+    static func makeStatus(_ state: State) -> FakeGPSDServer.Status {
+        FakeGPSDServer.Status(
+            isListening: state.listener >= 0,
+            connections: state.connections.count,
+            watchers: state.connections.values.reduce(0) { $0 + ($1.watching ? 1 : 0) },
+            sentReports: state.sent,
+            isFinished: state.finished,
+            isFlushed: state.connections.values.allSatisfy { $0.output.isEmpty },
+            acceptedConnections: state.accepted,
+            requests: state.requests)
+    }
+
+    var status: FakeGPSDServer.Status {
+        state.withLock { Self.makeStatus($0) }
+    }
+
+    var boundPort: UInt16 {
+        state.withLock { $0.boundPort }
+    }
+
+    // MARK: - Waiting
+
+    func waitUntil(_ condition: @escaping @Sendable (FakeGPSDServer.Status) -> Bool) async {
+        let id = state.withLock { state in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                mutate { state in
+                    if state.stopped || condition(Self.makeStatus(state)) || Task.isCancelled {
+                        continuation.resume()
+                    } else {
+                        state.conditionWaiters[id] = ConditionWaiter(condition: condition, continuation: continuation)
+                    }
+                }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.conditionWaiters.removeValue(forKey: id) }
+            waiter?.continuation.resume()
+        }
+    }
+
+    /// Returns when the timeline may start (or the server stopped).
+    func waitUntilStarted() async {
+        await withCheckedContinuation { continuation in
+            mutate { state in
+                if state.started || state.stopped {
+                    continuation.resume()
+                } else {
+                    state.startWaiter = continuation
+                }
+            }
+        }
+    }
+
+    /// Returns when every watcher has room for more, and there is at least one (or on stop/cancel).
+    func waitForRoom() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                mutate { state in
+                    if Self.hasRoom(state) || state.stopped || Task.isCancelled {
+                        continuation.resume()
+                    } else {
+                        state.roomWaiter = continuation
+                    }
+                }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                defer { state.roomWaiter = nil }
+                return state.roomWaiter
+            }
+            waiter?.resume()
+        }
+    }
+
+    // MARK: - Lifecycle
+
+    func listen() throws -> UInt16 {
+        try listen(port: requestedPort)
+    }
+
+    func relisten() throws {
+        _ = try listen(port: boundPort)
+        wake.signal()
+    }
+
+    private func listen(port: UInt16) throws -> UInt16 {
+        let result: (socket: Int32, port: UInt16)
+        do {
+            result = try Sockets.listen(port: port)
+        } catch {
+            throw FakeGPSDServer.StartError(description: "The fake gpsd cannot listen on 127.0.0.1:\(port): \(error)")
+        }
+        mutate { state in
+            state.listener = result.socket
+            state.boundPort = result.port
+        }
+        return result.port
+    }
+
+    func adoptTimeline(_ task: Task<Void, Never>) {
+        let stopped = state.withLock { state in
+            state.timeline = task
+            return state.stopped
+        }
+        if stopped { task.cancel() }
+    }
+
+    func play() {
+        mutate { $0.started = true }
+    }
+
+    /// Closes the listener and every connection (the first half of a restart), and returns once
+    /// they are closed. The I/O thread closes them between two polls: a socket closed while
+    /// another thread polls it stays open (and its port bound) until that poll returns.
+    func goDown() async {
+        let ioThreadRunning = mutate { state in
+            state.goingDown = true
+            return state.ioThreadRunning
+        }
+        if ioThreadRunning {
+            wake.signal()
+            await waitUntil { !$0.isListening && $0.connections == 0 }
+        } else {
+            mutate { closeEverything(&$0) }
+        }
+    }
+
+    /// Closes the listener and every connection. Called with the lock held.
+    func closeEverything(_ state: inout State) {
+        if state.listener >= 0 {
+            close(state.listener)
+            state.listener = -1
+        }
+        for fd in state.connections.keys { close(fd) }
+        state.connections.removeAll()
+        state.goingDown = false
+    }
+
+    /// Stops for good. The I/O thread closes the sockets as it exits (at once if it never ran).
+    func shutdown() {
+        let timeline = mutate { state in
+            state.stopped = true
+            if !state.ioThreadRunning { closeEverything(&state) }
+            return state.timeline
+        }
+        wake.signal()
+        timeline?.cancel()
+    }
+
+    func markFinished() {
+        mutate { $0.finished = true }
+    }
+
+    // MARK: - Sending
+
+    /// Sends report `index` of the script (or one part of it) to every watcher it concerns.
+    func send(entryAt index: Int, part: LinePart = .whole) {
+        let entry = script.entries[index]
+        let text: String
+        switch part {
+        case .whole: text = entry.line + "\n"
+        case .firstHalf: text = String(entry.line.prefix(entry.line.count / 2))
+        case .secondHalf: text = String(entry.line.dropFirst(entry.line.count / 2)) + "\n"
+        }
+        let bytes = Array(text.utf8)
+        let needsWake = mutate { state in
+            if part != .firstHalf {
+                state.sent += 1
+                if let device = entry.device {
+                    if entry.className == "TPV" { state.latestTPV[device] = entry.line }
+                    if entry.className == "SKY" { state.latestSKY[device] = entry.line }
+                }
+            }
+            return Self.broadcast(bytes, device: entry.device, in: &state)
+        }
+        if needsWake { wake.signal() }
+    }
+
+    enum LinePart { case whole, firstHalf, secondHalf }
+
+    /// Sends a raw line (a fault's garbage) to every watcher.
+    func sendRaw(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        if mutate({ Self.broadcast(bytes, device: nil, in: &$0) }) { wake.signal() }
+    }
+
+    /// Closes every connection once its pending output is written.
+    func closeAllWhenFlushed() {
+        mutate { state in
+            for fd in state.connections.keys { state.connections[fd]?.closeWhenFlushed = true }
+        }
+        wake.signal()
+    }
+
+    /// Appends to each watcher's output; true if one went from empty to non-empty (the I/O thread
+    /// then needs waking to write it).
+    private static func broadcast(_ bytes: [UInt8], device: String?, in state: inout State) -> Bool {
+        var needsWake = false
+        for fd in state.connections.keys {
+            guard let connection = state.connections[fd], connection.watching else { continue }
+            if let filter = connection.deviceFilter, let device, filter != device { continue }
+            if connection.output.isEmpty { needsWake = true }
+            state.connections[fd]!.output.append(bytes)
+        }
+        return needsWake
+    }
+}

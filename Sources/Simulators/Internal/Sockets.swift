@@ -1,0 +1,107 @@
+import Foundation
+
+/// Bytes waiting to be written to a socket, consumed from the front without copying on each write.
+struct ByteQueue {
+    private var storage: [UInt8] = []
+    private var head = 0
+
+    var count: Int { storage.count - head }
+    var isEmpty: Bool { head == storage.count }
+
+    mutating func append(_ bytes: [UInt8]) {
+        storage.append(contentsOf: bytes)
+    }
+
+    mutating func append(_ text: String) {
+        storage.append(contentsOf: text.utf8)
+    }
+
+    /// Writes as much as the socket takes without blocking. Returns false if the socket failed.
+    mutating func write(to socket: Int32) -> Bool {
+        while !isEmpty {
+            let written = storage.withUnsafeBytes { buffer in
+                send(socket, buffer.baseAddress! + head, count, Int32(MSG_NOSIGNAL))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno == EAGAIN || errno == EWOULDBLOCK
+            }
+            head += written
+        }
+        storage.removeAll(keepingCapacity: storage.capacity <= 1 << 20)
+        head = 0
+        return true
+    }
+}
+
+enum Sockets {
+    struct Failure: Error, CustomStringConvertible {
+        var call: String
+        var code: Int32
+        var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
+    }
+
+    /// A non-blocking TCP socket listening on 127.0.0.1:`port` (0: an ephemeral port), and its port.
+    static func listen(port: UInt16) throws(Failure) -> (socket: Int32, port: UInt16) {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw Failure(call: "socket", code: errno) }
+        var yes: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            let code = errno
+            close(listener)
+            throw Failure(call: "bind(127.0.0.1:\(port))", code: code)
+        }
+        guard Glibc.listen(listener, 64) == 0 else {
+            let code = errno
+            close(listener)
+            throw Failure(call: "listen", code: code)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        setNonBlocking(listener)
+        return (listener, UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Accepts one pending connection, non-blocking, or returns nil.
+    static func accept(_ listener: Int32) -> Int32? {
+        let client = Glibc.accept(listener, nil, nil)
+        guard client >= 0 else { return nil }
+        setNonBlocking(client)
+        var yes: Int32 = 1
+        setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+        return client
+    }
+
+    static func setNonBlocking(_ socket: Int32) {
+        _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
+    }
+
+    enum ReadResult {
+        case bytes([UInt8])
+        case wouldBlock
+        case closed
+    }
+
+    /// Reads what is available without blocking.
+    static func read(_ socket: Int32) -> ReadResult {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count > 0 { return .bytes(Array(buffer[0..<count])) }
+            if count == 0 { return .closed }
+            if errno == EINTR { continue }
+            return errno == EAGAIN || errno == EWOULDBLOCK ? .wouldBlock : .closed
+        }
+    }
+}

@@ -1,0 +1,379 @@
+import Clocks
+import Foundation
+import LocationFacade
+import Simulators
+import Testing
+
+/// Protocol tier: the real GPSDClient (libgps underneath) against the fake gpsd on loopback.
+@Suite("GPSDClient against the fake gpsd", .timeLimit(.minutes(1)))
+struct GPSDClientProtocolTests {
+    static let quick = GPSDClient.Configuration(
+        connectTimeout: .seconds(2), reconnectDelay: .milliseconds(20), maximumReconnectDelay: .milliseconds(80))
+
+    /// A script of `count` fixes (with SKY reports), ended by a no-fix report from device "end"
+    /// so a test can tell it has seen everything before it.
+    static func script(count: Int, device: String = GPSDScript.defaultDevice) -> (GPSDScript, [Location]) {
+        let track = SyntheticTrack.generate(count: count, seed: UInt64(count))
+        let sky = SatelliteReport(hdop: 0.9, vdop: 1.3, pdop: 1.6, satellites: [
+            Satellite(prn: 5, elevation: 40, azimuth: 100, signalStrength: 35, used: true),
+            Satellite(prn: 9, elevation: 12, azimuth: 250, signalStrength: 20, used: false),
+        ])
+        var script = GPSDScript.fixes(track, device: device, satellites: sky)
+        script.append(line: GPSDReportWriter.noFix(device: "end", time: nil), at: script.entries.last?.offset ?? .zero)
+        return (script, track)
+    }
+
+    static func sawEnd(_ log: LocationEventRecorder.Log) -> Bool {
+        log.events.contains(.noFix(device: "end", time: nil))
+    }
+
+    static func expectSameFixes(_ received: [Location], _ expected: [Location], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(received.count == expected.count, sourceLocation: sourceLocation)
+        for (got, want) in zip(received, expected) {
+            #expect(got.latitude == want.latitude && got.longitude == want.longitude, sourceLocation: sourceLocation)
+            #expect(got.time == want.time, sourceLocation: sourceLocation)
+            #expect(got.altitude == want.altitude && got.ellipsoidalAltitude == want.ellipsoidalAltitude, sourceLocation: sourceLocation)
+            #expect(got.speed == want.speed && got.course == want.course && got.climb == want.climb, sourceLocation: sourceLocation)
+            #expect(got.horizontalAccuracy == want.horizontalAccuracy && got.verticalAccuracy == want.verticalAccuracy, sourceLocation: sourceLocation)
+            #expect(got.mode == .fix3D && got.isSimulated && got.status == .simulated, sourceLocation: sourceLocation)
+        }
+    }
+
+    func connect(_ port: UInt16, device: String? = nil) -> (GPSDClient, LocationEventRecorder) {
+        let client = GPSDClient(host: "127.0.0.1", port: port, device: device, configuration: Self.quick)
+        let recorder = LocationEventRecorder(observing: client)
+        client.start()
+        return (client, recorder)
+    }
+
+    @Test func exactlyTheScriptedFixesArriveInOrderOnceEach() async throws {
+        let (script, track) = Self.script(count: 400)
+        let server = FakeGPSDServer(script: script, pace: .asFastAsClientsRead)
+        let port = try server.start()
+        defer { server.shutdown() }
+        let (client, recorder) = connect(port)
+        defer { client.stop() }
+
+        let log = await recorder.waitUntil(Self.sawEnd)
+        Self.expectSameFixes(log.locations, track)
+        #expect(log.errors.isEmpty)
+        let skies = log.events.filter { if case .satellites = $0 { true } else { false } }
+        #expect(skies.count == track.count)
+        if case let .satellites(report) = skies.first {
+            #expect(report.usedCount == 1 && report.visibleCount == 2 && report.hdop == 0.9)
+        }
+        #expect(client.devices.map(\.path) == [GPSDScript.defaultDevice, "end"])
+        #expect(client.serverVersion == "3.22")
+        #expect(log.states.prefix(3) == [.connecting(attempt: 1), .connected, .watching])
+    }
+
+    @Test func recordedPaceFollowsTheInjectedClock() async throws {
+        let clock = TestClock()
+        let (script, track) = Self.script(count: 3)
+        let server = FakeGPSDServer(script: script, pace: .recorded(speed: 2), clock: clock)
+        let port = try server.start()
+        defer { server.shutdown() }
+        let (client, recorder) = connect(port)
+        defer { client.stop() }
+
+        // Each fix is a TPV and a SKY; at speed 2 the second fix is due 500 ms after the first.
+        await server.waitUntil { $0.sentReports == 2 }
+        await recorder.waitUntil { $0.locations.count == 1 }
+        await clock.advance(by: .milliseconds(499))
+        #expect(server.status.sentReports == 2)
+        await clock.advance(by: .milliseconds(1))
+        await recorder.waitUntil { $0.locations.count == 2 }
+        await clock.advance(by: .milliseconds(500))
+        let log = await recorder.waitUntil(Self.sawEnd)
+        Self.expectSameFixes(log.locations, track)
+    }
+
+    @Test func closedConnectionIsReportedAndTheClientReconnectsWithoutLosingAFix() async throws {
+        let (script, track) = Self.script(count: 200)
+        let server = FakeGPSDServer(
+            script: script, pace: .asFastAsClientsRead, faults: [.closeConnections(afterMessages: 101)])
+        let port = try server.start()
+        defer { server.shutdown() }
+        let (client, recorder) = connect(port)
+        defer { client.stop() }
+
+        let log = await recorder.waitUntil(Self.sawEnd)
+        Self.expectSameFixes(log.locations, track)
+        #expect(log.errors == [.connectionLost(host: "127.0.0.1", port: port, reason: "gpsd closed the connection")])
+        #expect(log.states.filter { $0 == .watching }.count == 2)
+        #expect(log.states.contains(.waitingToReconnect(after: .milliseconds(20), attempt: 1)))
+        #expect(server.status.acceptedConnections == 2)
+    }
+
+    @Test func stallHoldsTheStreamUntilTheClockMovesOn() async throws {
+        let clock = TestClock()
+        let (script, track) = Self.script(count: 20)
+        let server = FakeGPSDServer(
+            script: script, pace: .asFastAsClientsRead, faults: [.stall(afterMessages: 10, duration: .seconds(30))], clock: clock)
+        let port = try server.start()
+        defer { server.shutdown() }
+        let (client, recorder) = connect(port)
+        defer { client.stop() }
+
+        await recorder.waitUntil { $0.locations.count == 5 }
+        await clock.advance(by: .milliseconds(29_999))
+        #expect(server.status.sentReports == 10)
+        await clock.advance(by: .milliseconds(1))
+        let log = await recorder.waitUntil(Self.sawEnd)
+        Self.expectSameFixes(log.locations, track)
+        #expect(log.errors.isEmpty)
+    }
+
+    @Test func garbageLineIsReportedAndReadingGoesOn() async throws {
+        let (script, track) = Self.script(count: 10)
+        let server = FakeGPSDServer(script: script, pace: .asFastAsClientsRead, faults: [.garbageLine(afterMessages: 3)])
+        let port = try server.start()
+        defer { server.shutdown() }
+        let (client, recorder) = connect(port)
+        defer { client.stop() }
+
+        let log = await recorder.waitUntil(Self.sawEnd)
+        Self.expectSameFixes(log.locations, track)
+        #expect(log.errors == [.malformedData(excerpt: "this is not JSON", reason: "not a JSON object")])
+        #expect(log.states.filter { $0 == .watching }.count == 1)
+    }
+
+    @Test func aLineSplitAcrossWritesIsReassembled() async throws {
+        let clock = TestClock()
+        let (script, track) = Self.script(count: 4)
+        let server = FakeGPSDServer(
+            script: script, pace: .asFastAsClientsRead, faults: [.splitLine(index: 2, pause: .seconds(1))], clock: clock)
+        let port = try server.start()
+        defer { server.shutdown() }
+        let (client, recorder) = connect(port)
+        defer { client.stop() }
+
+        // Reports 0 and 1 (a TPV and its SKY) are out, and half of report 2 has been written.
+        await recorder.waitUntil { $0.locations.count == 1 }
+        await server.waitUntil { $0.sentReports == 2 && $0.isFlushed }
+        await clock.advance(by: .seconds(1))
+        let log = await recorder.waitUntil(Self.sawEnd)
+        Self.expectSameFixes(log.locations, track)
+        #expect(log.errors.isEmpty)
+    }
+
+    @Test func aServerThatIgnoresWatchSendsNothing() async throws {
+        let (script, _) = Self.script(count: 3)
+        let server = FakeGPSDServer(script: script, pace: .asFastAsClientsRead, startPolicy: .immediately, faults: [.ignoreWatch])
+        let port = try server.start()
+        defer { server.shutdown() }
+        let (client, recorder) = connect(port)
+        defer { client.stop() }
+
+        await recorder.waitUntil { $0.states.contains(.connected) }
+        await server.waitUntil { $0.requests >= 1 }
+        #expect(server.status.watchers == 0)
+        #expect(server.status.sentReports == 0)
+        #expect(!recorder.log.states.contains(.watching))
+        #expect(recorder.log.locations.isEmpty)
+    }
+
+    @Test func aClientThatNeverWatchesGetsOnlyTheBanner() async throws {
+        let (script, track) = Self.script(count: 5)
+        let server = FakeGPSDServer(script: script, pace: .asFastAsClientsRead)
+        let port = try server.start()
+        defer { server.shutdown() }
+        let silent = try RawClient(port: port)
+        await server.waitUntil { $0.connections == 1 }
+        let (client, recorder) = connect(port)
+        defer { client.stop() }
+
+        let log = await recorder.waitUntil(Self.sawEnd)
+        Self.expectSameFixes(log.locations, track)
+        await server.waitUntilFinished()
+        let received = silent.readAvailable()
+        #expect(received.hasPrefix(#"{"class":"VERSION","release":"3.22""#))
+        #expect(received.split(separator: "\n").count == 1)
+    }
+
+    @Test func restartOnTheSamePortIsSurvived() async throws {
+        let clock = TestClock()
+        let (script, track) = Self.script(count: 60)
+        let server = FakeGPSDServer(
+            script: script, pace: .asFastAsClientsRead, faults: [.stall(afterMessages: 60, duration: .seconds(3600))], clock: clock)
+        let port = try server.start()
+        defer { server.shutdown() }
+        let (client, recorder) = connect(port)
+        defer { client.stop() }
+
+        await recorder.waitUntil { $0.locations.count == 30 }
+        try await server.restart()
+        #expect(server.port == port)
+        await recorder.waitUntil { $0.states.filter { $0 == .watching }.count == 2 }
+        await clock.advance(by: .seconds(3600))
+        let log = await recorder.waitUntil(Self.sawEnd)
+        Self.expectSameFixes(log.locations, track)
+        #expect(log.errors.contains(.connectionLost(host: "127.0.0.1", port: port, reason: "gpsd closed the connection")))
+        #expect(server.status.acceptedConnections == 2)
+    }
+
+    @Test func unreachableGPSDIsReportedWithHostAndPortAndRetriedUntilStopped() async throws {
+        let port = try RawClient.unusedPort()
+        let (client, recorder) = connect(port)
+        let log = await recorder.waitUntil { $0.states.contains(.connecting(attempt: 3)) }
+        client.stop()
+        guard case let .unreachable(host, errorPort, reason)? = log.errors.first else {
+            Issue.record("expected unreachable, got \(log.errors)")
+            return
+        }
+        #expect(host == "127.0.0.1" && errorPort == port)
+        #expect(!reason.isEmpty)
+        #expect(log.states.prefix(4) == [
+            .connecting(attempt: 1), .waitingToReconnect(after: .milliseconds(20), attempt: 2),
+            .connecting(attempt: 2), .waitingToReconnect(after: .milliseconds(40), attempt: 3),
+        ])
+        #expect(client.connectionState == .stopped)
+    }
+
+    @Test func aConnectThatHangsTimesOut() async throws {
+        let blackhole = try FullBacklogListener()
+        let client = GPSDClient(
+            host: "127.0.0.1", port: blackhole.port,
+            configuration: .init(connectTimeout: .milliseconds(300), reconnectDelay: .seconds(10)))
+        let recorder = LocationEventRecorder(observing: client)
+        client.start()
+        defer { client.stop() }
+        let log = await recorder.waitUntil { !$0.errors.isEmpty }
+        #expect(log.errors.first == .unreachable(
+            host: "127.0.0.1", port: blackhole.port, reason: "the TCP connect did not complete within 300 ms"))
+    }
+
+    @Test func latestFixComesFromPoll() async throws {
+        let (script, track) = Self.script(count: 8)
+        let server = FakeGPSDServer(script: script, pace: .asFastAsClientsRead)
+        let port = try server.start()
+        defer { server.shutdown() }
+        let (client, recorder) = connect(port)
+        defer { client.stop() }
+
+        await recorder.waitUntil(Self.sawEnd)
+        client.requestLatestFix()
+        let log = await recorder.waitUntil { !$0.cachedLocations.isEmpty }
+        Self.expectSameFixes(log.cachedLocations, [track.last!])
+    }
+
+    @Test func deviceFilterLimitsReportsToOneDevice() async throws {
+        let (scriptA, _) = Self.script(count: 5, device: "/dev/a")
+        let (scriptB, trackB) = Self.script(count: 5, device: "/dev/b")
+        var script = GPSDScript()
+        for (a, b) in zip(scriptA.entries, scriptB.entries) where a.device != "end" {
+            script.entries.append(a)
+            script.entries.append(b)
+        }
+        let endOfB = LocationEvent.noFix(device: "/dev/b", time: nil)
+        script.append(line: GPSDReportWriter.noFix(device: "/dev/b", time: nil), at: .zero)
+        let server = FakeGPSDServer(script: script, pace: .asFastAsClientsRead)
+        let port = try server.start()
+        defer { server.shutdown() }
+        let (client, recorder) = connect(port, device: "/dev/b")
+        defer { client.stop() }
+
+        let log = await recorder.waitUntil { $0.events.contains(endOfB) }
+        Self.expectSameFixes(log.locations, trackB)
+        #expect(log.locations.allSatisfy { $0.device == "/dev/b" })
+    }
+
+    @Test func stopEndsTheRunAndStartBeginsAnother() async throws {
+        let (script, _) = Self.script(count: 3)
+        let server = FakeGPSDServer(script: script, pace: .asFastAsClientsRead)
+        let port = try server.start()
+        defer { server.shutdown() }
+        let (client, recorder) = connect(port)
+
+        await recorder.waitUntil(Self.sawEnd)
+        client.stop()
+        #expect(client.connectionState == .stopped)
+        await server.waitUntil { $0.connections == 0 }
+        client.start()
+        await recorder.waitUntil { $0.states.filter { $0 == .watching }.count == 2 }
+        await server.waitUntil { $0.connections == 1 }
+        client.stop()
+        #expect(recorder.log.states.filter { $0 == .stopped }.count == 2)
+    }
+}
+
+/// A bare TCP client that connects and never sends a thing.
+final class RawClient {
+    let socket: Int32
+
+    init(port: UInt16) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard status == 0 else { throw POSIXError(.ECONNREFUSED) }
+    }
+
+    deinit { close(socket) }
+
+    /// Everything received so far, without waiting.
+    func readAvailable() -> String {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A port on 127.0.0.1 that nothing listens on (bound, then released).
+    static func unusedPort() throws -> UInt16 {
+        let probe = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(probe) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(probe, $0, &length) }
+        }
+        return UInt16(bigEndian: address.sin_port)
+    }
+}
+
+/// A listener that never accepts and whose backlog is full, so a new TCP connect to it hangs:
+/// Linux drops the SYN when the accept queue is full.
+final class FullBacklogListener {
+    let listener: Int32
+    let port: UInt16
+    private var fillers: [Int32] = []
+
+    init() throws {
+        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        port = UInt16(bigEndian: address.sin_port)
+        guard Glibc.listen(listener, 0) == 0 else { throw POSIXError(.EADDRINUSE) }
+        // With a backlog of 0 the queue holds one connection; fill it.
+        let filler = try RawClient(port: port)
+        fillers.append(dup(filler.socket))
+    }
+
+    deinit {
+        fillers.forEach { close($0) }
+        close(listener)
+    }
+}
