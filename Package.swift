@@ -44,17 +44,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["LocationFacade", "Simulators"],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "LocationFacadeTests",
-            dependencies: ["LocationFacade", "Simulators", .product(name: "Clocks", package: "swift-clocks")]
+            dependencies: ["LocationFacade", "Simulators", "TestSupport", .product(name: "Clocks", package: "swift-clocks")]
         ),
         .testTarget(
             name: "SimulatorsTests",
-            dependencies: ["Simulators", "LocationFacade", .product(name: "Clocks", package: "swift-clocks")]
+            dependencies: ["Simulators", "LocationFacade", "TestSupport", .product(name: "Clocks", package: "swift-clocks")]
         ),
         .testTarget(
             name: "locateTests",
-            dependencies: ["locate", "LocationFacade", "Simulators"]
+            dependencies: ["locate", "LocationFacade", "Simulators", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -49,10 +49,19 @@ final class LibGPSConnection: @unchecked Sendable {
         if gps_open(host, String(port), data) != 0 {
             let code = errno
             free(data)
-            let reason = String(cString: gps_errstr(code))
-            return .failure(.unreachable(host: host, port: port, reason: reason))
+            return .failure(.unreachable(host: host, port: port, reason: reason(forOpenError: code)))
         }
         return .success(LibGPSConnection(data: data))
+    }
+
+    /// libgps reports netlib's codes, not the connect's errno; say what each means.
+    private static func reason(forOpenError code: Int32) -> String {
+        switch code {
+        case NL_NOCONNECT: "the TCP connection was refused or failed"
+        case NL_NOHOST: "the host name does not resolve"
+        case NL_NOSERVICE: "the port is not a valid service"
+        default: String(cString: gps_errstr(code))
+        }
     }
 
     /// Asks gpsd to stream JSON reports, of `device` only when given.

@@ -1,0 +1,287 @@
+import Foundation
+import Synchronization
+
+/// A child process whose output is read line by line, so a test can wait for a line instead of
+/// sleeping: `gpsfake`, `gpspipe`, `gpsd`, or the `locate` command itself.
+package final class ChildProcess: Sendable {
+    package enum Stream: Sendable { case output, error }
+
+    private struct Waiter {
+        var stream: Stream
+        var predicate: @Sendable (String) -> Bool
+        var continuation: CheckedContinuation<String?, Never>
+        /// Lines before this index have been checked already.
+        var scanned: Int
+    }
+
+    private struct State {
+        var lines: [Stream: [String]] = [.output: [], .error: []]
+        var partial: [Stream: [UInt8]] = [.output: [], .error: []]
+        var closed: Set<Stream> = []
+        var waiters: [UInt64: Waiter] = [:]
+        var nextID: UInt64 = 0
+        var exitStatus: Int32?
+        var exitWaiters: [UInt64: CheckedContinuation<Int32, Never>] = [:]
+    }
+
+    private let pid: pid_t
+    private let inputDescriptor: Int32
+    private let state = Mutex(State())
+
+    /// The command line, for messages.
+    package let commandLine: String
+
+    /// Starts `executable` (looked up on `PATH` unless it contains a slash) with `arguments`.
+    ///
+    /// The child starts with every signal unblocked and at its default action. (Foundation's
+    /// `Process` passes on the signal mask of whichever thread spawns it, and Swift's worker
+    /// threads block signals: a gpsd started that way ignores SIGTERM and outlives its gpsfake.)
+    package init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+        commandLine = ([executable] + arguments).joined(separator: " ")
+        var stdin: [Int32] = [-1, -1]
+        var stdout: [Int32] = [-1, -1]
+        var stderr: [Int32] = [-1, -1]
+        guard pipe(&stdin) == 0, pipe(&stdout) == 0, pipe(&stderr) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdin[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr[1], 2)
+        for descriptor in stdin + stdout + stderr {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var environmentStrings = ProcessInfo.processInfo.environment.merging(environment ?? [:]) { $1 }
+            .map { "\($0.key)=\($0.value)" }
+        environmentStrings.sort()
+        let argv = [executable] + arguments
+        var child: pid_t = 0
+        let status = withCStrings(argv) { argvPointers in
+            withCStrings(environmentStrings) { environmentPointers in
+                posix_spawnp(&child, executable, &actions, &attributes, argvPointers, environmentPointers)
+            }
+        }
+        for descriptor in [stdin[0], stdout[1], stderr[1]] { close(descriptor) }
+        guard status == 0 else {
+            for descriptor in [stdin[1], stdout[0], stderr[0]] { close(descriptor) }
+            throw POSIXError(POSIXErrorCode(rawValue: status) ?? .ENOENT)
+        }
+        _ = fcntl(stdin[1], F_SETFD, FD_CLOEXEC)
+        pid = child
+        inputDescriptor = stdin[1]
+        startReading(stdout[0], for: .output)
+        startReading(stderr[0], for: .error)
+        let reaper = Thread { [weak self, child] in
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            self?.exited(with: exitStatus)
+        }
+        reaper.start()
+    }
+
+    deinit {
+        kill(pid, SIGTERM)
+        close(inputDescriptor)
+    }
+
+    /// The process id.
+    package var processIdentifier: Int32 { pid }
+
+    /// Every complete line so far on `stream`.
+    package func lines(_ stream: Stream = .output) -> [String] {
+        state.withLock { $0.lines[stream] ?? [] }
+    }
+
+    /// The first line on `stream` (seen already, or still to come) for which `predicate` holds;
+    /// `nil` if the stream ends first. An unfinished last line (a prompt) counts as a line.
+    package func waitForLine(on stream: Stream = .output, where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready: String?? = state.withLock { state in
+                    let lines = state.lines[stream]!
+                    if let line = lines.first(where: predicate) { return .some(line) }
+                    if let line = Self.unfinishedLine(state, stream), predicate(line) { return .some(line) }
+                    if state.closed.contains(stream) || Task.isCancelled { return .some(nil) }
+                    state.waiters[id] = Waiter(
+                        stream: stream, predicate: predicate, continuation: continuation, scanned: lines.count)
+                    return .none
+                }
+                if case let .some(line) = ready { continuation.resume(returning: line) }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: nil)
+        }
+    }
+
+    /// Writes `text` to the process's standard input.
+    package func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(inputDescriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+
+    /// Writes `text` to standard input again and again, on a thread of its own, until the process
+    /// stops reading (for programs that prompt before each step, such as `gpsfake -i`).
+    package func feedRepeatedly(_ text: String) {
+        let descriptor = inputDescriptor
+        let bytes = Array(String(repeating: text, count: max(1, 4096 / max(1, text.utf8.count))).utf8)
+        let thread = Thread {
+            // A write to a pipe whose reader has exited raises SIGPIPE; block it on this thread
+            // only, so the write fails with EPIPE instead of killing the whole process.
+            var signals = sigset_t()
+            sigemptyset(&signals)
+            sigaddset(&signals, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &signals, nil)
+            while true {
+                let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+                if written < 0 && errno != EINTR { return }
+            }
+        }
+        thread.start()
+    }
+
+    /// Closes the process's standard input.
+    package func closeInput() {
+        close(inputDescriptor)
+    }
+
+    /// Sends SIGTERM.
+    package func terminate() {
+        send(signal: SIGTERM)
+    }
+
+    /// Sends `signal`, unless the process has ended.
+    package func send(signal: Int32) {
+        if state.withLock({ $0.exitStatus == nil }) { kill(pid, signal) }
+    }
+
+    private func exited(with status: Int32) {
+        let waiters = state.withLock { state in
+            state.exitStatus = status
+            defer { state.exitWaiters = [:] }
+            return state.exitWaiters
+        }
+        for waiter in waiters.values { waiter.resume(returning: status) }
+    }
+
+    /// The exit status, once the process has ended and its output has been read to the end.
+    package func waitUntilExit() async -> Int32 {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        let status = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let status = state.withLock { state in
+                    if state.exitStatus == nil && !Task.isCancelled { state.exitWaiters[id] = continuation }
+                    return state.exitStatus ?? (Task.isCancelled ? -1 : nil)
+                }
+                if let status { continuation.resume(returning: status) }
+            }
+        } onCancel: {
+            state.withLock { $0.exitWaiters.removeValue(forKey: id) }?.resume(returning: -1)
+        }
+        _ = await waitForLine(on: .output) { _ in false }
+        _ = await waitForLine(on: .error) { _ in false }
+        return status
+    }
+
+    private static func unfinishedLine(_ state: State, _ stream: Stream) -> String? {
+        guard let partial = state.partial[stream], !partial.isEmpty else { return nil }
+        return String(decoding: partial, as: UTF8.self)
+    }
+
+    /// Reads `descriptor` to its end on a thread of its own.
+    private func startReading(_ descriptor: Int32, for stream: Stream) {
+        let thread = Thread { [weak self] in
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = read(descriptor, &buffer, buffer.count)
+                if count < 0 && errno == EINTR { continue }
+                guard let self else { break }
+                self.received(count > 0 ? Array(buffer[0..<count]) : [], on: stream)
+                if count <= 0 { break }
+            }
+            close(descriptor)
+        }
+        thread.start()
+    }
+
+    /// Takes in a chunk of output; an empty chunk is the end of the stream.
+    private func received(_ data: [UInt8], on stream: Stream) {
+        var ready: [(CheckedContinuation<String?, Never>, String?)] = []
+        state.withLock { state in
+            if data.isEmpty {
+                if let rest = state.partial[stream], !rest.isEmpty {
+                    state.lines[stream]!.append(String(decoding: rest, as: UTF8.self))
+                }
+                state.partial[stream] = []
+                state.closed.insert(stream)
+            } else {
+                var partial = state.partial.removeValue(forKey: stream) ?? []
+                var lineStart = 0
+                partial.append(contentsOf: data)
+                let newStart = partial.count - data.count
+                for index in newStart..<partial.count where partial[index] == UInt8(ascii: "\n") {
+                    var line = partial[lineStart..<index]
+                    if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+                    state.lines[stream]!.append(String(decoding: line, as: UTF8.self))
+                    lineStart = index + 1
+                }
+                partial.removeFirst(lineStart)
+                // Prompts without newlines (gpsfake -i) must not pile up: cut very long lines.
+                if partial.count > 1 << 16 {
+                    state.lines[stream]!.append(String(decoding: partial, as: UTF8.self))
+                    partial.removeAll()
+                }
+                state.partial[stream] = partial
+            }
+            let lines = state.lines[stream]!
+            for (id, waiter) in state.waiters where waiter.stream == stream {
+                if let line = lines[waiter.scanned...].first(where: waiter.predicate) {
+                    state.waiters[id] = nil
+                    ready.append((waiter.continuation, line))
+                } else if let line = Self.unfinishedLine(state, stream), waiter.predicate(line) {
+                    state.waiters[id] = nil
+                    ready.append((waiter.continuation, line))
+                } else if !state.closed.contains(stream) {
+                    state.waiters[id]!.scanned = lines.count
+                } else {
+                    state.waiters[id] = nil
+                    ready.append((waiter.continuation, nil))
+                }
+            }
+        }
+        for (continuation, line) in ready { continuation.resume(returning: line) }
+    }
+}
+
+/// Calls `body` with `strings` as a NULL-terminated array of C strings, as execve(2) takes them.
+private func withCStrings<T>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> T) -> T {
+    let pointers = strings.map { strdup($0) } + [nil]
+    defer { pointers.forEach { free($0) } }
+    return body(pointers)
+}

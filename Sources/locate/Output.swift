@@ -1,0 +1,32 @@
+import Foundation
+
+/// Writes to standard output and standard error with write(2), so each line leaves the process at
+/// once (a watcher in a pipe sees every fix as it arrives) without stdio's locking per character.
+enum Output {
+    /// Writes `bytes` to standard output, all of them.
+    static func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { writeAll(1, $0) }
+    }
+
+    /// Writes `line` and a newline to standard output.
+    static func line(_ line: String) {
+        write(Array((line + "\n").utf8))
+    }
+
+    /// Writes `line` and a newline to standard error.
+    static func error(_ line: String) {
+        Array((line + "\n").utf8).withUnsafeBytes { writeAll(2, $0) }
+    }
+
+    private static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < buffer.count {
+            let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+    }
+}

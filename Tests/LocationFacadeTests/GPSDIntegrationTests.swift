@@ -1,0 +1,46 @@
+import Foundation
+import LocationFacade
+@testable import Simulators
+import Testing
+import TestSupport
+
+/// Integration tier: real gpsd, fed our own NMEA by gpsfake, watched by `gpspipe -w` and by
+/// GPSDClient in the same run.
+@Suite(
+    "GPSDClient against real gpsd",
+    .enabled(if: GPSFake.isAvailable && Repository.hasProgram("gpspipe"), "needs gpsd and gpsd-clients: scripts/test installs them"),
+    .timeLimit(.minutes(2)))
+struct GPSDIntegrationTests {
+    @Test func ourClientReportsExactlyTheFixesGpspipeReports() async throws {
+        let fake = try await GPSFake(log: Repository.fixture("nmea/greenwich-walk.nmea"), cycle: .milliseconds(5))
+        defer { fake.stop() }
+        let pipe = try ChildProcess("gpspipe", ["-w", "127.0.0.1:\(fake.port)"])
+        let client = GPSDClient(
+            host: "127.0.0.1", port: fake.port,
+            configuration: .init(reconnectDelay: .seconds(30)))
+        let recorder = LocationEventRecorder(observing: client)
+        client.start()
+        defer { client.stop() }
+
+        #expect(await pipe.waitForLine { $0.contains(#""class":"WATCH""#) } != nil)
+        await recorder.waitUntil { $0.states.contains(.watching) }
+        fake.release()
+        _ = await pipe.waitUntilExit()
+        let log = await recorder.waitUntil { log in
+            log.errors.contains { if case .connectionLost = $0 { true } else { false } }
+        }
+
+        let reference = ReferenceFix.fixes(inGPSPipeOutput: pipe.lines())
+        #expect(reference.count > 50, "gpsd reported only \(reference.count) fixes")
+        let problems = ReferenceFix.compare(log.locations, with: reference)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+
+        // And gpsd decoded our NMEA to the track's own positions. (Not always its modes: gpsd takes an
+        // epoch or two to notice a 3D fix has become 2D.)
+        let track = Dictionary(Fixtures.greenwichWalk().fixes.map { ($0.time!, $0) }, uniquingKeysWith: { a, _ in a })
+        for location in log.locations {
+            let expected = try #require(track[location.time!])
+            #expect(abs(location.latitude - expected.latitude) < 1e-6 && abs(location.longitude - expected.longitude) < 1e-6)
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// Paths in this repository, for tests.
+public enum Repository {
+    /// The repository's root folder.
+    public static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// A file under `fixtures/`.
+    public static func fixture(_ path: String) -> URL {
+        root.appendingPathComponent("fixtures").appendingPathComponent(path)
+    }
+
+    /// The `locate` executable built beside the test runner.
+    public static var locateExecutable: URL {
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = runner.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent("locate")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return root.appendingPathComponent(".build/debug/locate")
+    }
+
+    /// Whether a program is on the usual paths.
+    public static func hasProgram(_ name: String) -> Bool {
+        ["/usr/bin", "/usr/sbin", "/usr/local/bin", "/bin"].contains {
+            FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")
+        }
+    }
+}
