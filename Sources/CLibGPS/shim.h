@@ -65,11 +65,4 @@ static inline const struct devconfig_t *clibgps_device(const struct gps_data_t *
     return &data->devices.list[index];
 }
 
-/// True when the peer has closed the socket: a zero-length MSG_PEEK read without blocking.
-static inline int clibgps_peer_closed(int fd) {
-    char byte;
-    ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    return n == 0;
-}
-
 #endif

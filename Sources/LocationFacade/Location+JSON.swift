@@ -114,13 +114,35 @@ extension Location {
     }
 }
 
+extension Location.CodingKeys {
+    /// The key's index in `allCases`.
+    fileprivate var position: Int {
+        switch self {
+        case .latitude: 0
+        case .longitude: 1
+        case .altitude: 2
+        case .ellipsoidalAltitude: 3
+        case .horizontalAccuracy: 4
+        case .verticalAccuracy: 5
+        case .speed: 6
+        case .speedAccuracy: 7
+        case .course: 8
+        case .courseAccuracy: 9
+        case .climb: 10
+        case .time: 11
+        case .receivedAt: 12
+        case .mode: 13
+        case .status: 14
+        case .device: 15
+        case .isSimulated: 16
+        }
+    }
+}
+
 /// Writes one flat JSON object with `Location`'s keys, for the hot path of `jsonLine`.
 private struct JSONObjectWriter {
-    private static let keys: [Location.CodingKeys: [UInt8]] = Dictionary(
-        uniqueKeysWithValues: Location.CodingKeys.allCases.map { key in
-            (key, Array("\"\(key.stringValue)\":".utf8))
-        })
-
+    /// `"key":` for each key, in `CodingKeys.allCases` order (an array: hashing showed up in profiles).
+    private static let keys: [[UInt8]] = Location.CodingKeys.allCases.map { Array("\"\($0.stringValue)\":".utf8) }
     private var buffer: [UInt8]
     private var first = true
 
@@ -137,7 +159,7 @@ private struct JSONObjectWriter {
     private mutating func key(_ key: Location.CodingKeys) {
         if !first { buffer.append(UInt8(ascii: ",")) }
         first = false
-        buffer.append(contentsOf: Self.keys[key]!)
+        buffer.append(contentsOf: Self.keys[key.position])
     }
 
     mutating func number(_ key: Location.CodingKeys, _ value: Double?) {

@@ -142,8 +142,8 @@ extension Location: CustomStringConvertible {
         if let altitude { parts.append(String(format: "alt %.1fm", altitude)) }
         if let speed { parts.append(String(format: "%.2fm/s", speed)) }
         if let course { parts.append(String(format: "%.1f°", course)) }
-        if let status { parts.append(status.description) }
-        if isSimulated { parts.append("(simulated)") }
+        if let status, status != .simulated { parts.append(status.description) }
+        if isSimulated || status == .simulated { parts.append("(simulated)") }
         return parts.joined(separator: " ")
     }
 }

@@ -52,7 +52,7 @@ struct Replay: AsyncParsableCommand {
             Output.error("locate replay: \(error) Is gpsd (or another replay) using it? Pass --port.")
             throw ExitCode(69)
         }
-        Output.error("locate replay: serving \(file) (\(script.tpvCount) fixes) as a fake gpsd on 127.0.0.1:\(boundPort)")
+        Output.error("locate replay: serving \(file) (\(script.tpvCount) TPV reports) as a fake gpsd on 127.0.0.1:\(boundPort)")
         Output.line("127.0.0.1:\(boundPort)")
         if exitWhenDone {
             await server.waitUntilFinished()

@@ -76,13 +76,13 @@ final class WatchSession: Sendable {
         var lostSince: UInt64?
         var lossCount: UInt64 = 0
         var continuation: CheckedContinuation<Outcome, Never>?
-        var buffer: [UInt8] = []
     }
 
     private let count: Int?
     private let json: Bool
     private let reconnectFor: Duration
     private let state = Mutex(State())
+    private let output = LineWriter()
 
     init(count: Int?, json: Bool, reconnectFor: Duration) {
         self.count = count
@@ -98,6 +98,7 @@ final class WatchSession: Sendable {
         }
         client.stop()
         observation.cancel()
+        output.drain()
         return outcome
     }
 
@@ -120,14 +121,14 @@ final class WatchSession: Sendable {
     private func print(_ location: Location) {
         let done: Bool = state.withLock { state in
             guard !state.finished else { return false }
-            state.buffer.removeAll(keepingCapacity: true)
-            if json {
-                location.appendJSON(to: &state.buffer)
-            } else {
-                state.buffer.append(contentsOf: location.description.utf8)
+            output.append { buffer in
+                if json {
+                    location.appendJSON(to: &buffer)
+                } else {
+                    buffer.append(contentsOf: location.description.utf8)
+                }
+                buffer.append(UInt8(ascii: "\n"))
             }
-            state.buffer.append(UInt8(ascii: "\n"))
-            Output.write(state.buffer)
             state.printed += 1
             return state.printed == count
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Simulators
 import Testing
 @testable import LocationFacade
 
@@ -201,5 +202,22 @@ struct GPSDMappingTests {
     ])
     func malformedLines(line: String, reason: String) {
         #expect(decoder.decode(line) == .malformed(reason: reason))
+    }
+
+    @Test func whatTheFakesWriteLibgpsReadsBack() throws {
+        for original in SyntheticTrack.generate(count: 50, seed: 9, device: "/dev/sim") {
+            var twoD = original
+            twoD.mode = .fix2D
+            for expected in [original, twoD] {
+                let line = GPSDReportWriter.tpv(expected, device: expected.device)
+                let decoded = try fix(line)
+                #expect(decoded.latitude == expected.latitude && decoded.longitude == expected.longitude)
+                #expect(decoded.time == expected.time && decoded.mode == expected.mode)
+                #expect(decoded.speed == expected.speed && decoded.course == expected.course)
+                #expect(decoded.horizontalAccuracy == expected.horizontalAccuracy)
+                #expect(decoded.altitude == (expected.mode == .fix3D ? expected.altitude : nil))
+                #expect(decoded.isSimulated && decoded.status == .simulated && decoded.device == "/dev/sim")
+            }
+        }
     }
 }

@@ -1,18 +1,22 @@
 // The only Swift file that touches libgps's C API. Everything outside sees GPSDMessage and Swift types.
 //
-// libgps 3.22's traps, and where they are handled:
+// libgps opens the connection (gps_open), sends the requests (gps_stream, gps_send), closes it
+// (gps_close), and parses every report (gps_unpack). We read the socket ourselves instead of
+// calling gps_read: gps_read returns one report per call, copies it twice and memmoves its 8 KB
+// buffer after each one (a fifth of a bare C client's time in profiles), cannot tell EOF from a
+// full buffer (both are -1 with errno 0), and blocks in recv() when a half line is buffered and
+// gps_waiting() says there is data. Reading ourselves, a split line simply waits in our buffer for
+// its newline, several reports per read are taken in turn, and EOF is recv() returning 0.
+//
+// libgps's other traps, and where they are handled:
 // - gps_data_t is about 24 KB: allocated on the heap (clibgps_alloc).
-// - gps_read(&d, NULL, 0) fails where a real buffer works: we always pass `message`.
-// - `set` bits are ORed across messages: cleared before every read, and we decide by the
-//   line's class, acting on fix fields only for TPV.
+// - `set` bits are ORed across reports: cleared before every parse, and we decide by the line's
+//   class, acting on fix fields only for TPV.
 // - absent numbers are NaN: every Double goes through `finite(_:)`.
-// - a mode 0/1 TPV still has the struct's old shape: positions are taken only from TPVs with
-//   mode >= 2 and finite latitude/longitude; a lost fix becomes `.noFix`.
-// - on server close gps_waiting() is true and gps_read returns -1 with errno 0; a full internal
-//   buffer without a newline looks the same, so the socket is peeked to tell them apart.
-// - gps_read returns one message per call even when several (several TPVs per epoch) are
-//   buffered; the socket is non-blocking, and the caller reads until `.wouldBlock`.
-// - a line split across TCP segments: gps_read returns 0 until the newline arrives.
+// - a mode 0/1 TPV leaves no usable position: positions are taken only from TPVs with mode >= 2
+//   and finite latitude/longitude; a lost fix becomes `.noFix`.
+// - the parser is lenient and reports no errors: a truncated or garbage line is caught by
+//   GPSDLine.shapeProblem before libgps sees it.
 // - libgps has no POLL parser: we cut the POLL answer's TPV objects out and gps_unpack each.
 // - gps_open's TCP connect has no timeout: GPSDReader runs it on a helper thread and stops
 //   waiting at its own deadline.
@@ -25,8 +29,15 @@ import Foundation
 /// Used by one thread at a time: the connect helper creates it and hands it to the reader thread.
 final class LibGPSConnection: @unchecked Sendable {
     private let data: UnsafeMutablePointer<gps_data_t>
-    private var message: [UInt8]
     private var isOpen = true
+    /// Bytes received and not yet decoded: `input[start..<end]`.
+    private var input: [UInt8]
+    private var start = 0
+    private var end = 0
+
+    /// The longest line accepted; gpsd's longest reports (POLL, SKY with many satellites) are
+    /// about 10 KB.
+    static let maximumLineLength = 64 * 1024
 
     /// The socket, for poll(2).
     let fileDescriptor: Int32
@@ -34,7 +45,7 @@ final class LibGPSConnection: @unchecked Sendable {
     private init(data: UnsafeMutablePointer<gps_data_t>) {
         self.data = data
         self.fileDescriptor = clibgps_fd(data)
-        self.message = [UInt8](repeating: 0, count: LibGPSDecoder.messageCapacity)
+        self.input = [UInt8](repeating: 0, count: Self.maximumLineLength + 1)
         let flags = fcntl(fileDescriptor, F_GETFL)
         _ = fcntl(fileDescriptor, F_SETFL, flags | O_NONBLOCK)
     }
@@ -94,36 +105,51 @@ final class LibGPSConnection: @unchecked Sendable {
         case closed(reason: String, malformed: String?)
     }
 
-    /// Reads the next complete line, if one is buffered or arrives without blocking, and decodes it.
-    /// The corresponding C function is `gps_read(3)`.
+    /// Decodes the next complete line, reading from the socket (without blocking) when none is buffered.
+    /// The corresponding C functions are `recv(2)` and `gps_unpack(3)`.
     func read(receivedAt: Date) -> ReadOutcome {
-        clibgps_clear_set(data)
-        let status = message.withUnsafeMutableBytes { buffer in
-            gps_read(data, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(buffer.count))
-        }
-        if status == 0 {
-            return .wouldBlock
-        }
-        if status < 0 {
-            let code = errno
-            if code != 0 {
-                return .closed(reason: String(cString: strerror(code)), malformed: nil)
+        while true {
+            let found = input.withUnsafeMutableBytes { bytes -> ReadOutcome? in
+                guard let newline = memchr(bytes.baseAddress! + start, 0x0A, end - start) else { return nil }
+                let newlineIndex = newline - UnsafeMutableRawPointer(bytes.baseAddress!)
+                var lineEnd = newlineIndex
+                if lineEnd > start && bytes[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }  // gpsd ends lines with CRLF
+                bytes[lineEnd] = 0
+                let line = UnsafeMutableBufferPointer(
+                    start: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + start, count: lineEnd - start)
+                start = newlineIndex + 1
+                let decoded = LibGPSDecoder.decode(line: line, into: data, receivedAt: receivedAt)
+                if case .malformed = decoded {
+                    return .message(decoded, excerpt: GPSDLine.excerpt(UnsafeBufferPointer(line)))
+                }
+                return .message(decoded, excerpt: nil)
             }
-            if clibgps_peer_closed(fileDescriptor) != 0 {
+            if let found { return found }
+
+            if start > 0 {
+                input.withUnsafeMutableBytes { bytes in
+                    _ = memmove(bytes.baseAddress!, bytes.baseAddress! + start, end - start)
+                }
+                end -= start
+                start = 0
+            }
+            guard end < Self.maximumLineLength else {
+                return .closed(
+                    reason: "it sent a line too long to read",
+                    malformed: "a line longer than \(Self.maximumLineLength) bytes without a newline")
+            }
+            let count = input.withUnsafeMutableBytes { bytes in
+                recv(fileDescriptor, bytes.baseAddress! + end, Self.maximumLineLength - end, 0)
+            }
+            if count > 0 {
+                end += count
+            } else if count == 0 {
                 return .closed(reason: "gpsd closed the connection", malformed: nil)
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                return .wouldBlock
+            } else if errno != EINTR {
+                return .closed(reason: String(cString: strerror(errno)), malformed: nil)
             }
-            return .closed(
-                reason: "its read buffer overflowed",
-                malformed: "a line longer than \(LibGPSDecoder.messageCapacity) bytes without a newline")
-        }
-        return message.withUnsafeBufferPointer { buffer in
-            let length = strnlen(UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self), buffer.count)
-            let line = UnsafeBufferPointer(rebasing: buffer[0..<length])
-            let decoded = LibGPSDecoder.decode(line: line, parsedInto: data, receivedAt: receivedAt)
-            if case .malformed = decoded {
-                return .message(decoded, excerpt: GPSDLine.excerpt(line))
-            }
-            return .message(decoded, excerpt: nil)
         }
     }
 
@@ -145,9 +171,6 @@ final class LibGPSConnection: @unchecked Sendable {
 /// Tests use it to check the mapping on lines they write; `LibGPSConnection` uses it on what
 /// `gps_read` has already parsed.
 final class LibGPSDecoder {
-    /// libgps's internal line buffer (2 × GPS_JSON_RESPONSE_MAX).
-    static let messageCapacity = 8192
-
     private let data: UnsafeMutablePointer<gps_data_t>
 
     init() {
@@ -162,30 +185,34 @@ final class LibGPSDecoder {
     func decode(_ line: String, receivedAt: Date = Date(timeIntervalSince1970: 0)) -> GPSDMessage {
         var bytes = Array(line.utf8)
         bytes.append(0)
-        clibgps_clear_set(data)
-        _ = bytes.withUnsafeMutableBufferPointer { buffer in
-            gps_unpack(UnsafeMutableRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self), data)
-        }
-        return bytes.withUnsafeBufferPointer { buffer in
-            Self.decode(line: UnsafeBufferPointer(rebasing: buffer.dropLast()), parsedInto: data, receivedAt: receivedAt)
+        return bytes.withUnsafeMutableBufferPointer { buffer in
+            Self.decode(line: UnsafeMutableBufferPointer(rebasing: buffer.dropLast()), into: data, receivedAt: receivedAt)
         }
     }
 
-    /// Maps `data`, which libgps has just filled from `line`, into a message.
+    /// Checks `line` (which must be followed by a NUL byte), has libgps parse it into `data` when
+    /// its class is one we use, and maps the result.
     static func decode(
-        line: UnsafeBufferPointer<UInt8>, parsedInto data: UnsafeMutablePointer<gps_data_t>, receivedAt: Date
+        line: UnsafeMutableBufferPointer<UInt8>, into data: UnsafeMutablePointer<gps_data_t>, receivedAt: Date
     ) -> GPSDMessage {
-        if let problem = GPSDLine.shapeProblem(line) {
+        let bytes = UnsafeBufferPointer(line)
+        if let problem = GPSDLine.shapeProblem(bytes) {
             return .malformed(reason: problem)
         }
-        guard let className = GPSDLine.className(line) else {
+        guard let className = GPSDLine.className(bytes) else {
             return .malformed(reason: "a JSON object without a \"class\"")
+        }
+        switch className {
+        case "TPV", "SKY", "DEVICES", "DEVICE", "VERSION", "WATCH", "ERROR":
+            unpack(line.baseAddress!, into: data)
+        default:
+            break
         }
         switch className {
         case "TPV":
             return tpv(data, receivedAt: receivedAt)
         case "SKY":
-            return .sky(sky(data, hasSatellites: GPSDLine.hasMember("satellites", in: line)))
+            return .sky(sky(data, hasSatellites: GPSDLine.hasMember("satellites", in: bytes)))
         case "DEVICES":
             let count = Int(data.pointee.devices.ndevices)
             return .devices((0..<max(0, min(count, Int(clibgps_max_devices())))).map { device(clibgps_device(data, Int32($0))) })
@@ -196,12 +223,18 @@ final class LibGPSDecoder {
         case "WATCH":
             return .watch(enabled: data.pointee.policy.watcher)
         case "POLL":
-            return .poll(fixes: pollFixes(line, data: data, receivedAt: receivedAt))
+            return .poll(fixes: pollFixes(bytes, data: data, receivedAt: receivedAt))
         case "ERROR":
             return .error(message: withUnsafeBytes(of: &data.pointee.error) { string($0) })
         default:
             return .ignored(className: String(className))
         }
+    }
+
+    /// Parses one NUL-terminated report into `data`, with its `set` bits cleared first.
+    private static func unpack(_ text: UnsafeMutablePointer<UInt8>, into data: UnsafeMutablePointer<gps_data_t>) {
+        clibgps_clear_set(data)
+        _ = gps_unpack(UnsafeMutableRawPointer(text).assumingMemoryBound(to: CChar.self), data)
     }
 
     private static func tpv(_ data: UnsafeMutablePointer<gps_data_t>, receivedAt: Date) -> GPSDMessage {
@@ -291,10 +324,7 @@ final class LibGPSDecoder {
         for range in GPSDLine.objectsInArray(named: "tpv", of: line) {
             var object = Array(line[range])
             object.append(0)
-            clibgps_clear_set(data)
-            _ = object.withUnsafeMutableBufferPointer { buffer in
-                gps_unpack(UnsafeMutableRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self), data)
-            }
+            object.withUnsafeMutableBufferPointer { unpack($0.baseAddress!, into: data) }
             if case let .fix(location) = tpv(data, receivedAt: receivedAt) {
                 fixes.append(location)
             }

@@ -35,6 +35,12 @@ public struct GPSDScript: Sendable, Hashable {
         public var line: Int
         public var reason: String
         public var description: String { "\(source):\(line): \(reason)" }
+
+        public init(source: String, line: Int, reason: String) {
+            self.source = source
+            self.line = line
+            self.reason = reason
+        }
     }
 
     /// The device name fakes use when a script does not name one.
@@ -99,38 +105,54 @@ public struct GPSDScript: Sendable, Hashable {
     /// carry a status.
     ///
     /// - Throws: ``ReadError`` naming the first line that is not a gpsd JSON report.
-    public init(recordedLog text: String, source: String = "log", markingSimulated: Bool = true) throws {
+    public init(recordedLog text: String, source: String = "log", markingSimulated: Bool = true) throws(ReadError) {
+        var text = text
         var entries: [Entry] = []
         var firstTime: Date?
         var offset = Duration.zero
-        var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            guard line.hasPrefix("{"), line.hasSuffix("}") else {
-                throw ReadError(source: source, line: lineNumber, reason: "not a gpsd JSON report: \(line.prefix(60))")
-            }
-            let parsed = Self.classAndDevice(of: line)
-            guard let className = parsed.className else {
-                throw ReadError(source: source, line: lineNumber, reason: "a JSON object without a \"class\"")
-            }
-            if Self.serverOwnClasses.contains(className) { continue }
-            if let time = parsed.time {
-                if let firstTime {
-                    offset = max(offset, Self.duration(time.timeIntervalSince(firstTime)))
-                } else {
-                    firstTime = time
+        let readError: ReadError? = text.withUTF8 { bytes in
+            var lineNumber = 0
+            var lineStart = 0
+            while lineStart < bytes.count {
+                lineNumber += 1
+                var lineEnd = lineStart
+                while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+                defer { lineStart = lineEnd + 1 }
+                var first = lineStart
+                var last = lineEnd
+                while first < last, Self.isSpace(bytes[first]) { first += 1 }
+                while last > first, Self.isSpace(bytes[last - 1]) { last -= 1 }
+                if first == last || bytes[first] == UInt8(ascii: "#") { continue }
+                let line = UnsafeBufferPointer(rebasing: bytes[first..<last])
+                guard line.first == UInt8(ascii: "{"), line.last == UInt8(ascii: "}") else {
+                    let excerpt = String(decoding: UnsafeBufferPointer(rebasing: line.prefix(60)), as: UTF8.self)
+                    return ReadError(source: source, line: lineNumber, reason: "not a gpsd JSON report: \(excerpt)")
                 }
+                let fields = Self.fields(of: line)
+                guard let className = fields.className else {
+                    return ReadError(source: source, line: lineNumber, reason: "a JSON object without a \"class\"")
+                }
+                if Self.serverOwnClasses.contains(className) { continue }
+                if let time = fields.time {
+                    if let firstTime {
+                        offset = max(offset, Self.duration(time.timeIntervalSince(firstTime)))
+                    } else {
+                        firstTime = time
+                    }
+                }
+                let report = markingSimulated && className == "TPV"
+                    ? Self.markedSimulated(line) : String(decoding: line, as: UTF8.self)
+                entries.append(Entry(offset: offset, device: fields.device, className: className, line: report))
             }
-            var report = line
-            if markingSimulated && className == "TPV" { report = Self.markedSimulated(line) }
-            entries.append(Entry(offset: offset, device: parsed.device, className: className, line: report))
+            return nil
         }
+        if let readError { throw readError }
         self.init(entries: entries)
     }
 
     /// Reads a recorded gpsd JSON log from a file; see ``init(recordedLog:source:markingSimulated:)``.
+    ///
+    /// - Throws: ``ReadError`` for a bad line, or the error reading the file.
     public init(contentsOf url: URL, markingSimulated: Bool = true) throws {
         let text = try String(contentsOf: url, encoding: .utf8)
         try self.init(recordedLog: text, source: url.path, markingSimulated: markingSimulated)
@@ -151,24 +173,49 @@ public struct GPSDScript: Sendable, Hashable {
     static let serverOwnClasses: Set<String> = ["VERSION", "DEVICES", "DEVICE", "WATCH", "POLL", "ERROR"]
 
     static func classAndDevice(of line: String) -> (className: String?, device: String?, time: Date?) {
-        (stringMember("class", in: line), stringMember("device", in: line), stringMember("time", in: line).flatMap { RFC3339.parse($0)?.date })
+        var line = line
+        return line.withUTF8 { fields(of: $0) }
     }
 
-    /// The value of the first `"name":"value"` member, without a JSON parser (reports are flat
-    /// where these members live).
-    static func stringMember(_ name: String, in line: String) -> String? {
-        guard let range = line.range(of: "\"\(name)\":\"") else { return nil }
-        let rest = line[range.upperBound...]
-        guard let end = rest.firstIndex(of: "\"") else { return nil }
-        return String(rest[..<end])
+    /// A report's class, device and time, read without a JSON parser (they are flat strings).
+    static func fields(of line: UnsafeBufferPointer<UInt8>) -> (className: String?, device: String?, time: Date?) {
+        func text(_ range: Range<Int>?) -> String? {
+            range.map { String(decoding: UnsafeBufferPointer(rebasing: line[$0]), as: UTF8.self) }
+        }
+        let time = GPSDLine.stringMember(#""time":""#, in: line).flatMap {
+            RFC3339.parse(utf8: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[$0]))?.date
+        }
+        return (
+            text(GPSDLine.stringMember(#""class":""#, in: line)),
+            text(GPSDLine.stringMember(#""device":""#, in: line)),
+            time
+        )
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
     }
 
     /// `line` with `"status":8` after the class, unless it has a status already.
     static func markedSimulated(_ line: String) -> String {
-        guard !line.contains("\"status\":"), let range = line.range(of: #""class":"TPV""#) else { return line }
-        var marked = line
-        marked.insert(contentsOf: ",\"status\":\(GPSDReportWriter.simulatedStatus)", at: range.upperBound)
-        return marked
+        var line = line
+        return line.withUTF8 { markedSimulated($0) }
+    }
+
+    static func markedSimulated(_ line: UnsafeBufferPointer<UInt8>) -> String {
+        let status: StaticString = #""status":"#
+        let tpv: StaticString = #""class":"TPV""#
+        let hasStatus = GPSDLine.firstIndex(
+            of: UnsafeBufferPointer(start: status.utf8Start, count: status.utf8CodeUnitCount), in: line, from: 0) != nil
+        guard !hasStatus,
+              let classStart = GPSDLine.firstIndex(
+                of: UnsafeBufferPointer(start: tpv.utf8Start, count: tpv.utf8CodeUnitCount), in: line, from: 0)
+        else { return String(decoding: line, as: UTF8.self) }
+        let insertion = classStart + tpv.utf8CodeUnitCount
+        var bytes = Array(line[..<insertion])
+        bytes.append(contentsOf: ",\"status\":\(GPSDReportWriter.simulatedStatus)".utf8)
+        bytes.append(contentsOf: line[insertion...])
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func duration(_ seconds: Double) -> Duration {

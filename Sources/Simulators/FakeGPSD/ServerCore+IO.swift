@@ -48,7 +48,7 @@ extension ServerCore {
     private func acceptAll(_ state: inout State) {
         while let client = Sockets.accept(state.listener) {
             var connection = Connection()
-            connection.output.append(versionReport() + "\n")
+            connection.output.appendReport(versionReport())
             state.connections[client] = connection
             state.accepted += 1
         }
@@ -94,21 +94,21 @@ extension ServerCore {
                 connection.watching = options.enable
                 connection.deviceFilter = options.enable ? options.device : nil
                 if options.enable {
-                    connection.output.append(devicesReport() + "\n")
+                    connection.output.appendReport(devicesReport())
                     if !state.started { state.started = true }
                 }
             }
-            connection.output.append(watchReport(connection) + "\n")
+            connection.output.appendReport(watchReport(connection))
             state.connections[fd] = connection
         case .poll:
-            state.connections[fd]!.output.append(pollReport(state) + "\n")
+            state.connections[fd]!.output.appendReport(pollReport(state))
         case .devices:
-            state.connections[fd]!.output.append(devicesReport() + "\n")
+            state.connections[fd]!.output.appendReport(devicesReport())
         case .version:
-            state.connections[fd]!.output.append(versionReport() + "\n")
+            state.connections[fd]!.output.appendReport(versionReport())
         case let .unknown(text):
             let message = "Unrecognized request '\(text.prefix(40))'"
-            state.connections[fd]!.output.append(#"{"class":"ERROR","message":\#(GPSDReportWriter.quoted(message))}"# + "\n")
+            state.connections[fd]!.output.appendReport(#"{"class":"ERROR","message":\#(GPSDReportWriter.quoted(message))}"#)
         }
     }
 

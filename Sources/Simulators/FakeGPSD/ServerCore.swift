@@ -266,9 +266,9 @@ final class ServerCore: Sendable {
         let entry = script.entries[index]
         let text: String
         switch part {
-        case .whole: text = entry.line + "\n"
+        case .whole: text = entry.line + ByteQueue.lineEnd
         case .firstHalf: text = String(entry.line.prefix(entry.line.count / 2))
-        case .secondHalf: text = String(entry.line.dropFirst(entry.line.count / 2)) + "\n"
+        case .secondHalf: text = String(entry.line.dropFirst(entry.line.count / 2)) + ByteQueue.lineEnd
         }
         let bytes = Array(text.utf8)
         let needsWake = mutate { state in
@@ -288,7 +288,7 @@ final class ServerCore: Sendable {
 
     /// Sends a raw line (a fault's garbage) to every watcher.
     func sendRaw(_ line: String) {
-        let bytes = Array((line + "\n").utf8)
+        let bytes = Array((line + ByteQueue.lineEnd).utf8)
         if mutate({ Self.broadcast(bytes, device: nil, in: &$0) }) { wake.signal() }
     }
 

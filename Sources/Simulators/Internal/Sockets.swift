@@ -12,8 +12,13 @@ struct ByteQueue {
         storage.append(contentsOf: bytes)
     }
 
-    mutating func append(_ text: String) {
-        storage.append(contentsOf: text.utf8)
+    /// gpsd ends every report with CRLF, and Python's `gps` module insists on it.
+    static let lineEnd = "\r\n"
+
+    /// Appends one report and gpsd's line end.
+    mutating func appendReport(_ report: String) {
+        storage.append(contentsOf: report.utf8)
+        storage.append(contentsOf: Self.lineEnd.utf8)
     }
 
     /// Writes as much as the socket takes without blocking. Returns false if the socket failed.

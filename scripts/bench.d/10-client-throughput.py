@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""Client throughput: the fake gpsd streams 100,000 TPVs as fast as the client reads into
+`locate watch --json > /dev/null`, `gpspipe -w` and a Python `gps` client (Debian's python3-gps),
+one at a time on the same stream. Messages per second (wall) and CPU per message (user + system of
+the client process), median of three runs each.
+
+Targets (issue 2): at least 10x the Python client's messages per second; CPU per message within
+2x of gpspipe's.
+"""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import FakeGPSD, cpu_and_wall, row, tpv_log  # noqa: E402
+
+COUNT = 100_000
+RUNS = 3
+BIN = os.environ.get("BIN_DIR", ".build/release")
+
+PYTHON_CLIENT = r"""
+import sys, gps
+host, port, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+session = gps.gps(host=host, port=port, mode=gps.WATCH_ENABLE | gps.WATCH_JSON)
+seen = 0
+for report in session:
+    if report is not None and report.get("class") == "TPV":
+        seen += 1
+        if seen >= count:
+            break
+"""
+
+
+def clients(address):
+    host, port = address.split(":")
+    return {
+        "locate watch --json": [f"{BIN}/locate", "watch", address, "--json", "--count", str(COUNT)],
+        # gpspipe counts every line: VERSION, DEVICES and WATCH come first.
+        "gpspipe -w": ["gpspipe", "-w", "-n", str(COUNT + 3), address],
+        "python3 gps": ["/usr/bin/python3", "-c", PYTHON_CLIENT, host, port, str(COUNT)],
+    }
+
+
+def measure():
+    log = tpv_log(COUNT)
+    results = {}
+    for name in clients("127.0.0.1:1"):
+        walls, cpus = [], []
+        for _ in range(RUNS):
+            with FakeGPSD(log, fast=True) as server:
+                command = clients(server.address)[name]
+                cpu, wall = cpu_and_wall(command)
+            walls.append(wall)
+            cpus.append(cpu)
+        results[name] = (statistics.median(walls), statistics.median(cpus))
+    return results
+
+
+def main():
+    results = measure()
+    ours_wall, ours_cpu = results["locate watch --json"]
+    pipe_wall, pipe_cpu = results["gpspipe -w"]
+    py_wall, py_cpu = results["python3 gps"]
+
+    def rate(wall):
+        return COUNT / wall
+
+    peers = f"gpspipe {rate(pipe_wall):,.0f}/s; python3 gps {rate(py_wall):,.0f}/s"
+    speedup = rate(ours_wall) / rate(py_wall)
+    row("client throughput, 100k TPVs (msgs/s)", f"{rate(ours_wall):,.0f}/s", peers,
+        f"{speedup:.1f}x python", ">= 10x python", speedup >= 10)
+    peers = f"gpspipe {pipe_cpu / COUNT * 1e6:.2f} us; python3 gps {py_cpu / COUNT * 1e6:.2f} us"
+    ratio = ours_cpu / pipe_cpu
+    row("client CPU per message", f"{ours_cpu / COUNT * 1e6:.2f} us", peers,
+        f"{ratio:.2f}x gpspipe", "<= 2x gpspipe", ratio <= 2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""Shared pieces of the benchmark parts: inputs, the fake gpsd, measuring a process."""
+import math
+import os
+import subprocess
+import time
+
+BENCH_DIR = os.environ.get("BENCH_DIR", ".bench")
+BIN = os.environ.get("BIN_DIR", ".build/release")
+
+
+def tpv_log(count):
+    """A gpsd JSON log of `count` TPVs one second apart, shaped like gpsd 3.22's output (made once)."""
+    path = os.path.join(BENCH_DIR, f"tpv-{count}.json")
+    if os.path.exists(path):
+        return path
+    os.makedirs(BENCH_DIR, exist_ok=True)
+    start = 1714557600
+    with open(path + ".tmp", "w") as out:
+        out.write('{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}\n')
+        for i in range(count):
+            t = start + i
+            clock = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t))
+            lat = 51.4779 + 0.0001 * math.sin(i / 600)
+            lon = -0.0015 + 0.0001 * math.cos(i / 600)
+            out.write(
+                '{"class":"TPV","device":"/dev/ttyUSB0","mode":3,"time":"%s.000Z","ept":0.005,'
+                '"lat":%.9f,"lon":%.9f,"altHAE":%.4f,"altMSL":%.4f,"alt":%.4f,"epx":3.214,"epy":4.101,'
+                '"epv":7.250,"track":%.4f,"magtrack":%.4f,"magvar":-0.1,"speed":%.3f,"climb":0.012,'
+                '"eps":0.81,"epc":1.45,"geoidSep":45.600,"eph":5.210,"sep":8.900}\n'
+                % (clock, lat, lon, 75.6 + i % 10, 30.0 + i % 10, 30.0 + i % 10,
+                   (i * 0.37) % 360, (i * 0.37) % 360, 1.2 + (i % 7) * 0.1))
+    os.rename(path + ".tmp", path)
+    return path
+
+
+class FakeGPSD:
+    """`locate replay LOG` on a free port, for the duration of a `with` block."""
+
+    def __init__(self, log, fast=False, speed=1.0):
+        self.command = [f"{BIN}/locate", "replay", log, "--port", "0"]
+        self.command += ["--fast"] if fast else ["--speed", str(speed)]
+
+    def __enter__(self):
+        self.process = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.address = self.process.stdout.readline().strip()
+        if not self.address:
+            raise RuntimeError(f"{' '.join(self.command)} did not start")
+        return self
+
+    def __exit__(self, *exc):
+        self.process.terminate()
+        self.process.wait()
+
+
+def cpu_and_wall(command, stdout=subprocess.DEVNULL):
+    """Runs `command` to completion; returns (user + system CPU seconds, wall seconds)."""
+    started = time.monotonic()
+    process = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.monotonic() - started
+    if status != 0:
+        raise RuntimeError(f"{' '.join(command)} exited with {status}: {process.stderr.read()[-300:]!r}")
+    return usage.ru_utime + usage.ru_stime, wall
+
+
+def row(benchmark, ours, peers, ratio, target, met):
+    print(f"| {benchmark} | {ours} | {peers} | {ratio} | {target} | {'yes' if met else 'NO'} |", flush=True)
