@@ -43,6 +43,9 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "After losing gpsd, how many seconds to keep reconnecting before giving up.")
     var reconnectFor: Double = 10
 
+    @Flag(name: .shortAndLong, help: "Report connection changes (connecting, watching, reconnecting) on standard error.")
+    var verbose = false
+
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1, not \(count).") }
         guard reconnectFor >= 0, reconnectFor.isFinite else {
@@ -53,7 +56,9 @@ struct Watch: AsyncParsableCommand {
     func run() async throws {
         let address = try serverOptions.address()
         let client = GPSDClient(host: address.host, port: address.port, device: address.device)
-        let session = WatchSession(count: count, json: json, reconnectFor: .milliseconds(Int64(reconnectFor * 1000)))
+        let session = WatchSession(
+            count: count, json: json, reconnectFor: .milliseconds(Int64(reconnectFor * 1000)), verbose: verbose,
+            address: address)
         let outcome = await session.run(client)
         if case let .failed(error) = outcome {
             Output.error("locate watch: \(error)")
@@ -81,13 +86,17 @@ final class WatchSession: Sendable {
     private let count: Int?
     private let json: Bool
     private let reconnectFor: Duration
+    private let verbose: Bool
+    private let address: GPSDAddress
     private let state = Mutex(State())
     private let output = LineWriter()
 
-    init(count: Int?, json: Bool, reconnectFor: Duration) {
+    init(count: Int?, json: Bool, reconnectFor: Duration, verbose: Bool, address: GPSDAddress) {
         self.count = count
         self.json = json
         self.reconnectFor = reconnectFor
+        self.verbose = verbose
+        self.address = address
     }
 
     func run(_ client: GPSDClient) async -> Outcome {
@@ -106,11 +115,14 @@ final class WatchSession: Sendable {
         switch event {
         case let .location(location):
             print(location)
-        case .connectionChanged(.watching):
-            state.withLock { state in
-                state.hasWatched = true
-                state.lostSince = nil
+        case let .connectionChanged(connection):
+            if connection == .watching {
+                state.withLock { state in
+                    state.hasWatched = true
+                    state.lostSince = nil
+                }
             }
+            if verbose { Output.error("locate watch: \(address): \(connection)") }
         case let .error(error):
             handle(error)
         default:

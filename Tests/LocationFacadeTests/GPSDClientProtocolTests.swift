@@ -188,7 +188,8 @@ struct GPSDClientProtocolTests {
         await server.waitUntilFinished()
         let received = silent.readAvailable()
         #expect(received.hasPrefix(#"{"class":"VERSION","release":"3.22""#))
-        #expect(received.split(separator: "\n").count == 1)
+        #expect(received.split(whereSeparator: \.isNewline).count == 1)
+        #expect(received.hasSuffix("}\r\n"))
     }
 
     @Test func restartOnTheSamePortIsSurvived() async throws {

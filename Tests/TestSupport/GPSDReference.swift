@@ -14,6 +14,12 @@ public struct ReferenceFix: Sendable, CustomStringConvertible {
         lines.compactMap(ReferenceFix.init(line:))
     }
 
+    /// The fixes in a gpsd JSON log (gpsd ends its lines with CRLF, which Swift counts as one
+    /// Character: split on newlines, not on "\n").
+    public static func fixes(inGPSDLog text: String) -> [ReferenceFix] {
+        fixes(inGPSPipeOutput: text.split(whereSeparator: \.isNewline).map(String.init))
+    }
+
     /// A TPV line with a position, or nil for any other line.
     public init?(line: String) {
         guard line.contains(#""class":"TPV""#),

@@ -48,6 +48,12 @@ extension FakeGPSDServer {
                 case let .closeConnections(afterMessages) where afterMessages == index:
                     core.closeAllWhenFlushed()
                     await core.waitUntil { $0.connections == 0 }
+                case let .shutDown(afterMessages) where afterMessages == index:
+                    await core.stopListening()
+                    core.closeAllWhenFlushed()
+                    await core.waitUntil { $0.connections == 0 }
+                    core.shutdown()
+                    return
                 default:
                     break
                 }

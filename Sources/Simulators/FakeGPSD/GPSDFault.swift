@@ -14,6 +14,10 @@ public enum GPSDFault: Sendable, Hashable {
     /// Sends report number `index` (from 0) in two writes, `pause` apart on the server's clock, so
     /// a client reads half a line first.
     case splitLine(index: Int, pause: Duration)
+    /// Goes away for good once `count` reports have gone out, as a gpsd that crashes and is not
+    /// restarted: it stops listening first, then closes every connection once its output is
+    /// written, so a client that tries to come back finds nothing.
+    case shutDown(afterMessages: Int)
     /// Ignores WATCH requests entirely: no answer and no reports, as if the request were lost.
     case ignoreWatch
 }

@@ -18,6 +18,7 @@ extension ServerCore {
         while true {
             let plan: [pollfd]? = mutate { state in
                 if state.stopped || state.goingDown { closeEverything(&state) }
+                if state.closingListener { closeListener(&state) }
                 if state.stopped { return nil }
                 var fds = [pollfd(fd: wake.fileDescriptor, events: Int16(POLLIN), revents: 0)]
                 if state.listener >= 0 {

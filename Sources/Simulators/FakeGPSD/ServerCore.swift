@@ -33,6 +33,7 @@ final class ServerCore: Sendable {
         var timeline: Task<Void, Never>?
         var ioThreadRunning = false
         var goingDown = false
+        var closingListener = false
     }
 
     struct ConditionWaiter {
@@ -233,12 +234,32 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Closes the listener and every connection. Called with the lock held.
-    func closeEverything(_ state: inout State) {
+    /// Stops listening (connections stay open), and returns once the listener is closed.
+    func stopListening() async {
+        let ioThreadRunning = mutate { state in
+            state.closingListener = true
+            return state.ioThreadRunning
+        }
+        if ioThreadRunning {
+            wake.signal()
+            await waitUntil { !$0.isListening }
+        } else {
+            mutate { closeListener(&$0) }
+        }
+    }
+
+    /// Closes the listener. Called with the lock held.
+    func closeListener(_ state: inout State) {
         if state.listener >= 0 {
             close(state.listener)
             state.listener = -1
         }
+        state.closingListener = false
+    }
+
+    /// Closes the listener and every connection. Called with the lock held.
+    func closeEverything(_ state: inout State) {
+        closeListener(&state)
         for fd in state.connections.keys { close(fd) }
         state.connections.removeAll()
         state.goingDown = false

@@ -143,26 +143,6 @@ package final class ChildProcess: Sendable {
         }
     }
 
-    /// Writes `text` to standard input again and again, on a thread of its own, until the process
-    /// stops reading (for programs that prompt before each step, such as `gpsfake -i`).
-    package func feedRepeatedly(_ text: String) {
-        let descriptor = inputDescriptor
-        let bytes = Array(String(repeating: text, count: max(1, 4096 / max(1, text.utf8.count))).utf8)
-        let thread = Thread {
-            // A write to a pipe whose reader has exited raises SIGPIPE; block it on this thread
-            // only, so the write fails with EPIPE instead of killing the whole process.
-            var signals = sigset_t()
-            sigemptyset(&signals)
-            sigaddset(&signals, SIGPIPE)
-            pthread_sigmask(SIG_BLOCK, &signals, nil)
-            while true {
-                let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-                if written < 0 && errno != EINTR { return }
-            }
-        }
-        thread.start()
-    }
-
     /// Closes the process's standard input.
     package func closeInput() {
         close(inputDescriptor)

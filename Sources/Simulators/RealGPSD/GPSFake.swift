@@ -1,10 +1,12 @@
 import Foundation
 
-/// A private, real gpsd fed from a log file by `gpsfake` (Debian's gpsd-clients), for tests.
+/// A private, real gpsd fed from a log file by gpsfake's machinery (the `gps.fake` Python module of
+/// Debian's python3-gps), for tests.
 ///
 /// gpsd starts reading a device at its first watcher, so a second client would miss the start of
-/// the log. This wrapper runs `gpsfake -i` (it waits for a line on its input before each sentence)
-/// and holds it until you call ``release()``: connect every client first, then let the log play.
+/// the log. This wrapper holds the log back until you call ``release()``: connect every client
+/// first, then let the log play. (`gpsfake -i` does the same by prompting before each sentence,
+/// but it crashes on binary logs in gpsd 3.22, so we drive `gps.fake.TestSession` directly.)
 ///
 /// ```swift
 /// let fake = try await GPSFake(log: URL(fileURLWithPath: "fixtures/nmea/greenwich-walk.nmea"))
@@ -19,13 +21,41 @@ public final class GPSFake: Sendable {
     public let log: URL
     private let process: ChildProcess
 
-    /// Whether `gpsfake` and `gpsd` are installed (`apt-get install gpsd gpsd-clients`).
+    private static let python = "/usr/bin/python3"
+
+    /// Like gpsfake -1 -W 1 -c CYCLE -P PORT LOG, with the first sentence held until a line arrives on stdin.
+    private static let driver = """
+        import sys, time
+        import gps.fake as gpsfake
+        port, cycle, log = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+        released = False
+        def hook(index, fake):
+            global released
+            if not released:
+                sys.stdout.write("gpsfake: ready\\n")
+                sys.stdout.flush()
+                if sys.stdin.readline() == "":
+                    raise SystemExit(1)
+                released = True
+            if index >= len(fake.testload.sentences):
+                return False
+            time.sleep(cycle)
+            return True
+        session = gpsfake.TestSession(options="", prefix="", predump=False, port=port, slow=False,
+                                      tcp=False, timeout=1, udp=False, verbose=0)
+        session.spawn()
+        try:
+            session.gps_add(log, speed=4800, pred=hook, oneshot=True)
+            session.run()
+        finally:
+            session.cleanup()
+        """
+
+    /// Whether gpsd and gpsfake's Python module are installed (`apt-get install gpsd python3-gps`).
     public static var isAvailable: Bool {
-        ["gpsfake", "gpsd"].allSatisfy { name in
-            ["/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"].contains {
-                FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")
-            }
-        }
+        FileManager.default.isExecutableFile(atPath: python)
+            && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/gps/fake.py")
+            && ["/usr/sbin/gpsd", "/usr/bin/gpsd", "/usr/local/sbin/gpsd"].contains { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// An error starting gpsfake, with what it printed.
@@ -33,26 +63,33 @@ public final class GPSFake: Sendable {
         public var description: String
     }
 
-    /// Starts gpsfake on `log` with `cycle` between sentences, on `port` (a free one by default),
-    /// and returns once its gpsd is listening and waiting for ``release()``.
+    /// Starts a gpsd on `port` (a free one by default) fed from `log` with `cycle` between
+    /// sentences, and returns once it is listening and holding the log until ``release()``.
+    ///
+    /// A free port found by binding to port 0 can be taken by someone else before gpsd binds it
+    /// (tests running in parallel do exactly that), so without an explicit port a start that fails
+    /// is tried again on another port, up to three times.
     public init(log: URL, cycle: Duration = .milliseconds(5), port: UInt16? = nil) async throws {
-        let port = try port ?? Self.freePort()
         let seconds = String(format: "%.4f", GPSDScript.seconds(cycle))
-        // gpsd refuses to start without a runtime directory and logs D-Bus noise; neither matters here.
-        let process = try ChildProcess("gpsfake", ["-i", "-1", "-q", "-W", "1", "-c", seconds, "-P", "\(port)", log.path])
-        guard await process.waitForLine(where: { $0.contains("gpsfake: line 1:") || $0.contains("gpsfake: packet 1") }) != nil else {
+        var failures: [String] = []
+        for _ in 0..<(port == nil ? 3 : 1) {
+            let candidate = try port ?? Self.freePort()
+            let process = try ChildProcess(Self.python, ["-c", Self.driver, "\(candidate)", seconds, log.path])
+            if await process.waitForLine(where: { $0 == "gpsfake: ready" }) != nil {
+                self.port = candidate
+                self.log = log
+                self.process = process
+                return
+            }
             let status = await process.waitUntilExit()
-            let said = (process.lines(.error) + process.lines(.output)).suffix(5).joined(separator: " | ")
-            throw StartError(description: "gpsfake on \(log.path) exited with status \(status) before playing: \(said)")
+            failures.append("status \(status) on port \(candidate): " + process.lines(.error).suffix(2).joined(separator: " | "))
         }
-        self.port = port
-        self.log = log
-        self.process = process
+        throw StartError(description: "gpsfake on \(log.path) exited before playing: " + failures.joined(separator: "; "))
     }
 
-    /// Lets the log play: gpsfake feeds every sentence, then stops its gpsd.
+    /// Lets the log play: every sentence is fed, then gpsd is stopped.
     public func release() {
-        process.feedRepeatedly("\n")
+        process.write("go\n")
     }
 
     /// Waits until gpsfake (and so its gpsd) has exited; returns its exit status.

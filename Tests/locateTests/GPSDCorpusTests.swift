@@ -1,0 +1,62 @@
+import Foundation
+import LocationFacade
+@testable import Simulators
+import Testing
+import TestSupport
+
+/// Integration tier: real gpsd replaying its own regression logs, recorded from many real receivers
+/// (NMEA, SiRF, u-blox, Garmin, Trimble, AIS...). `locate watch --json` must report exactly the fixes
+/// `gpspipe -w` reports in the same run, no more and no fewer.
+///
+/// The logs are gpsd's, not ours: `scripts/fetch-gpsd-logs` downloads them from Debian's source
+/// archive into `.cache/` (or set GPSD_TEST_LOGS to a folder of `*.log` files).
+@Suite(
+    "locate watch against real gpsd replaying real receivers",
+    .enabled(if: GPSDCorpus.isAvailable, "gpsd's regression logs are not in .cache (run scripts/fetch-gpsd-logs), or gpsd-clients is missing"),
+    .timeLimit(.minutes(5)))
+struct GPSDCorpusTests {
+    @Test func theCorpusCoversManyReceivers() {
+        // 154 logs in gpsd 3.22; 128 of them produce fixes (6,882 in all), the rest are AIS, RTCM or no-fix.
+        #expect(GPSDCorpus.logs.count >= 150)
+    }
+
+    @Test(arguments: GPSDCorpus.logs)
+    func locateWatchReportsWhatGpsdReports(log: String) async throws {
+        let fake = try await GPSFake(log: URL(fileURLWithPath: log), cycle: .milliseconds(2))
+        defer { fake.stop() }
+        let address = "127.0.0.1:\(fake.port)"
+        let pipe = try ChildProcess("gpspipe", ["-w", address])
+        let watch = try Locate.start(["watch", address, "--json", "--verbose", "--reconnect-for", "0"])
+        defer { pipe.terminate(); watch.terminate() }
+
+        #expect(await pipe.waitForLine { $0.contains(#""class":"WATCH""#) } != nil)
+        #expect(await watch.waitForLine(on: .error) { $0.hasSuffix(": watching") } != nil)
+        fake.release()
+        _ = await pipe.waitUntilExit()
+        let status = await watch.waitUntilExit()
+        #expect(status == 69, "locate watch should end when gpsd goes away: \(watch.lines(.error).suffix(2))")
+
+        let reference = ReferenceFix.fixes(inGPSPipeOutput: pipe.lines())
+        let ours = try watch.lines().map { try JSONDecoder().decode(Location.self, from: Data($0.utf8)) }
+        let problems = ReferenceFix.compare(ours, with: reference)
+        #expect(problems.isEmpty, "\(URL(fileURLWithPath: log).lastPathComponent): \(problems.joined(separator: "\n"))")
+    }
+}
+
+enum GPSDCorpus {
+    static let folder: URL = {
+        if let path = ProcessInfo.processInfo.environment["GPSD_TEST_LOGS"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        return Repository.root.appendingPathComponent(".cache/gpsd-3.22/test/daemon")
+    }()
+
+    static let logs: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".log") }.sorted().map { folder.appendingPathComponent($0).path }
+    }()
+
+    static var isAvailable: Bool {
+        !logs.isEmpty && GPSFake.isAvailable && Repository.hasProgram("gpspipe")
+    }
+}
