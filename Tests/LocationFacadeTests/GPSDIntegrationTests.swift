@@ -1,6 +1,6 @@
 import Foundation
 import LocationFacade
-@testable import Simulators
+import Simulators
 import Testing
 import TestSupport
 

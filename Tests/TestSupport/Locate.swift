@@ -1,5 +1,5 @@
 import Foundation
-@testable import Simulators
+import Simulators
 
 /// Runs the `locate` command built beside the test runner.
 public enum Locate {

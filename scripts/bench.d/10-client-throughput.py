@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Client throughput: the fake gpsd streams 100,000 TPVs as fast as the client reads into
 `locate watch --json > /dev/null`, `gpspipe -w` and a Python `gps` client (Debian's python3-gps),
-one at a time on the same stream. Messages per second (wall) and CPU per message (user + system of
+one at a time on the same stream. A bare C loop over libgps (scripts/bench.d/c/libgps-loop.c:
+read and parse, nothing else) shows the floor any libgps client stands on. Messages per second (wall) and CPU per message (user + system of
 the client process), median of three runs each.
 
 Targets (issue 2): at least 10x the Python client's messages per second; CPU per message within
@@ -14,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import FakeGPSD, cpu_and_wall, row, tpv_log  # noqa: E402
+from benchlib import FakeGPSD, c_tool, cpu_and_wall, row, tpv_log  # noqa: E402
 
 COUNT = 100_000
 RUNS = 3
@@ -35,7 +36,10 @@ for report in session:
 
 def clients(address):
     host, port = address.split(":")
+    loop = c_tool("libgps-loop")
     return {
+        "C gps_read loop": [loop, host, port, str(COUNT), "0"],
+        "C gps_unpack loop": [loop, host, port, str(COUNT), "2"],
         "locate watch --json": [f"{BIN}/locate", "watch", address, "--json", "--count", str(COUNT)],
         # gpspipe counts every line: VERSION, DEVICES and WATCH come first.
         "gpspipe -w": ["gpspipe", "-w", "-n", str(COUNT + 3), address],
@@ -71,10 +75,13 @@ def main():
     speedup = rate(ours_wall) / rate(py_wall)
     row("client throughput, 100k TPVs (msgs/s)", f"{rate(ours_wall):,.0f}/s", peers,
         f"{speedup:.1f}x python", ">= 10x python", speedup >= 10)
-    peers = f"gpspipe {pipe_cpu / COUNT * 1e6:.2f} us; python3 gps {py_cpu / COUNT * 1e6:.2f} us"
+    read_cpu = results["C gps_read loop"][1]
+    unpack_cpu = results["C gps_unpack loop"][1]
+    peers = (f"gpspipe {pipe_cpu / COUNT * 1e6:.2f} us; python3 gps {py_cpu / COUNT * 1e6:.2f} us; "
+             f"bare C libgps loop {read_cpu / COUNT * 1e6:.2f} us (gps_read), {unpack_cpu / COUNT * 1e6:.2f} us (gps_unpack)")
     ratio = ours_cpu / pipe_cpu
     row("client CPU per message", f"{ours_cpu / COUNT * 1e6:.2f} us", peers,
-        f"{ratio:.2f}x gpspipe", "<= 2x gpspipe", ratio <= 2)
+        f"{ratio:.2f}x gpspipe ({ours_cpu / unpack_cpu:.2f}x the C gps_unpack loop)", "<= 2x gpspipe", ratio <= 2)
 
 
 if __name__ == "__main__":

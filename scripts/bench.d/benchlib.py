@@ -63,5 +63,14 @@ def cpu_and_wall(command, stdout=subprocess.DEVNULL):
     return usage.ru_utime + usage.ru_stime, wall
 
 
+def c_tool(name):
+    """Compiles scripts/bench.d/c/NAME.c against libgps (once) and returns the binary's path."""
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "c", name + ".c")
+    binary = os.path.join(BENCH_DIR, name)
+    if not os.path.exists(binary) or os.path.getmtime(binary) < os.path.getmtime(source):
+        subprocess.run(["gcc", "-O2", "-o", binary, source, "-lgps"], check=True)
+    return binary
+
+
 def row(benchmark, ours, peers, ratio, target, met):
     print(f"| {benchmark} | {ours} | {peers} | {ratio} | {target} | {'yes' if met else 'NO'} |", flush=True)

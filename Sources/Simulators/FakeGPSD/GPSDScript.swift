@@ -172,7 +172,7 @@ public struct GPSDScript: Sendable, Hashable {
 
     static let serverOwnClasses: Set<String> = ["VERSION", "DEVICES", "DEVICE", "WATCH", "POLL", "ERROR"]
 
-    static func classAndDevice(of line: String) -> (className: String?, device: String?, time: Date?) {
+    package static func classAndDevice(of line: String) -> (className: String?, device: String?, time: Date?) {
         var line = line
         return line.withUTF8 { fields(of: $0) }
     }
