@@ -150,7 +150,7 @@ public final class GPSDClient: LocationSource {
     }
 
     /// Asks gpsd for its latest fix at once (`?POLL;`). The answer arrives as
-    /// ``GPSDClientDelegate/gpsdClient(_:didReceiveLatestFix:)`` and ``LocationEvent/cachedLocation(_:)``;
+    /// ``GPSDClientDelegate/gpsdClient(_:didReceiveLatestFix:)`` and ``LocationEvent/cachedLocation(_:age:)``;
     /// there is none when gpsd has no active receiver with a fix. Asked before the connection is up,
     /// the request is sent as soon as it is.
     public func requestLatestFix() {
@@ -180,7 +180,7 @@ public final class GPSDClient: LocationSource {
         if let delegate {
             switch event {
             case let .location(location): delegate.gpsdClient(self, didUpdateLocation: location)
-            case let .cachedLocation(location): delegate.gpsdClient(self, didReceiveLatestFix: location)
+            case let .cachedLocation(location, _): delegate.gpsdClient(self, didReceiveLatestFix: location)
             case let .noFix(device, time): delegate.gpsdClient(self, didReportNoFixFrom: device, at: time)
             case let .satellites(report): delegate.gpsdClient(self, didUpdateSatellites: report)
             case let .devices(devices): delegate.gpsdClient(self, didChangeDevices: devices)

@@ -21,7 +21,7 @@ public protocol LocationSource: AnyObject, Sendable {
     func stop()
 
     /// Asks for the latest fix the source already has (for gpsd: `?POLL;`). The answer, if there is
-    /// one, arrives as ``LocationEvent/cachedLocation(_:)``. Asked while not connected, it is sent
+    /// one, arrives as ``LocationEvent/cachedLocation(_:age:)``. Asked while not connected, it is sent
     /// once the connection is up.
     func requestLatestFix()
 }
@@ -32,9 +32,14 @@ public enum LocationEvent: Sendable, Hashable {
     case location(Location)
     /// A report without a usable position: no fix yet, or the fix was lost.
     case noFix(device: String?, time: Date?)
-    /// The latest fix the source already had when asked by ``LocationSource/requestLatestFix()``.
-    /// It is not a new fix: it may be as old as the receiver's last report.
-    case cachedLocation(Location)
+    /// The latest fix the source already had when asked by ``LocationSource/requestLatestFix()``,
+    /// and how long ago the source received it (on its monotonic clock). It is not a new fix.
+    ///
+    /// ``GPSDClient`` reports an age of zero: gpsd's `?POLL;` gives the fix it holds for each active
+    /// receiver without saying when it arrived, and the fix's own GPS time cannot say (replayed logs
+    /// carry old dates). gpsd drops a receiver that goes away and reports mode 1 when the fix is
+    /// lost, so what it holds is as fresh as the receiver's last report.
+    case cachedLocation(Location, age: Duration)
     /// A satellite report.
     case satellites(SatelliteReport)
     /// The list of receivers changed (one appeared, went away, or was identified).

@@ -28,20 +28,21 @@ public final class FakeLocationSource: LocationSource {
     private struct State {
         var behavior: StartBehavior
         var latestFix: Location?
+        var latestFixAge: Duration = .zero
         var isStarted = false
         var startCount = 0
         var stopCount = 0
         var pollCount = 0
-        var startWaiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [(started: Bool, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let observers = LocationObservers()
     private let state: Mutex<State>
 
     /// Creates a source that behaves as `startBehavior` says when started, and answers
-    /// ``requestLatestFix()`` with `latestFix` (no answer when `nil`).
-    public init(startBehavior: StartBehavior = .watches, latestFix: Location? = nil) {
-        state = Mutex(State(behavior: startBehavior, latestFix: latestFix))
+    /// ``requestLatestFix()`` with `latestFix`, received `latestFixAge` ago (no answer when `nil`).
+    public init(startBehavior: StartBehavior = .watches, latestFix: Location? = nil, latestFixAge: Duration = .zero) {
+        state = Mutex(State(behavior: startBehavior, latestFix: latestFix, latestFixAge: latestFixAge))
     }
 
     /// What the next ``start()`` does.
@@ -54,6 +55,12 @@ public final class FakeLocationSource: LocationSource {
     public var latestFix: Location? {
         get { state.withLock { $0.latestFix } }
         set { state.withLock { $0.latestFix = newValue } }
+    }
+
+    /// How long ago the source says it received ``latestFix``.
+    public var latestFixAge: Duration {
+        get { state.withLock { $0.latestFixAge } }
+        set { state.withLock { $0.latestFixAge = newValue } }
     }
 
     /// Whether it is started.
@@ -74,8 +81,7 @@ public final class FakeLocationSource: LocationSource {
             guard !state.isStarted else { return (nil, []) }
             state.isStarted = true
             state.startCount += 1
-            defer { state.startWaiters = [] }
-            return (state.behavior, state.startWaiters)
+            return (state.behavior, Self.takeWaiters(for: true, from: &state))
         }
         guard let behavior else { return }
         switch behavior {
@@ -93,22 +99,30 @@ public final class FakeLocationSource: LocationSource {
     }
 
     public func stop() {
-        let wasStarted = state.withLock { state in
-            defer { state.isStarted = false }
-            if state.isStarted { state.stopCount += 1 }
-            return state.isStarted
+        let (wasStarted, waiters) = state.withLock { state in
+            guard state.isStarted else { return (false, [CheckedContinuation<Void, Never>]()) }
+            state.isStarted = false
+            state.stopCount += 1
+            return (true, Self.takeWaiters(for: false, from: &state))
         }
         if wasStarted { observers.send(.connectionChanged(.stopped)) }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private static func takeWaiters(for started: Bool, from state: inout State) -> [CheckedContinuation<Void, Never>] {
+        let ready = state.waiters.filter { $0.started == started }.map(\.continuation)
+        state.waiters.removeAll { $0.started == started }
+        return ready
     }
 
     public func requestLatestFix() {
-        let fix = state.withLock { state in
+        let (fix, age) = state.withLock { state in
             state.pollCount += 1
-            return state.isStarted ? state.latestFix : nil
+            return (state.isStarted ? state.latestFix : nil, state.latestFixAge)
         }
         if var fix {
             fix.isSimulated = true
-            observers.send(.cachedLocation(fix))
+            observers.send(.cachedLocation(fix, age: age))
         }
     }
 
@@ -118,9 +132,9 @@ public final class FakeLocationSource: LocationSource {
         case var .location(location):
             location.isSimulated = true
             observers.send(.location(location))
-        case var .cachedLocation(location):
+        case .cachedLocation(var location, let age):
             location.isSimulated = true
-            observers.send(.cachedLocation(location))
+            observers.send(.cachedLocation(location, age: age))
         default:
             observers.send(event)
         }
@@ -128,12 +142,21 @@ public final class FakeLocationSource: LocationSource {
 
     /// Returns once the source is started (at once if it is).
     public func waitUntilStarted() async {
+        await waitUntil(started: true)
+    }
+
+    /// Returns once the source is stopped (at once if it is).
+    public func waitUntilStopped() async {
+        await waitUntil(started: false)
+    }
+
+    private func waitUntil(started: Bool) async {
         await withCheckedContinuation { continuation in
-            let started = state.withLock { state in
-                if !state.isStarted { state.startWaiters.append(continuation) }
-                return state.isStarted
+            let ready = state.withLock { state in
+                if state.isStarted != started { state.waiters.append((started, continuation)) }
+                return state.isStarted == started
             }
-            if started { continuation.resume() }
+            if ready { continuation.resume() }
         }
     }
 }

@@ -28,7 +28,7 @@ public final class LocationEventRecorder: Sendable {
             events.append(event)
             switch event {
             case let .location(location): locations.append(location)
-            case let .cachedLocation(location): cachedLocations.append(location)
+            case let .cachedLocation(location, _): cachedLocations.append(location)
             case let .error(error): errors.append(error)
             case let .connectionChanged(state): states.append(state)
             default: break

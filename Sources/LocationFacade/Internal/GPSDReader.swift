@@ -200,7 +200,7 @@ final class GPSDReader: Sendable {
         case let .watch(enabled):
             if enabled { emit(.connectionChanged(.watching)) }
         case let .poll(fixes):
-            for fix in fixes { emit(.cachedLocation(fix)) }
+            for fix in fixes { emit(.cachedLocation(fix, age: .zero)) }
         case let .error(message):
             emit(.error(.serverError(message: message)))
         case .ignored:

@@ -1,0 +1,224 @@
+import Clocks
+import Foundation
+import LocationFacade
+import Simulators
+import Synchronization
+import Testing
+
+/// A seeded randomized test of LocationManager: many scenarios, each an interleaving of requests,
+/// fixes, no-fix reports, errors, disconnects, cancellations and clock steps. After every step it
+/// checks that each call has returned at most once, never before it should and never after its
+/// deadline; at the end, that every call returned and no continuation is left waiting.
+///
+/// A continuation resumed twice traps (the test process dies, failing the run); one leaked leaves a
+/// call that never returns, which the end-of-scenario check reports as a failure rather than a hang.
+@Suite("LocationManager under random interleavings", .timeLimit(.minutes(5)))
+struct LocationManagerStressTests {
+    /// Scenarios per run; under ThreadSanitizer (slower by an order of magnitude) fewer.
+    static let scenarios = ProcessInfo.processInfo.environment["STRESS_SCENARIOS"].flatMap(Int.init) ?? 10_000
+
+    @Test func everyCallReturnsExactlyOnceAndNeverAfterItsDeadline() async throws {
+        var random = SeededRandom(seed: 0x5EED_2026)
+        var operations = 0
+        var calls = 0
+        for scenario in 0..<Self.scenarios {
+            var scenarioRun = Scenario(seed: random.next())
+            let outcome = await scenarioRun.run()
+            operations += outcome.operations
+            calls += outcome.calls
+            if !outcome.problems.isEmpty {
+                Issue.record("scenario \(scenario): \(outcome.problems.joined(separator: "; "))")
+                return
+            }
+        }
+        #expect(operations >= 10_000 || Self.scenarios < 10_000)
+        #expect(calls > Self.scenarios)
+    }
+}
+
+private final class OutcomeLog: Sendable {
+    let values = Mutex<[Int: Scenario.Outcome]>([:])
+}
+
+/// One random scenario against a fresh manager, fake source and test clock.
+private struct Scenario {
+    struct Call {
+        var criteria: (mode: FixMode, accuracy: Double?)
+        var maximumAge: Duration?
+        var deadline: Duration
+        var cancelled = false
+    }
+
+    enum Outcome: Sendable {
+        case fix(Location)
+        case timedOut
+        case unreachable
+        case cancelled
+        case other(String)
+    }
+
+    var random: SeededRandom
+    let source = FakeLocationSource()
+    let clock = TestClock()
+    let manager: LocationManager
+    let start: TestClock<Duration>.Instant
+    var calls: [Call] = []
+    var tasks: [Task<Void, Never>] = []
+    let outcomes = OutcomeLog()
+    var checked: Set<Int> = []
+    /// Latitudes of the fixes sent, with when, so a returned fix can be traced.
+    var sent: [Double: Duration] = [:]
+    var unreachableSent = false
+    var problems: [String] = []
+    var operations = 0
+
+    init(seed: UInt64) {
+        random = SeededRandom(seed: seed)
+        manager = LocationManager(source: source, clock: clock)
+        start = clock.now
+    }
+
+    var now: Duration { start.duration(to: clock.now) }
+
+    mutating func run() async -> (operations: Int, calls: Int, problems: [String]) {
+        let steps = Int(random.next() % 12) + 4
+        for _ in 0..<steps {
+            await step()
+            operations += 1
+            await settle()
+            if !problems.isEmpty { break }
+        }
+        // Past every deadline, every call must have returned.
+        await clock.advance(by: .seconds(11))
+        await settle()
+        for index in calls.indices where !checked.contains(index) {
+            problems.append("call \(index) never returned (deadline \(calls[index].deadline), now \(now))")
+        }
+        if manager.waitingRequestCount != 0 {
+            problems.append("\(manager.waitingRequestCount) continuations are still stored")
+        }
+        for task in tasks { task.cancel() }
+        return (operations, calls.count, problems)
+    }
+
+    mutating func step() async {
+        switch random.next() % 10 {
+        case 0, 1, 2:
+            await startCall()
+        case 3, 4:
+            let latitude = Double(sent.count + 1)
+            let mode: FixMode = random.next() % 3 == 0 ? .fix2D : .fix3D
+            let accuracy: Double? = random.next() % 4 == 0 ? nil : random.uniform(1, 30)
+            sent[latitude] = now
+            source.send(.location(Location(latitude: latitude, longitude: 0, horizontalAccuracy: accuracy, mode: mode)))
+        case 5:
+            source.send(.noFix(device: nil, time: nil))
+        case 6:
+            switch random.next() % 3 {
+            case 0:
+                unreachableSent = true
+                source.send(.error(.unreachable(host: "h", port: 1, reason: "refused")))
+            case 1:
+                source.send(.error(.connectionLost(host: "h", port: 1, reason: "gpsd closed the connection")))
+            default:
+                source.send(.error(.malformedData(excerpt: "x", reason: "not a JSON object")))
+            }
+        case 7:
+            let states: [ConnectionState] = [.connecting(attempt: 2), .waitingToReconnect(after: .seconds(1), attempt: 2), .watching]
+            source.send(.connectionChanged(states[Int(random.next() % 3)]))
+        case 8:
+            if !tasks.isEmpty {
+                let index = Int(random.next() % UInt64(tasks.count))
+                calls[index].cancelled = true
+                tasks[index].cancel()
+            }
+        default:
+            let step = Duration.milliseconds(Int64(random.next() % 3000))
+            await clock.advance(by: step)
+        }
+    }
+
+    mutating func startCall() async {
+        let timeout = Duration.milliseconds(Int64(random.next() % 10_000) + 1)
+        let mode: FixMode = random.next() % 2 == 0 ? .fix2D : .fix3D
+        let accuracy: Double? = random.next() % 2 == 0 ? nil : random.uniform(2, 20)
+        let maximumAge: Duration? = random.next() % 3 == 0 ? .milliseconds(Int64(random.next() % 5000)) : nil
+        let index = calls.count
+        calls.append(Call(criteria: (mode, accuracy), maximumAge: maximumAge, deadline: now + timeout))
+        let before = manager.waitingRequestCount
+        let finishedBefore = outcomes.values.withLock { $0.count }
+        let (manager, outcomes) = (self.manager, self.outcomes)
+        tasks.append(Task {
+            let outcome: Outcome
+            do {
+                let location = try await manager.requestLocation(
+                    timeout: timeout, maximumAge: maximumAge, minimumMode: mode, desiredAccuracy: accuracy)
+                outcome = .fix(location)
+            } catch is CancellationError {
+                outcome = .cancelled
+            } catch LocationError.timedOut {
+                outcome = .timedOut
+            } catch LocationError.unreachable {
+                outcome = .unreachable
+            } catch {
+                outcome = .other("\(error)")
+            }
+            outcomes.values.withLock { outcomes in
+                precondition(outcomes[index] == nil, "call \(index) returned twice")
+                outcomes[index] = outcome
+            }
+        })
+        // Wait until the call is registered (waiting) or already answered (from the cache).
+        await waitFor { manager.waitingRequestCount > before || outcomes.values.withLock { $0.count } > finishedBefore }
+    }
+
+    /// Waits until every call the manager has let go of has recorded its outcome, then checks them.
+    mutating func settle() async {
+        let manager = self.manager
+        let outcomes = self.outcomes
+        let expected = calls.count
+        await waitFor { outcomes.values.withLock { $0.count } + manager.waitingRequestCount >= expected }
+        let finished = outcomes.values.withLock { $0 }
+        for (index, outcome) in finished where !checked.contains(index) {
+            checked.insert(index)
+            check(index, outcome)
+        }
+        for index in calls.indices where !checked.contains(index) && calls[index].deadline <= now {
+            problems.append("call \(index) has not returned at \(now), after its deadline \(calls[index].deadline)")
+        }
+    }
+
+    mutating func check(_ index: Int, _ outcome: Outcome) {
+        let call = calls[index]
+        switch outcome {
+        case let .fix(location):
+            if location.mode < call.criteria.mode {
+                problems.append("call \(index) got a \(location.mode) fix but asked for \(call.criteria.mode)")
+            }
+            if let accuracy = call.criteria.accuracy, (location.horizontalAccuracy ?? .infinity) > accuracy {
+                problems.append("call \(index) got accuracy \(location.horizontalAccuracy ?? .nan) but asked for \(accuracy)")
+            }
+            if let sentAt = sent[location.latitude], sentAt >= call.deadline {
+                problems.append("call \(index) got a fix sent at \(sentAt), after its deadline \(call.deadline)")
+            }
+        case .timedOut:
+            if now < call.deadline {
+                problems.append("call \(index) timed out at \(now), before its deadline \(call.deadline)")
+            }
+        case .unreachable:
+            if !unreachableSent { problems.append("call \(index) failed as unreachable, but no such error was sent") }
+        case .cancelled:
+            if !call.cancelled { problems.append("call \(index) was cancelled, but nobody cancelled it") }
+        case let .other(error):
+            problems.append("call \(index) failed with \(error)")
+        }
+    }
+
+    /// Yields until `condition` holds; a bounded number of times, so a leak fails instead of hanging.
+    func waitFor(_ condition: @Sendable () -> Bool) async {
+        for _ in 0..<100_000 {
+            if condition() { return }
+            await Task.yield()
+        }
+    }
+}
