@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// A client of gpsd over libgps, in the style of `CLLocationManager`: start it, and a delegate
 /// (and any observers) hear of each fix, satellite report, device change, connection change and error.
@@ -61,7 +60,7 @@ public final class GPSDClient: LocationSource {
 
     let logger: Logger
     private let observers = LocationObservers()
-    private let state: Mutex<ClientState>
+    private let state: Locked<ClientState>
 
     private struct ClientState {
         var generation: UInt64 = 0
@@ -93,7 +92,7 @@ public final class GPSDClient: LocationSource {
         logger[metadataKey: "gpsd.host"] = "\(host)"
         logger[metadataKey: "gpsd.port"] = "\(port)"
         self.logger = logger
-        self.state = Mutex(ClientState())
+        self.state = Locked(ClientState())
     }
 
     deinit {

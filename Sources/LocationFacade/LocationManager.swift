@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import Logging
-import Synchronization
 
 /// One-shot and continuous locations from any ``LocationSource``, with `async`/`await`, in the
 /// manner of `CLLocationManager.requestLocation()` and `CLLocationUpdate.liveUpdates()`.
@@ -29,7 +28,7 @@ public final class LocationManager: Sendable {
 
     let clock: ElapsedClock
     let logger: Logger
-    let state = Mutex(ManagerState())
+    let state = Locked(ManagerState())
     /// Starts, stops and polls of the source, in the order the state decided them.
     let control = DispatchQueue(label: "LocationFacade.LocationManager.source")
 

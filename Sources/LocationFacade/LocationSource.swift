@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Anything that produces locations: the real ``GPSDClient``, and every fake in `Simulators`.
 ///
@@ -78,11 +77,11 @@ public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
 /// A registration made by ``LocationSource/addObserver(_:)``. Events stop when it is cancelled or
 /// released, like Combine's `AnyCancellable`.
 public final class LocationObservation: Sendable {
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private let onCancel: Locked<(@Sendable () -> Void)?>
 
     /// Creates an observation that runs `onCancel` once, when cancelled or released.
     public init(onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Mutex(onCancel)
+        self.onCancel = Locked(onCancel)
     }
 
     /// Stops the events. Calling it again does nothing.
@@ -121,7 +120,7 @@ public final class LocationObservers: Sendable {
         var entries: [Entry] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

@@ -1,6 +1,5 @@
 import Foundation
 import LocationFacade
-import Synchronization
 
 /// A ``LocationSource`` you drive by hand, for unit tests of code that consumes locations.
 ///
@@ -37,12 +36,12 @@ public final class FakeLocationSource: LocationSource {
     }
 
     private let observers = LocationObservers()
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates a source that behaves as `startBehavior` says when started, and answers
     /// ``requestLatestFix()`` with `latestFix`, received `latestFixAge` ago (no answer when `nil`).
     public init(startBehavior: StartBehavior = .watches, latestFix: Location? = nil, latestFixAge: Duration = .zero) {
-        state = Mutex(State(behavior: startBehavior, latestFix: latestFix, latestFixAge: latestFixAge))
+        state = Locked(State(behavior: startBehavior, latestFix: latestFix, latestFixAge: latestFixAge))
     }
 
     /// What the next ``start()`` does.

@@ -1,6 +1,5 @@
 import Foundation
 import LocationFacade
-import Synchronization
 
 /// Records what a ``LocationSource`` reports, and lets a test wait until it has seen enough,
 /// without sleeping.
@@ -47,8 +46,8 @@ public final class LocationEventRecorder: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
-    private let observation: Mutex<LocationObservation?> = Mutex(nil)
+    private let state = Locked(State())
+    private let observation: Locked<LocationObservation?> = Locked(nil)
 
     /// Starts recording `source`'s events.
     public init(observing source: any LocationSource) {

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import LocationFacade
 
 /// Collects output lines and writes them to standard output from a queue of its own, at most a
 /// millisecond after the first of them: one write(2) per burst instead of one per line. A watcher
@@ -10,7 +10,7 @@ final class LineWriter: Sendable {
         var flushScheduled = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let queue = DispatchQueue(label: "locate.stdout")
     private static let delay = DispatchTimeInterval.milliseconds(1)
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import LocationFacade
-import Synchronization
 
 /// Options every command that talks to gpsd shares.
 struct ServerOptions: ParsableArguments {
@@ -88,7 +87,7 @@ final class WatchSession: Sendable {
     private let reconnectFor: Duration
     private let verbose: Bool
     private let address: GPSDAddress
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let output = LineWriter()
 
     init(count: Int?, json: Bool, reconnectFor: Duration, verbose: Bool, address: GPSDAddress) {

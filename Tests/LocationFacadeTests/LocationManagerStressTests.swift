@@ -2,7 +2,6 @@ import Clocks
 import Foundation
 import LocationFacade
 import Simulators
-import Synchronization
 import Testing
 
 /// A seeded randomized test of LocationManager: many scenarios, each an interleaving of requests,
@@ -37,7 +36,7 @@ struct LocationManagerStressTests {
 }
 
 private final class OutcomeLog: Sendable {
-    let values = Mutex<[Int: Scenario.Outcome]>([:])
+    let values = Locked<[Int: Scenario.Outcome]>([:])
 }
 
 /// One random scenario against a fresh manager, fake source and test clock.
@@ -172,12 +171,17 @@ private struct Scenario {
         await waitFor { manager.waitingRequestCount > before || outcomes.values.withLock { $0.count } > finishedBefore }
     }
 
-    /// Waits until every call the manager has let go of has recorded its outcome, then checks them.
+    /// Waits until every call the manager has let go of has recorded its outcome, and every call
+    /// whose deadline has passed has returned (its timer task may not have run yet), then checks them.
     mutating func settle() async {
         let manager = self.manager
         let outcomes = self.outcomes
         let expected = calls.count
-        await waitFor { outcomes.values.withLock { $0.count } + manager.waitingRequestCount >= expected }
+        let due = Set(calls.indices.filter { calls[$0].deadline <= now })
+        await waitFor {
+            let finished = outcomes.values.withLock { $0 }
+            return finished.count + manager.waitingRequestCount >= expected && due.isSubset(of: finished.keys)
+        }
         let finished = outcomes.values.withLock { $0 }
         for (index, outcome) in finished where !checked.contains(index) {
             checked.insert(index)
@@ -214,9 +218,11 @@ private struct Scenario {
         }
     }
 
-    /// Yields until `condition` holds; a bounded number of times, so a leak fails instead of hanging.
+    /// Yields until `condition` holds, for at most five seconds of real time, so a leak fails
+    /// instead of hanging (and a busy machine does not fail a correct manager).
     func waitFor(_ condition: @Sendable () -> Bool) async {
-        for _ in 0..<100_000 {
+        let limit = ContinuousClock.now.advanced(by: .seconds(5))
+        while ContinuousClock.now < limit {
             if condition() { return }
             await Task.yield()
         }

@@ -1,4 +1,4 @@
-import Synchronization
+import LocationFacade
 
 /// A clock whose time the test sets and whose sleepers never wake on their own (only
 /// cancellation ends a sleep): it lets a test put an event at the very instant of a deadline
@@ -11,7 +11,7 @@ public final class HeldClock: Clock, Sendable {
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
-    private let current = Mutex(Instant(offset: .zero))
+    private let current = Locked(Instant(offset: .zero))
 
     public init() {}
 

@@ -166,3 +166,22 @@ package enum GPSDLine {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 }
+
+/// Decodes gpsd JSON reports into the events a source reports, with libgps's parser: for the
+/// replay devices in Simulators, which read recorded gpsd logs. Not thread-safe: one per thread.
+package final class GPSDReportDecoder {
+    private let decoder = LibGPSDecoder()
+
+    package init() {}
+
+    /// The event `line` stands for (a fix, a no-fix report, a satellite report), or `nil` for a
+    /// report a location source does not pass on.
+    package func event(for line: String, receivedAt: Date) -> LocationEvent? {
+        switch decoder.decode(line, receivedAt: receivedAt) {
+        case let .fix(location): .location(location)
+        case let .noFix(device, time): .noFix(device: device, time: time)
+        case let .sky(report): .satellites(report)
+        default: nil
+        }
+    }
+}

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// The reader thread of one ``GPSDClient`` run (from `start()` to `stop()`): connects with a
 /// timeout, watches, reads and decodes, and reconnects with backoff.
@@ -16,8 +15,8 @@ final class GPSDReader: Sendable {
     private let configuration: GPSDClient.Configuration
     private let logger: Logger
     private let wake = WakeSignal()
-    private let stopRequested = Atomic<Bool>(false)
-    private let pollRequested = Atomic<Bool>(false)
+    private let stopRequested = Locked(false)
+    private let pollRequested = Locked(false)
 
     init(client: GPSDClient, generation: UInt64) {
         self.client = client
@@ -36,17 +35,17 @@ final class GPSDReader: Sendable {
     }
 
     func requestStop() {
-        stopRequested.store(true, ordering: .sequentiallyConsistent)
+        stopRequested.withLock { $0 = true }
         wake.signal()
     }
 
     func requestPoll() {
-        pollRequested.store(true, ordering: .sequentiallyConsistent)
+        pollRequested.withLock { $0 = true }
         wake.signal()
     }
 
     private var shouldStop: Bool {
-        stopRequested.load(ordering: .sequentiallyConsistent) || client == nil
+        stopRequested.withLock { $0 } || client == nil
     }
 
     private func emit(_ event: LocationEvent) {
@@ -147,7 +146,7 @@ final class GPSDReader: Sendable {
                 connection.unwatch()
                 return .stopped
             }
-            if pollRequested.exchange(false, ordering: .sequentiallyConsistent) {
+            if pollRequested.withLock({ requested in defer { requested = false }; return requested }) {
                 guard connection.send("?POLL;\n") else {
                     return .lost(.connectionLost(host: host, port: port, reason: "sending ?POLL; failed"))
                 }
@@ -219,7 +218,7 @@ private final class ConnectAttempt: Sendable {
         case abandoned
     }
 
-    private let state = Mutex(State.pending)
+    private let state = Locked(State.pending)
 
     /// The outcome, once the helper finished (and the reader has not abandoned it).
     var result: Result<LibGPSConnection, LocationError>? {

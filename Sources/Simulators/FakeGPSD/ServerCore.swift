@@ -1,6 +1,5 @@
 import Foundation
 import LocationFacade
-import Synchronization
 
 /// The shared state of a ``FakeGPSDServer``: its sockets, its connections and the timeline position,
 /// behind one lock. The I/O thread and the timeline task both change it through `mutate`, which also
@@ -50,7 +49,7 @@ final class ServerCore: Sendable {
     let devices: [String]
     let startedAt = Date()
     let wake = WakeSignal()
-    let state = Mutex(State())
+    let state = Locked(State())
 
     init(script: GPSDScript, requestedPort: UInt16, ignoresWatch: Bool) {
         self.script = script

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LocationFacade
 
 /// A child process whose output is read line by line, so a test can wait for a line instead of
 /// sleeping: `gpsfake`, `gpspipe`, `gpsd`, or the `locate` command itself.
@@ -26,7 +26,7 @@ package final class ChildProcess: Sendable {
 
     private let pid: pid_t
     private let inputDescriptor: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The command line, for messages.
     package let commandLine: String
