@@ -238,7 +238,7 @@ extension LocationManager {
             return (completions, streams)
         }
         if !completions.isEmpty || !streams.isEmpty {
-            logger.info("location source unreachable", metadata: ["error": "\(error)"])
+            logger.debug("location source unreachable", metadata: ["error": "\(error)"])
         }
         for completion in completions { completion.resume() }
         for stream in streams { stream.finish(throwing: error) }

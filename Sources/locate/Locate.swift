@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 
 /// `locate`: one line to get a position from gpsd, and the tools around it.
 @main
@@ -10,6 +11,26 @@ struct Locate: AsyncParsableCommand {
             Exit codes follow sysexits: 0 success, 64 usage, 65 bad input data, 66 missing input, \
             69 gpsd unavailable, 75 timed out.
             """,
-        subcommands: [Watch.self, Replay.self]
+        subcommands: [Once.self, Watch.self, Replay.self]
     )
+
+    /// Sends the library's log to standard error, warnings and worse only, so that standard
+    /// output carries nothing but what the command prints.
+    static func main() async {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

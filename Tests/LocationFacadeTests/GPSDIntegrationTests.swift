@@ -43,4 +43,31 @@ struct GPSDIntegrationTests {
             #expect(abs(location.latitude - expected.latitude) < 1e-6 && abs(location.longitude - expected.longitude) < 1e-6)
         }
     }
+
+    @Test func managerTimesOutCancelsAndReportsUnreachableAgainstRealGPSD() async throws {
+        // gpsd runs but the log is held back: connected, watching, no fixes.
+        let fake = try await GPSFake(log: Repository.fixture("nmea/greenwich-walk.nmea"))
+        let client = GPSDClient(host: "127.0.0.1", port: fake.port)
+        let manager = LocationManager(source: client)
+
+        let started = ContinuousClock.now
+        await #expect(throws: LocationError.timedOut(after: .milliseconds(500), best: nil)) {
+            try await manager.requestLocation(timeout: .milliseconds(500))
+        }
+        let waited = ContinuousClock.now - started
+        #expect(waited >= .milliseconds(500) && waited < .seconds(3), "the timeout came after \(waited)")
+
+        let request = Task { try await manager.requestLocation(timeout: .seconds(30)) }
+        await waitUntil { manager.waitingRequestCount == 1 }
+        let cancelled = ContinuousClock.now
+        request.cancel()
+        await #expect(throws: CancellationError.self) { try await request.value }
+        #expect(ContinuousClock.now - cancelled < .seconds(1))
+
+        fake.stop()
+        _ = await fake.waitUntilExit()
+        let gone = ContinuousClock.now
+        await #expect(throws: LocationError.self) { try await manager.requestLocation(timeout: .seconds(30)) }
+        #expect(ContinuousClock.now - gone < .seconds(5), "unreachable must not wait for the deadline")
+    }
 }

@@ -25,7 +25,7 @@ public final class GPSFake: Sendable {
 
     /// Like gpsfake -1 -W 1 -c CYCLE -P PORT LOG, with the first sentence held until a line arrives on stdin.
     private static let driver = """
-        import sys, time
+        import select, signal, sys, time
         import gps.fake as gpsfake
         port, cycle, log = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
         released = False
@@ -34,6 +34,10 @@ public final class GPSFake: Sendable {
             if not released:
                 sys.stdout.write("gpsfake: ready\\n")
                 sys.stdout.flush()
+                # select(), not a blocking read: a read restarts after a signal and SIGTERM would
+                # never get through while the log is held.
+                while not select.select([sys.stdin], [], [], 1)[0]:
+                    pass
                 if sys.stdin.readline() == "":
                     raise SystemExit(1)
                 released = True
@@ -44,6 +48,8 @@ public final class GPSFake: Sendable {
         session = gpsfake.TestSession(options="", prefix="", predump=False, port=port, slow=False,
                                       tcp=False, timeout=1, udp=False, verbose=0)
         session.spawn()
+        # TestSession.spawn() makes SIGTERM clean up without exiting; exit, through cleanup() below.
+        signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(1))
         try:
             session.gps_add(log, speed=4800, pred=hook, oneshot=True)
             session.run()
@@ -97,7 +103,7 @@ public final class GPSFake: Sendable {
         await process.waitUntilExit()
     }
 
-    /// Stops gpsfake and its gpsd now.
+    /// Stops gpsfake and its gpsd now (``waitUntilExit()`` returns once both are gone).
     public func stop() {
         process.terminate()
     }
