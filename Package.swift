@@ -7,12 +7,14 @@ let package = Package(
     products: [
         .library(name: "LocationFacade", targets: ["LocationFacade"]),
         .library(name: "Simulators", targets: ["Simulators"]),
+        .library(name: "Workout", targets: ["Workout"]),
         .executable(name: "locate", targets: ["locate"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", exact: "1.1.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -24,6 +26,14 @@ let package = Package(
             name: "LocationFacade",
             dependencies: [
                 "CLibGPS",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "Workout",
+            dependencies: [
+                "LocationFacade",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
