@@ -41,6 +41,7 @@ let package = Package(
             name: "Simulators",
             dependencies: [
                 "LocationFacade",
+                "Workout",
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -70,6 +71,16 @@ let package = Package(
         .testTarget(
             name: "locateTests",
             dependencies: ["locate", "LocationFacade", "Simulators", "TestSupport"]
+        ),
+        .testTarget(
+            name: "WorkoutTests",
+            dependencies: ["Workout", "LocationFacade", "Simulators", "TestSupport", "workout-crash-writer"]
+        ),
+        // A child process for the kill -9 tests: saves large runs into a store file until killed.
+        .executableTarget(
+            name: "workout-crash-writer",
+            dependencies: ["Workout", "LocationFacade", "Simulators"],
+            path: "Tests/Tools/workout-crash-writer"
         ),
     ],
     swiftLanguageModes: [.v6]
