@@ -74,7 +74,10 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkoutTests",
-            dependencies: ["Workout", "LocationFacade", "Simulators", "TestSupport", "workout-crash-writer"]
+            dependencies: [
+                "Workout", "LocationFacade", "Simulators", "TestSupport", "workout-crash-writer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         // A child process for the kill -9 tests: saves large runs into a store file until killed.
         .executableTarget(

@@ -13,11 +13,11 @@ import Workout
 public struct SyntheticRun: Sendable {
     /// The workout: running, from the first point's time to the last's, with an id and an
     /// external id made from `index`.
-    public let workout: WorkoutRecord
+    public var workout: WorkoutRecord
     /// The route: `points` fixes one second apart.
-    public let route: [Location]
+    public var route: [Location]
     /// One heart-rate sample (120 to 170 count/min, whole numbers) at each point's time.
-    public let samples: [QuantitySample]
+    public var samples: [QuantitySample]
 
     /// Run number `index`: it starts `index` days after ``SyntheticTrack/defaultStartTime``, and
     /// its id is ``id(_:)``. Its distance is the sum of the route's great-circle steps.
