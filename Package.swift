@@ -85,6 +85,17 @@ let package = Package(
             dependencies: ["Workout", "LocationFacade", "Simulators"],
             path: "Tests/Tools/workout-crash-writer"
         ),
+        // Swift-side measurements for scripts/bench (build with -c release); one subcommand per family.
+        .executableTarget(
+            name: "gpsbench",
+            dependencies: [
+                "LocationFacade",
+                "Simulators",
+                "Workout",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/gpsbench"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
