@@ -118,6 +118,7 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     /// The task was cancelled during `operation`; nothing of the call was kept.
     case cancelled(operation: StoreOperation)
 
+    /// The error as a sentence that names the workout, the step, the point or the file at fault.
     public var description: String {
         switch self {
         case let .cannotOpen(path, reason):

@@ -298,3 +298,29 @@ struct ChainTests {
             == "SQLite failed during insertRouteData(_:) on the workout store in memory: disk I/O error. Nothing of that call was saved.")
     }
 }
+
+/// The README's tour of the workout store, word for word after its first line (which opens the
+/// user's default store): it must compile and run.
+func readmeTour(_ store: WorkoutStore, start: Date, end: Date, heartRateSamples: [QuantitySample], route: [Location]) async throws -> WorkoutRecord {
+    let workout = WorkoutRecord(activityType: .running, start: start, end: end)
+    try await store.save(workout)
+    try await store.addSamples(heartRateSamples, to: workout)   // [QuantitySample(type: .heartRate, ...)]
+    let routeBuilder = RouteBuilder(store: store)
+    try await routeBuilder.insertRouteData(route)               // [Location]; call it once per batch
+    try await routeBuilder.finishRoute(with: workout, metadata: nil)
+
+    // A whole recorded run in one transaction; a second call finds it (by id or external id).
+    try await store.saveWorkout(workout, samples: heartRateSamples, route: route)
+
+    for try await batch in store.routePoints(of: workout.id) { /* [RoutePoint], 1,000 at a time */ _ = batch }
+    return workout
+}
+
+@Test func theReadmeTourRuns() async throws {
+    let store = try WorkoutStore.inMemory()
+    let run = SyntheticRun(index: 30, points: 120)
+    let saved = try await readmeTour(
+        store, start: run.workout.start, end: run.workout.end, heartRateSamples: run.samples, route: run.route)
+    #expect(try await store.storageCounts() == .init(workouts: 1, samples: 120, routes: 1, points: 120))
+    #expect(try await readRoute(store, saved.id).map(\.location) == run.route.map(asStored))
+}
