@@ -50,9 +50,10 @@ struct RouteAccumulator: Sendable {
     /// how to write it. On failure nothing changes. `bounds` (seconds since 1970), when known,
     /// is the workout the points must lie in.
     mutating func take(_ batch: [Location], workoutID: UUID?, within bounds: ClosedRange<Double>?) throws(WorkoutStoreError) -> Plan {
+        let firstOrdinal = count
         var next = self
-        if next.segmentBreakPending && batch.isEmpty == false { next.segment += 1 }
-        let plan = Plan(firstOrdinal: count, segment: next.segment, dropped: [])
+        if next.segmentBreakPending && !batch.isEmpty { next.segment += 1 }
+        let batchSegment = next.segment
         var dropped: [Int] = []
         for (indexInBatch, location) in batch.enumerated() {
             func refuse(_ problem: RoutePointProblem) -> WorkoutStoreError {
@@ -91,7 +92,7 @@ struct RouteAccumulator: Sendable {
             next.segmentBreakPending = false
         }
         self = next
-        return Plan(firstOrdinal: plan.firstOrdinal, segment: plan.segment, dropped: dropped)
+        return Plan(firstOrdinal: firstOrdinal, segment: batchSegment, dropped: dropped)
     }
 
     /// How many kept points sharing the last time are compared with a new one.

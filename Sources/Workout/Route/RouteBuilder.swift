@@ -19,7 +19,9 @@ import LocationFacade
 /// Queries never see staged points. ``finishRoute(with:metadata:)`` attaches them to the workout
 /// by updating that one row, so a million points appear at once or not at all, without being
 /// copied. A builder released unfinished deletes its staged points; if the process dies
-/// first, the store deletes them the next time it opens (see ``WorkoutStore``).
+/// first, the store deletes them the next time it opens (see ``WorkoutStore``). A builder that
+/// a running process keeps, unfinished, keeps its staging: the store cannot tell it from one
+/// still at work.
 ///
 /// ## Order, duplicates, segments
 /// Points must come in time order across all calls; one older than the point before it is
