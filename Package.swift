@@ -7,12 +7,14 @@ let package = Package(
     products: [
         .library(name: "LocationFacade", targets: ["LocationFacade"]),
         .library(name: "Simulators", targets: ["Simulators"]),
+        .library(name: "Workout", targets: ["Workout"]),
         .executable(name: "locate", targets: ["locate"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", exact: "1.1.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -28,9 +30,18 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Workout",
+            dependencies: [
+                "LocationFacade",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "Simulators",
             dependencies: [
                 "LocationFacade",
+                "Workout",
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -60,6 +71,30 @@ let package = Package(
         .testTarget(
             name: "locateTests",
             dependencies: ["locate", "LocationFacade", "Simulators", "TestSupport"]
+        ),
+        .testTarget(
+            name: "WorkoutTests",
+            dependencies: [
+                "Workout", "LocationFacade", "Simulators", "TestSupport", "workout-crash-writer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // A child process for the kill -9 tests: saves large runs into a store file until killed.
+        .executableTarget(
+            name: "workout-crash-writer",
+            dependencies: ["Workout", "LocationFacade", "Simulators"],
+            path: "Tests/Tools/workout-crash-writer"
+        ),
+        // Swift-side measurements for scripts/bench (build with -c release); one subcommand per family.
+        .executableTarget(
+            name: "gpsbench",
+            dependencies: [
+                "LocationFacade",
+                "Simulators",
+                "Workout",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/gpsbench"
         ),
     ],
     swiftLanguageModes: [.v6]

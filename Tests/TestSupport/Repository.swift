@@ -13,14 +13,19 @@ public enum Repository {
 
     /// The `locate` executable built beside the test runner.
     public static var locateExecutable: URL {
+        builtExecutable("locate")
+    }
+
+    /// An executable of this package (`locate`, `workout-crash-writer`) built beside the test runner.
+    public static func builtExecutable(_ name: String) -> URL {
         let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var folder = runner.deletingLastPathComponent()
         for _ in 0..<4 {
-            let candidate = folder.appendingPathComponent("locate")
+            let candidate = folder.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             folder = folder.deletingLastPathComponent()
         }
-        return root.appendingPathComponent(".build/debug/locate")
+        return root.appendingPathComponent(".build/debug/\(name)")
     }
 
     /// Whether a program is on the usual paths.

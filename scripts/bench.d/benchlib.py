@@ -73,4 +73,6 @@ def c_tool(name):
 
 
 def row(benchmark, ours, peers, ratio, target, met):
-    print(f"| {benchmark} | {ours} | {peers} | {ratio} | {target} | {'yes' if met else 'NO'} |", flush=True)
+    """One table row; `met` is None when the issue sets no target for it."""
+    verdict = "—" if met is None else "yes" if met else "NO"
+    print(f"| {benchmark} | {ours} | {peers} | {ratio} | {target} | {verdict} |", flush=True)

@@ -22,6 +22,8 @@ package final class ChildProcess: Sendable {
         var nextID: UInt64 = 0
         var exitStatus: Int32?
         var exitWaiters: [UInt64: CheckedContinuation<Int32, Never>] = [:]
+        /// Set once standard input is closed: its descriptor number may then belong to another file.
+        var inputClosed = false
     }
 
     private let pid: pid_t
@@ -95,7 +97,7 @@ package final class ChildProcess: Sendable {
 
     deinit {
         kill(pid, SIGTERM)
-        close(inputDescriptor)
+        closeInput()
     }
 
     /// The process id.
@@ -133,6 +135,7 @@ package final class ChildProcess: Sendable {
 
     /// Writes `text` to the process's standard input.
     package func write(_ text: String) {
+        guard !state.withLock({ $0.inputClosed }) else { return }
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
@@ -143,9 +146,14 @@ package final class ChildProcess: Sendable {
         }
     }
 
-    /// Closes the process's standard input.
+    /// Closes the process's standard input (once: a second close could close a descriptor that
+    /// has since been given to another file, such as a database).
     package func closeInput() {
-        close(inputDescriptor)
+        let open = state.withLock { state in
+            defer { state.inputClosed = true }
+            return !state.inputClosed
+        }
+        if open { close(inputDescriptor) }
     }
 
     /// Sends SIGTERM.

@@ -1,0 +1,148 @@
+import Foundation
+import GRDB
+import LocationFacade
+
+/// Workouts to rows and back. Dates are REAL seconds since 1970.
+enum WorkoutRows {
+    static let columns = """
+        uuid, activity_type, start_time, end_time, duration, moving_time, distance, elevation_gain, \
+        elevation_loss, energy, indoor, source_device, source_app, external_id, metadata
+        """
+
+    /// Inserts `workout`; returns its integer key.
+    static func insert(_ workout: WorkoutRecord, in db: Database) throws -> Int64 {
+        let totals = workout.totals
+        let metadata = workout.metadata
+        try db.execute(
+            sql: "INSERT INTO workout (\(columns), saved_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            arguments: [
+                workout.id, workout.activityType.rawValue,
+                workout.start.timeIntervalSince1970, workout.end.timeIntervalSince1970,
+                totals.duration, totals.movingTime, totals.distance, totals.elevationGain,
+                totals.elevationLoss, totals.energy,
+                metadata.isIndoor, metadata.sourceDevice, metadata.sourceApp, metadata.externalID,
+                encode(metadata.values), Date().timeIntervalSince1970,
+            ])
+        return db.lastInsertedRowID
+    }
+
+    /// The workout in `row`, whose columns are ``columns`` in order.
+    static func decode(_ row: Row, path: String?) throws(WorkoutStoreError) -> WorkoutRecord {
+        let rawType: String = row[1]
+        guard let activityType = WorkoutActivityType(rawValue: rawType) else {
+            throw .unreadableRecord(path: path, reason: "workout \(row[0] as UUID) has the unknown activity type \"\(rawType)\"")
+        }
+        return WorkoutRecord(
+            id: row[0],
+            activityType: activityType,
+            start: Date(timeIntervalSince1970: row[2]),
+            end: Date(timeIntervalSince1970: row[3]),
+            totals: WorkoutTotals(
+                distance: row[6], duration: row[4], movingTime: row[5],
+                elevationGain: row[7], elevationLoss: row[8], energy: row[9]),
+            metadata: WorkoutMetadata(
+                isIndoor: row[10], sourceDevice: row[11], sourceApp: row[12], externalID: row[13],
+                values: decode(row[14] as String)))
+    }
+
+    /// A stored workout's key and bounds, or `nil` when it is not stored.
+    static func find(_ id: UUID, in db: Database) throws -> StoredWorkout? {
+        try Row.fetchOne(db, sql: "SELECT id, start_time, end_time FROM workout WHERE uuid = ?", arguments: [id])
+            .map { StoredWorkout(id: id, key: $0[0], start: $0[1], end: $0[2]) }
+    }
+
+    /// The stored workout `workout` would duplicate, found by id or else by external id.
+    static func existing(_ workout: WorkoutRecord, in db: Database) throws -> (id: UUID, key: DuplicateKey)? {
+        if try Bool.fetchOne(db, sql: "SELECT 1 FROM workout WHERE uuid = ?", arguments: [workout.id]) != nil {
+            return (workout.id, .id)
+        }
+        if let external = workout.metadata.externalID,
+           let id = try UUID.fetchOne(db, sql: "SELECT uuid FROM workout WHERE external_id = ?", arguments: [external]) {
+            return (id, .externalID(external))
+        }
+        return nil
+    }
+
+    /// Key/values as a JSON object with sorted keys.
+    static func encode(_ values: [String: String]) -> String {
+        guard !values.isEmpty else { return "{}" }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(values)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// A JSON object of strings back to key/values; anything else reads as empty.
+    static func decode(_ json: String) -> [String: String] {
+        guard json != "{}" else { return [:] }
+        return (try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))) ?? [:]
+    }
+}
+
+/// What the store knows of a saved workout when attaching things to it.
+struct StoredWorkout: Sendable {
+    var id: UUID
+    /// The integer key other tables use.
+    var key: Int64
+    /// Start and end as stored: seconds since 1970.
+    var start: Double
+    var end: Double
+
+    var bounds: ClosedRange<Double> { start...end }
+    var dates: ClosedRange<Date> { Date(timeIntervalSince1970: start)...Date(timeIntervalSince1970: end) }
+}
+
+/// Samples to rows and back.
+enum SampleRows {
+    static func decode(_ row: Row) -> QuantitySample? {
+        guard let type = QuantityType(rawValue: row[0]) else { return nil }
+        return QuantitySample(
+            type: type, value: row[3],
+            start: Date(timeIntervalSince1970: row[1]), end: Date(timeIntervalSince1970: row[2]))
+    }
+}
+
+/// Route points to rows and back: one prepared statement, bound column by column.
+struct RoutePointRows {
+    static let columns = """
+        ordinal, segment, time, latitude, longitude, altitude, altitude_hae, h_accuracy, v_accuracy, \
+        speed, speed_accuracy, course, course_accuracy, fix
+        """
+
+    private let statement: Statement
+    private let route: Int64
+
+    /// Prepares the insert of points of `route`.
+    init(route: Int64, in db: Database) throws {
+        self.route = route
+        statement = try db.cachedStatement(sql: "INSERT INTO route_point (route, \(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    }
+
+    /// Inserts one point. `location.time` must be set (validation ensures it).
+    func insert(ordinal: Int, segment: Int, _ location: Location) throws {
+        statement.setUncheckedArguments([
+            route, ordinal, segment, location.time!.timeIntervalSince1970,
+            location.latitude, location.longitude, location.altitude, location.ellipsoidalAltitude,
+            location.horizontalAccuracy, location.verticalAccuracy, location.speed, location.speedAccuracy,
+            location.course, location.courseAccuracy, Self.fix(location),
+        ])
+        try statement.execute()
+    }
+
+    /// Mode, status and the simulated flag in one small integer (see the v1 schema).
+    static func fix(_ location: Location) -> Int {
+        location.mode.gpsdMode | (location.status?.gpsdStatus ?? 0) << 2 | (location.isSimulated ? 64 : 0)
+    }
+
+    /// The point in `row`, whose columns are ``columns`` in order.
+    static func decode(_ row: Row) -> RoutePoint {
+        let time = Date(timeIntervalSince1970: row[2])
+        let fix: Int = row[13]
+        let location = Location(
+            latitude: row[3], longitude: row[4], altitude: row[5], ellipsoidalAltitude: row[6],
+            horizontalAccuracy: row[7], verticalAccuracy: row[8], speed: row[9], speedAccuracy: row[10],
+            course: row[11], courseAccuracy: row[12], time: time, receivedAt: time,
+            mode: FixMode(gpsdMode: fix & 3), status: FixStatus(gpsdStatus: (fix >> 2) & 15),
+            isSimulated: fix & 64 != 0)
+        return RoutePoint(ordinal: row[0], segment: row[1], location: location)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+import LocationFacade
+
+extension RouteBuilder {
+    /// Attaches the staged route `routeID` to `workout` inside the current transaction: checks the
+    /// workout has no route and contains every point, then turns the staging row into the
+    /// workout's route in one `UPDATE`.
+    static func attach(
+        routeID: Int64, _ accumulator: RouteAccumulator, to workout: StoredWorkout,
+        metadata: [String: String], store: WorkoutStore, in db: Database
+    ) throws -> WorkoutRoute {
+        if try Bool.fetchOne(db, sql: "SELECT 1 FROM route WHERE workout = ?", arguments: [workout.key]) != nil {
+            throw WorkoutStoreError.routeAlreadyAttached(workoutID: workout.id)
+        }
+        let first = accumulator.firstTime!
+        let last = accumulator.lastTime!
+        if first < workout.start || last > workout.end {
+            let ordinal = try Int.fetchOne(db, sql: """
+                SELECT ordinal FROM route_point WHERE route = ? AND (time < ? OR time > ?) ORDER BY ordinal LIMIT 1
+                """, arguments: [routeID, workout.start, workout.end])
+            throw WorkoutStoreError.invalidRoutePoint(
+                workoutID: workout.id, index: ordinal ?? 0, indexInBatch: nil,
+                problem: .outsideWorkout(start: workout.dates.lowerBound, end: workout.dates.upperBound))
+        }
+        try db.execute(sql: """
+            UPDATE route SET workout = ?, builder_owner = NULL, point_count = ?, segment_count = ?,
+                start_time = ?, end_time = ?, dropped_duplicates = ?, metadata = ?
+            WHERE id = ? AND workout IS NULL
+            """, arguments: [
+                workout.key, accumulator.count, accumulator.segmentCount, first, last,
+                accumulator.droppedDuplicates, WorkoutRows.encode(metadata), routeID,
+            ])
+        guard db.changesCount == 1 else {
+            throw WorkoutStoreError.databaseFailed(
+                operation: .finishRoute, path: store.path, reason: "the route's staged points are no longer in the store")
+        }
+        return WorkoutRoute(
+            workoutID: workout.id, pointCount: accumulator.count, segmentCount: accumulator.segmentCount,
+            start: Date(timeIntervalSince1970: first), end: Date(timeIntervalSince1970: last),
+            droppedDuplicates: accumulator.droppedDuplicates, metadata: metadata)
+    }
+
+    /// Saves `workout` and `samples` and attaches this builder's route to it, in one transaction:
+    /// the end of ``WorkoutStore/saveWorkout(_:samples:routeMetadata:route:)``. Whatever happens,
+    /// the builder is done afterwards: finished when the run was saved, its staging deleted otherwise.
+    func commit(
+        _ workout: WorkoutRecord, samples: [QuantitySample], metadata: [String: String]?
+    ) async throws(WorkoutStoreError) -> SaveOutcome {
+        await enter()
+        defer { leave() }
+        try checkUsable(.saveWorkout)
+        let store = store
+        let routeID = routeID
+        let accumulator = accumulator
+        let outcome: SaveOutcome
+        do {
+            outcome = try await store.write(.saveWorkout) { db in
+                if let existing = try WorkoutRows.existing(workout, in: db) {
+                    return .alreadySaved(existingID: existing.id, matchedBy: existing.key)
+                }
+                let stored = try store.insertWorkout(workout, in: db)
+                try store.reach(.begin(.addSamples))
+                try store.insert(samples, workoutKey: stored.key, workoutID: workout.id, in: db)
+                if let routeID {
+                    try store.reach(.begin(.finishRoute))
+                    _ = try Self.attach(routeID: routeID, accumulator, to: stored, metadata: metadata ?? [:], store: store, in: db)
+                }
+                return .saved(workoutID: workout.id)
+            }
+        } catch {
+            await dropStaging()
+            throw error
+        }
+        if case .saved = outcome {
+            state = .finished(workout.id)
+        } else {
+            await dropStaging()
+        }
+        return outcome
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+
+/// How every call reaches the database: one transaction per call, errors turned into
+/// ``WorkoutStoreError`` naming the operation, and the fault hook asked where one is installed.
+extension WorkoutStore {
+    /// Runs `body` in one `IMMEDIATE` write transaction: it commits if `body` returns, and rolls
+    /// back if `body` throws, the task is cancelled or SQLite fails. The commit fault point is
+    /// reached just before the commit.
+    func write<T: Sendable>(
+        _ operation: StoreOperation,
+        _ body: @Sendable (Database) throws -> T
+    ) async throws(WorkoutStoreError) -> T {
+        let hook = faultHook
+        let path = path
+        do {
+            return try await writer.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    if let hook { try hook.reach(.commit(operation), path: path) }
+                    return .commit
+                }
+                return result!
+            }
+        } catch {
+            throw mapped(error, during: operation)
+        }
+    }
+
+    /// Runs `body` in a read transaction (in parallel with other reads and the writer, in a file store).
+    func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws(WorkoutStoreError) -> T {
+        do {
+            return try await writer.read(body)
+        } catch {
+            throw mapped(error, during: .read)
+        }
+    }
+
+    /// Asks the fault hook, if any, at `point`.
+    @inline(__always)
+    func reach(_ point: @autoclosure () -> FaultPoint) throws(WorkoutStoreError) {
+        if let faultHook { try faultHook.reach(point(), path: path) }
+    }
+
+    /// Deletes a staged (unfinished) route and its points, whatever the state of the calling task:
+    /// a cancelled task must still clean up. Returns when done; failures are logged, and the
+    /// staging is then removed when the store next opens after this process ends.
+    func discardStagedRoute(_ routeID: Int64) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            discardStagedRoute(routeID) { continuation.resume() }
+        }
+    }
+
+    /// Deletes a staged route without waiting (for a `deinit`); `completion` runs once done.
+    func discardStagedRoute(_ routeID: Int64, completion: @escaping @Sendable () -> Void = {}) {
+        let logger = logger
+        let path = path
+        writer.asyncWrite({ db in
+            try db.execute(sql: "DELETE FROM route WHERE id = ? AND workout IS NULL", arguments: [routeID])
+        }, completion: { _, result in
+            if case let .failure(error) = result {
+                logger.error("Cannot delete an unfinished route's points", metadata: [
+                    "store.path": "\(path ?? ":memory:")", "route": "\(routeID)", "error": "\(error)",
+                ])
+            }
+            completion()
+        })
+    }
+
+    /// `error` as a ``WorkoutStoreError`` for `operation`.
+    func mapped(_ error: any Error, during operation: StoreOperation) -> WorkoutStoreError {
+        switch error {
+        case let error as WorkoutStoreError:
+            return error
+        case is CancellationError:
+            return .cancelled(operation: operation)
+        case let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT && Task.isCancelled:
+            return .cancelled(operation: operation)
+        default:
+            return .databaseFailed(operation: operation, path: path, reason: Self.reason(error))
+        }
+    }
+
+    /// SQLite's own message and code, without GRDB's SQL dump.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? DatabaseError {
+            let message = error.message ?? "\(error.resultCode)"
+            return "\(message) (SQLite code \(error.extendedResultCode.rawValue))"
+        }
+        return "\(error)"
+    }
+}

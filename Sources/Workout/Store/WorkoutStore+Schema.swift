@@ -1,0 +1,98 @@
+import GRDB
+
+extension WorkoutStore {
+    /// The schema's migrations, in order. Each is registered once under its name and never edited
+    /// after it ships: a change to the schema is a new migration ("v2", ...) appended here.
+    ///
+    /// ## v1
+    /// - `workout`: one row per workout. `id` is an integer key the other tables point to (compact
+    ///   in a million route rows); `uuid` is the workout's public id (16-byte blob).
+    ///   `external_id` is unique, so an importer finds what it imported before. Times are REAL
+    ///   seconds since 1970 (`datetime(start_time, 'unixepoch')` in the sqlite3 shell).
+    /// - `quantity_sample`: keyed by (workout, type, start, end), clustered so a workout's samples
+    ///   of one type are read in time order from one range of the table.
+    /// - `route`: one row per route. While a ``RouteBuilder`` fills it, `workout` is NULL and
+    ///   `builder_owner` names the building process ("staging": invisible to every query);
+    ///   finishing the route sets `workout` and clears `builder_owner` in one statement.
+    /// - `route_point`: one row per point, keyed by (route, ordinal) without a rowid, so a route
+    ///   is one contiguous range read in order by keyset pagination on `ordinal`. `fix` packs the
+    ///   fix mode (bits 0-1, gpsd's 1-3), the status (bits 2-5, gpsd's 1-9, 0 unknown) and
+    ///   whether it was simulated (bit 6).
+    package static let migrations: [(name: String, sql: String)] = [
+        ("v1", """
+            CREATE TABLE workout (
+                id INTEGER PRIMARY KEY,
+                uuid BLOB NOT NULL UNIQUE CHECK (length(uuid) = 16),
+                activity_type TEXT NOT NULL,
+                start_time REAL NOT NULL,
+                end_time REAL NOT NULL CHECK (end_time >= start_time),
+                duration REAL,
+                moving_time REAL,
+                distance REAL,
+                elevation_gain REAL,
+                elevation_loss REAL,
+                energy REAL,
+                indoor INTEGER,
+                source_device TEXT,
+                source_app TEXT,
+                external_id TEXT UNIQUE,
+                metadata TEXT NOT NULL DEFAULT '{}',
+                saved_at REAL NOT NULL
+            );
+            CREATE INDEX workout_by_start ON workout (start_time);
+            CREATE INDEX workout_by_activity ON workout (activity_type, start_time);
+            CREATE TABLE quantity_sample (
+                workout INTEGER NOT NULL REFERENCES workout (id) ON DELETE CASCADE,
+                type TEXT NOT NULL,
+                start_time REAL NOT NULL,
+                end_time REAL NOT NULL,
+                value REAL NOT NULL,
+                PRIMARY KEY (workout, type, start_time, end_time)
+            ) WITHOUT ROWID;
+            CREATE TABLE route (
+                id INTEGER PRIMARY KEY,
+                workout INTEGER UNIQUE REFERENCES workout (id) ON DELETE CASCADE,
+                builder_owner TEXT,
+                point_count INTEGER NOT NULL DEFAULT 0,
+                segment_count INTEGER NOT NULL DEFAULT 0,
+                start_time REAL,
+                end_time REAL,
+                dropped_duplicates INTEGER NOT NULL DEFAULT 0,
+                metadata TEXT NOT NULL DEFAULT '{}',
+                created_at REAL NOT NULL,
+                CHECK ((workout IS NULL) <> (builder_owner IS NULL))
+            );
+            CREATE INDEX route_by_builder_owner ON route (builder_owner) WHERE builder_owner IS NOT NULL;
+            CREATE TABLE route_point (
+                route INTEGER NOT NULL REFERENCES route (id) ON DELETE CASCADE,
+                ordinal INTEGER NOT NULL,
+                segment INTEGER NOT NULL,
+                time REAL NOT NULL,
+                latitude REAL NOT NULL,
+                longitude REAL NOT NULL,
+                altitude REAL,
+                altitude_hae REAL,
+                h_accuracy REAL,
+                v_accuracy REAL,
+                speed REAL,
+                speed_accuracy REAL,
+                course REAL,
+                course_accuracy REAL,
+                fix INTEGER NOT NULL,
+                PRIMARY KEY (route, ordinal)
+            ) WITHOUT ROWID;
+            """),
+    ]
+
+    /// The migrator for ``migrations``; `upTo` stops after the named one (for schema tests).
+    package static func migrator(upTo last: String? = nil) -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for (name, sql) in migrations {
+            migrator.registerMigration(name) { db in
+                try db.execute(sql: sql)
+            }
+            if name == last { break }
+        }
+        return migrator
+    }
+}
