@@ -20,26 +20,45 @@ struct GPSDCorpusTests {
         #expect(GPSDCorpus.logs.count >= 150)
     }
 
-    @Test(arguments: GPSDCorpus.logs)
-    func locateWatchReportsWhatGpsdReports(log: String) async throws {
-        let fake = try await GPSFake(log: URL(fileURLWithPath: log), cycle: .milliseconds(2))
-        defer { fake.stop() }
-        let address = "127.0.0.1:\(fake.port)"
-        let pipe = try ChildProcess("gpspipe", ["-w", address])
-        let watch = try Locate.start(["watch", address, "--json", "--verbose", "--reconnect-for", "0"])
-        defer { pipe.terminate(); watch.terminate() }
+    /// Every log, six at a time: each one runs gpsfake, gpsd, gpspipe and locate, and all 154 at
+    /// once (as a parameterized test would run them) starve the machine and every other test.
+    @Test func locateWatchReportsWhatGpsdReports() async {
+        await withTaskGroup(of: Void.self) { group in
+            var pending = GPSDCorpus.logs[...]
+            for _ in 0..<6 {
+                guard let log = pending.popFirst() else { break }
+                group.addTask { await Self.compare(log: log) }
+            }
+            while await group.next() != nil {
+                if let log = pending.popFirst() { group.addTask { await Self.compare(log: log) } }
+            }
+        }
+    }
 
-        #expect(await pipe.waitForLine { $0.contains(#""class":"WATCH""#) } != nil)
-        #expect(await watch.waitForLine(on: .error) { $0.hasSuffix(": watching") } != nil)
-        fake.release()
-        _ = await pipe.waitUntilExit()
-        let status = await watch.waitUntilExit()
-        #expect(status == 69, "locate watch should end when gpsd goes away: \(watch.lines(.error).suffix(2))")
+    static func compare(log: String) async {
+        let name = URL(fileURLWithPath: log).lastPathComponent
+        do {
+            let fake = try await GPSFake(log: URL(fileURLWithPath: log), cycle: .milliseconds(2))
+            defer { fake.stop() }
+            let address = "127.0.0.1:\(fake.port)"
+            let pipe = try ChildProcess("gpspipe", ["-w", address])
+            let watch = try Locate.start(["watch", address, "--json", "--verbose", "--reconnect-for", "0"])
+            defer { pipe.terminate(); watch.terminate() }
 
-        let reference = ReferenceFix.fixes(inGPSPipeOutput: pipe.lines())
-        let ours = try watch.lines().map { try JSONDecoder().decode(Location.self, from: Data($0.utf8)) }
-        let problems = ReferenceFix.compare(ours, with: reference)
-        #expect(problems.isEmpty, "\(URL(fileURLWithPath: log).lastPathComponent): \(problems.joined(separator: "\n"))")
+            #expect(await pipe.waitForLine { $0.contains(#""class":"WATCH""#) } != nil, "\(name): gpspipe never watched: \(pipe.lines(.error)) \(pipe.lines().prefix(3))")
+            #expect(await watch.waitForLine(on: .error) { $0.hasSuffix(": watching") } != nil, "\(name): locate never watched")
+            fake.release()
+            _ = await pipe.waitUntilExit()
+            let status = await watch.waitUntilExit()
+            #expect(status == 69, "\(name): locate watch should end when gpsd goes away: \(watch.lines(.error).suffix(2))")
+
+            let reference = ReferenceFix.fixes(inGPSPipeOutput: pipe.lines())
+            let ours = try watch.lines().map { try JSONDecoder().decode(Location.self, from: Data($0.utf8)) }
+            let problems = ReferenceFix.compare(ours, with: reference)
+            #expect(problems.isEmpty, "\(name): \(problems.joined(separator: "\n"))")
+        } catch {
+            Issue.record("\(name): \(error)")
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LocationFacade
 
 /// A private, real gpsd fed from a log file by gpsfake's machinery (the `gps.fake` Python module of
 /// Debian's python3-gps), for tests.
@@ -46,7 +47,7 @@ public final class GPSFake: Sendable {
             time.sleep(cycle)
             return True
         session = gpsfake.TestSession(options="", prefix="", predump=False, port=port, slow=False,
-                                      tcp=False, timeout=1, udp=False, verbose=0)
+                                      tcp=False, timeout=0.3, udp=False, verbose=0)
         session.spawn()
         # TestSession.spawn() makes SIGTERM clean up without exiting; exit, through cleanup() below.
         signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(1))
@@ -81,16 +82,17 @@ public final class GPSFake: Sendable {
         for _ in 0..<(port == nil ? 3 : 1) {
             let candidate = try port ?? Self.freePort()
             let process = try ChildProcess(Self.python, ["-c", Self.driver, "\(candidate)", seconds, log.path])
-            if await process.waitForLine(where: { $0 == "gpsfake: ready" }) != nil {
+            if await process.waitForLine(where: { $0 == "gpsfake: ready" }) != nil, await Self.acceptsConnections(candidate) {
                 self.port = candidate
                 self.log = log
                 self.process = process
                 return
             }
+            process.terminate()  // if it is still there, its gpsd never listened
             let status = await process.waitUntilExit()
             failures.append("status \(status) on port \(candidate): " + process.lines(.error).suffix(2).joined(separator: " | "))
         }
-        throw StartError(description: "gpsfake on \(log.path) exited before playing: " + failures.joined(separator: "; "))
+        throw StartError(description: "gpsfake on \(log.path) did not start: " + failures.joined(separator: "; "))
     }
 
     /// Lets the log play: every sentence is fed, then gpsd is stopped.
@@ -108,10 +110,39 @@ public final class GPSFake: Sendable {
         process.terminate()
     }
 
-    /// A TCP port on 127.0.0.1 that nothing was listening on a moment ago.
-    public static func freePort() throws -> UInt16 {
-        let (socket, port) = try Sockets.listen(port: 0)
-        close(socket)
-        return port
+    /// Whether gpsd accepts a TCP connection on `port` within ten seconds. gpsd opens its control
+    /// socket, where gpsfake adds the device, before its TCP listener: on a busy machine the log
+    /// can be ready before a client can connect. A refused connect returns at once, so this tries
+    /// every 20 ms; nothing tells us sooner.
+    private static func acceptsConnections(_ port: UInt16) async -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while ContinuousClock.now < deadline {
+            if Sockets.canConnect(port: port) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
     }
+
+    /// A TCP port on 127.0.0.1 that nothing was using a moment ago, below the kernel's ephemeral
+    /// range and not handed out before by this process.
+    ///
+    /// An ephemeral port (what binding to port 0 gives) can become the source port of anyone's
+    /// outgoing connection before gpsd binds it; gpsd then listens on IPv6 only and a client of
+    /// 127.0.0.1 is refused. Ports below the ephemeral range are never taken that way.
+    public static func freePort() throws -> UInt16 {
+        let lowestEphemeral = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { UInt16($0.split(whereSeparator: \.isWhitespace).first ?? "") } ?? 32768
+        let range = UInt16(10_000)..<max(UInt16(10_001), lowestEphemeral)
+        for _ in 0..<200 {
+            let candidate = UInt16.random(in: range)
+            guard handedOut.withLock({ $0.insert(candidate).inserted }) else { continue }
+            if let (socket, _) = try? Sockets.listen(port: candidate) {
+                close(socket)
+                return candidate
+            }
+        }
+        throw StartError(description: "no free TCP port found on 127.0.0.1 between \(range.lowerBound) and \(range.upperBound)")
+    }
+
+    private static let handedOut = Locked(Set<UInt16>())
 }
