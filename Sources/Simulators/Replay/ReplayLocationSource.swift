@@ -33,7 +33,13 @@ public final class ReplayLocationSource: LocationSource {
     /// Where in the recording it starts.
     public let startOffset: Duration
 
+    /// The usual gap between fixes: what a loop waits between the end and the new start.
+    private let interval: Duration
+    /// One pass through the recording, the gap before it starts again included.
+    private let loopLength: Duration
     private let clock: ElapsedClock
+    /// Set when the clock is a ``VirtualClock``: the device then schedules each fix on it directly.
+    private let virtualClock: VirtualClock?
     private let observers = LocationObservers()
     private let state = Locked(PlayState())
 
@@ -44,6 +50,7 @@ public final class ReplayLocationSource: LocationSource {
         var lastFix: (location: Location, emittedAt: Duration)?
         var finished = false
         var finishWaiters: [CheckedContinuation<Void, Never>] = []
+        var scheduled: UInt64?
     }
 
     /// A device playing `timeline` (sorted by offset).
@@ -62,10 +69,17 @@ public final class ReplayLocationSource: LocationSource {
     ) {
         precondition(speed > 0 && speed.isFinite, "a replay needs a positive speed")
         self.timeline = timeline.sorted { $0.offset < $1.offset }
+        self.interval = Self.typicalInterval(of: self.timeline)
+        if let first = self.timeline.first?.offset, let last = self.timeline.last?.offset {
+            self.loopLength = last - first + interval
+        } else {
+            self.loopLength = .zero
+        }
         self.speed = speed
         self.loops = loop
         self.startOffset = startOffset
         self.clock = ElapsedClock(clock)
+        self.virtualClock = clock as? VirtualClock
     }
 
     /// A device playing `locations` at the pace of their times (one second apart where a fix has
@@ -113,6 +127,19 @@ public final class ReplayLocationSource: LocationSource {
         self.init(script: script, speed: speed, loop: loop, startOffset: startOffset, clock: clock)
     }
 
+    /// A device playing an NMEA 0183 log (RMC, GGA, GSA, VTG, GLL), decoded in-process one fix per
+    /// epoch by ``NMEADecoder``. Lines that are not valid sentences are skipped.
+    ///
+    /// - Throws: the error reading the file.
+    public convenience init(
+        nmeaLog url: URL, device: String? = nil, speed: Double = 1, loop: Bool = false, startOffset: Duration = .zero,
+        clock: some Clock<Duration> = ContinuousClock()
+    ) throws {
+        let text = try String(contentsOf: url, encoding: .isoLatin1)
+        let decoded = NMEADecoder().decode(text, device: device ?? url.lastPathComponent)
+        self.init(timeline: decoded.timeline, speed: speed, loop: loop, startOffset: startOffset, clock: clock)
+    }
+
     public func addObserver(_ handler: @escaping @Sendable (LocationEvent) -> Void) -> LocationObservation {
         observers.add(handler)
     }
@@ -130,6 +157,11 @@ public final class ReplayLocationSource: LocationSource {
         observers.send(.connectionChanged(.connecting(attempt: 1)))
         observers.send(.connectionChanged(.connected))
         observers.send(.connectionChanged(.watching))
+        if let virtualClock {
+            schedule(Position(index: firstIndex(), cycle: 0, origin: virtualClock.now.offset, skip: startOffset),
+                     on: virtualClock, generation: generation)
+            return
+        }
         let task = Task { [self] in await play(generation: generation) }
         state.withLock { state in
             if state.generation == generation { state.task = task } else { task.cancel() }
@@ -138,16 +170,18 @@ public final class ReplayLocationSource: LocationSource {
 
     /// Stops playing.
     public func stop() {
-        let (wasRunning, task): (Bool, Task<Void, Never>?) = state.withLock { state in
+        let (wasRunning, task, scheduled): (Bool, Task<Void, Never>?, UInt64?) = state.withLock { state in
             defer {
                 state.running = false
                 state.task = nil
+                state.scheduled = nil
                 state.generation += 1
             }
-            return (state.running, state.task)
+            return (state.running, state.task, state.scheduled)
         }
         guard wasRunning else { return }
         task?.cancel()
+        if let scheduled { virtualClock?.cancel(scheduled) }
         observers.send(.connectionChanged(.stopped))
     }
 
@@ -174,10 +208,50 @@ public final class ReplayLocationSource: LocationSource {
 
     // MARK: - Playing
 
+    private func firstIndex() -> Int {
+        timeline.firstIndex { $0.offset >= startOffset } ?? timeline.count
+    }
+
+    /// Where a scheduled replay stands: the next entry, the loop cycle, when the cycle began on the
+    /// clock, and the recording offset the cycle started from.
+    private struct Position {
+        var index: Int
+        var cycle: Int
+        var origin: Duration
+        var skip: Duration
+    }
+
+    /// Schedules the entry at `position` on the virtual clock; it emits and schedules the next.
+    private func schedule(_ position: Position, on clock: VirtualClock, generation: UInt64) {
+        var position = position
+        if position.index >= timeline.count {
+            guard loops, let first = timeline.first?.offset, let last = timeline.last?.offset else {
+                finish(generation)
+                return
+            }
+            position.origin += (last + interval - position.skip) / speed
+            position.skip = first
+            position.cycle += 1
+            position.index = 0
+        }
+        let entry = timeline[position.index]
+        let due = VirtualClock.Instant(offset: position.origin + (entry.offset - position.skip) / speed)
+        let token = clock.schedule(at: due) { [weak self, position] in
+            guard let self, state.withLock({ $0.generation == generation }) else { return }
+            emit(entry.event, shiftedBy: loopLength * position.cycle)
+            var next = position
+            next.index += 1
+            schedule(next, on: clock, generation: generation)
+        }
+        state.withLock { state in
+            if state.generation == generation { state.scheduled = token }
+        }
+    }
+
     private func play(generation: UInt64) async {
         defer { finish(generation) }
         guard let first = timeline.first?.offset, let last = timeline.last?.offset else { return }
-        let length = last - first + typicalInterval()
+        let length = loopLength
         var origin = clock.now
         var cycle = 0
         repeat {
@@ -190,7 +264,7 @@ public final class ReplayLocationSource: LocationSource {
                 guard state.withLock({ $0.generation == generation }) else { return }
                 emit(entry.event, shiftedBy: length * cycle)
             }
-            origin = origin + (last + typicalInterval() - (cycle == 0 ? startOffset : first)) / speed
+            origin = origin + (last + interval - (cycle == 0 ? startOffset : first)) / speed
             cycle += 1
         } while loops && !Task.isCancelled
     }
@@ -212,8 +286,8 @@ public final class ReplayLocationSource: LocationSource {
         }
     }
 
-    /// The usual gap between fixes: what a loop waits between the end and the new start.
-    private func typicalInterval() -> Duration {
+    /// The median gap between entries (one second when there is none).
+    private static func typicalInterval(of timeline: [Entry]) -> Duration {
         guard timeline.count > 1 else { return .seconds(1) }
         let gaps = zip(timeline.dropFirst(), timeline).map { $0.offset - $1.offset }.filter { $0 > .zero }
         return gaps.sorted().dropFirst(gaps.count / 2).first ?? .seconds(1)
