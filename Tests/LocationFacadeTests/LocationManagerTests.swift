@@ -264,15 +264,6 @@ struct LocationManagerTests {
     }
 }
 
-/// Yields until `condition` holds (a bounded number of times), instead of sleeping.
-func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
-    for _ in 0..<200_000 {
-        if condition() { return }
-        await Task.yield()
-    }
-    Issue.record("condition never held", sourceLocation: sourceLocation)
-}
-
 extension Location {
     /// This fix as a fake source delivers it: marked simulated.
     var simulated: Location {

@@ -41,11 +41,20 @@ struct GPSDCorpusTests {
             let fake = try await GPSFake(log: URL(fileURLWithPath: log), cycle: .milliseconds(2))
             defer { fake.stop() }
             let address = "127.0.0.1:\(fake.port)"
-            let pipe = try ChildProcess("gpspipe", ["-w", address])
+            // gpspipe is the reference, so it gets a second chance: under load gpsd 3.22 now and
+            // then resets a client that connects while it is still setting up (seen once in ~50 runs).
+            var pipe = try ChildProcess("gpspipe", ["-w", address])
+            var watched = await pipe.waitForLine { $0.contains(#""class":"WATCH""#) } != nil
+            if !watched {
+                let first = pipe.lines(.error)
+                pipe.terminate()
+                pipe = try ChildProcess("gpspipe", ["-w", address])
+                watched = await pipe.waitForLine { $0.contains(#""class":"WATCH""#) } != nil
+                #expect(watched, "\(name): gpspipe never watched: \(first) then \(pipe.lines(.error))")
+            }
             let watch = try Locate.start(["watch", address, "--json", "--verbose", "--reconnect-for", "0"])
             defer { pipe.terminate(); watch.terminate() }
 
-            #expect(await pipe.waitForLine { $0.contains(#""class":"WATCH""#) } != nil, "\(name): gpspipe never watched: \(pipe.lines(.error)) \(pipe.lines().prefix(3))")
             #expect(await watch.waitForLine(on: .error) { $0.hasSuffix(": watching") } != nil, "\(name): locate never watched")
             fake.release()
             _ = await pipe.waitUntilExit()

@@ -5,7 +5,14 @@ import LocationFacade
 /// clock, at their recorded pace or faster, once or in a loop. Every fix it emits is marked simulated.
 ///
 /// On a `TestClock` a day-long track replays as fast as the test advances the clock, with exactly
-/// the same events, in the same order, run after run.
+/// the same events, in the same order, run after run; on a ``VirtualClock`` it schedules each step
+/// on the clock directly, and a day of 1 Hz fixes plays in a fraction of a second.
+///
+/// Like a receiver behind gpsd, the recording keeps playing while nobody watches: the first
+/// ``start()`` sets it going, ``stop()`` only stops delivery, and a later ``start()`` picks up
+/// where the recording has got to by then (so a ``LocationManager``, which stops its source
+/// between requests, sees time pass). ``requestLatestFix()`` answers with the last fix the
+/// recording has reached, and its age.
 ///
 /// ```swift
 /// let device = try ReplayLocationSource(gpsdLog: URL(fileURLWithPath: "fixtures/gpsd/greenwich-walk.json"))
@@ -40,6 +47,8 @@ public final class ReplayLocationSource: LocationSource {
     private let clock: ElapsedClock
     /// Set when the clock is a ``VirtualClock``: the device then schedules each fix on it directly.
     private let virtualClock: VirtualClock?
+    /// The virtual clock's time when ``clock`` was wrapped, to turn its times into instants.
+    private let virtualBase: Duration
     private let observers = LocationObservers()
     private let state = Locked(PlayState())
 
@@ -47,6 +56,10 @@ public final class ReplayLocationSource: LocationSource {
         var running = false
         var task: Task<Void, Never>?
         var generation: UInt64 = 0
+        /// When the recording began playing (``clock``'s time of the first ``start()``).
+        var origin: Duration?
+        /// Where delivery stopped: the next entry not yet sent.
+        var next: Position?
         var lastFix: (location: Location, emittedAt: Duration)?
         var finished = false
         var finishWaiters: [CheckedContinuation<Void, Never>] = []
@@ -80,6 +93,7 @@ public final class ReplayLocationSource: LocationSource {
         self.startOffset = startOffset
         self.clock = ElapsedClock(clock)
         self.virtualClock = clock as? VirtualClock
+        self.virtualBase = (clock as? VirtualClock)?.now.offset ?? .zero
     }
 
     /// A device playing `locations` at the pace of their times (one second apart where a fix has
@@ -144,51 +158,65 @@ public final class ReplayLocationSource: LocationSource {
         observers.add(handler)
     }
 
-    /// Reports connected and watching, then plays the recording from ``startOffset``.
+    /// Reports connected and watching, then delivers the recording from where it has got to: from
+    /// ``startOffset`` the first time, and after a ``stop()`` from the entry due now.
     public func start() {
-        let generation: UInt64? = state.withLock { state in
+        let now = clock.now
+        let begun: (UInt64, Position)? = state.withLock { state in
             guard !state.running else { return nil }
             state.running = true
             state.generation += 1
+            let origin = state.origin ?? now
+            state.origin = origin
+            var position = position(at: now - origin, origin: origin)
+            if let stoppedAt = state.next, stoppedAt.isAfter(position) { position = stoppedAt }
+            if let reached = lastLocation(before: position) { state.lastFix = reached }
             state.finished = false
-            return state.generation
+            return (state.generation, position)
         }
-        guard let generation else { return }
+        guard let (generation, position) = begun else { return }
         observers.send(.connectionChanged(.connecting(attempt: 1)))
         observers.send(.connectionChanged(.connected))
         observers.send(.connectionChanged(.watching))
         if let virtualClock {
-            schedule(Position(index: firstIndex(), cycle: 0, origin: virtualClock.now.offset, skip: startOffset),
-                     on: virtualClock, generation: generation)
+            schedule(position, on: virtualClock, generation: generation)
             return
         }
-        let task = Task { [self] in await play(generation: generation) }
+        let task = Task { [self] in await play(from: position, generation: generation) }
         state.withLock { state in
             if state.generation == generation { state.task = task } else { task.cancel() }
         }
     }
 
-    /// Stops playing.
+    /// Stops delivering. The recording goes on in the background, as a receiver does.
     public func stop() {
-        let (wasRunning, task, scheduled): (Bool, Task<Void, Never>?, UInt64?) = state.withLock { state in
+        let (wasRunning, task, scheduled, waiters) = state.withLock { state in
             defer {
                 state.running = false
                 state.task = nil
                 state.scheduled = nil
                 state.generation += 1
+                state.finishWaiters = []
             }
-            return (state.running, state.task, state.scheduled)
+            return (state.running, state.task, state.scheduled, state.finishWaiters)
         }
+        for waiter in waiters { waiter.resume() }
         guard wasRunning else { return }
         task?.cancel()
         if let scheduled { virtualClock?.cancel(scheduled) }
         observers.send(.connectionChanged(.stopped))
     }
 
-    /// Answers with the last fix played, and how long ago on the device's clock.
+    /// Answers with the last fix the recording has reached, and how long ago on the device's clock.
     public func requestLatestFix() {
         let now = clock.now
-        let last = state.withLock { $0.lastFix }
+        let last: (location: Location, emittedAt: Duration)? = state.withLock { state in
+            if !state.running, let origin = state.origin,
+               let reached = lastLocation(before: position(at: now - origin, origin: origin)) {
+                state.lastFix = reached
+            }
+            return state.lastFix
+        }
         if let last {
             observers.send(.cachedLocation(last.location, age: now - last.emittedAt))
         }
@@ -208,80 +236,139 @@ public final class ReplayLocationSource: LocationSource {
 
     // MARK: - Playing
 
-    private func firstIndex() -> Int {
-        timeline.firstIndex { $0.offset >= startOffset } ?? timeline.count
-    }
-
-    /// Where a scheduled replay stands: the next entry, the loop cycle, when the cycle began on the
-    /// clock, and the recording offset the cycle started from.
-    private struct Position {
+    /// A place in the replay: the next entry, the loop cycle, when (on ``clock``) the cycle's
+    /// `skip` point plays, and the recording offset the cycle starts from.
+    private struct Position: Sendable {
         var index: Int
         var cycle: Int
         var origin: Duration
         var skip: Duration
+
+        func isAfter(_ other: Position) -> Bool {
+            (cycle, index) > (other.cycle, other.index)
+        }
+    }
+
+    /// When (on ``clock``) the entry at `position` plays.
+    private func due(_ position: Position) -> Duration {
+        position.origin + (timeline[position.index].offset - position.skip) / speed
+    }
+
+    /// The position after `position`, into the next cycle for a loop; `nil` at the end.
+    private func step(_ position: Position) -> Position? {
+        var next = position
+        next.index += 1
+        if next.index < timeline.count { return next }
+        guard loops, let first = timeline.first?.offset, let last = timeline.last?.offset else { return nil }
+        next.origin += (last + interval - position.skip) / speed
+        next.skip = first
+        next.cycle += 1
+        next.index = 0
+        return next
+    }
+
+    /// The first entry due at or after `elapsed` since the replay began at `origin`.
+    private func position(at elapsed: Duration, origin: Duration) -> Position {
+        var position = Position(index: 0, cycle: 0, origin: origin, skip: startOffset)
+        guard let first = timeline.first?.offset, let last = timeline.last?.offset else { return position }
+        let played = elapsed * speed
+        let firstCycle = last + interval - startOffset
+        var recording = startOffset + played
+        if played >= firstCycle, loops, loopLength > .zero {
+            let beyond = played - firstCycle
+            let cycles = Int(beyond / loopLength)
+            position.cycle = 1 + cycles
+            position.skip = first
+            position.origin = origin + (firstCycle + loopLength * cycles) / speed
+            recording = first + (beyond - loopLength * cycles)
+        }
+        position.index = partitionIndex(recording)
+        return position
+    }
+
+    /// The index of the first entry at or after `offset`.
+    private func partitionIndex(_ offset: Duration) -> Int {
+        var low = 0, high = timeline.count
+        while low < high {
+            let middle = (low + high) / 2
+            if timeline[middle].offset < offset { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The last fix played before `position`, with when it played, looking back at most one cycle.
+    private func lastLocation(before position: Position) -> (location: Location, emittedAt: Duration)? {
+        var index = position.index - 1
+        while index >= 0 {
+            if case let .location(location) = timeline[index].event, timeline[index].offset >= position.skip {
+                let emittedAt = position.origin + (timeline[index].offset - position.skip) / speed
+                return (simulated(location, cycle: position.cycle), emittedAt)
+            }
+            index -= 1
+        }
+        return nil
     }
 
     /// Schedules the entry at `position` on the virtual clock; it emits and schedules the next.
     private func schedule(_ position: Position, on clock: VirtualClock, generation: UInt64) {
-        var position = position
-        if position.index >= timeline.count {
-            guard loops, let first = timeline.first?.offset, let last = timeline.last?.offset else {
-                finish(generation)
-                return
-            }
-            position.origin += (last + interval - position.skip) / speed
-            position.skip = first
-            position.cycle += 1
-            position.index = 0
+        guard position.index < timeline.count else {
+            finish(generation)
+            return
         }
         let entry = timeline[position.index]
-        let due = VirtualClock.Instant(offset: position.origin + (entry.offset - position.skip) / speed)
+        let due = VirtualClock.Instant(offset: virtualBase + due(position))
         let token = clock.schedule(at: due) { [weak self, position] in
             guard let self, state.withLock({ $0.generation == generation }) else { return }
-            emit(entry.event, shiftedBy: loopLength * position.cycle)
-            var next = position
-            next.index += 1
-            schedule(next, on: clock, generation: generation)
+            emit(entry.event, cycle: position.cycle, next: step(position))
+            if let next = step(position) {
+                schedule(next, on: clock, generation: generation)
+            } else {
+                finish(generation)
+            }
         }
         state.withLock { state in
             if state.generation == generation { state.scheduled = token }
         }
     }
 
-    private func play(generation: UInt64) async {
+    private func play(from start: Position, generation: UInt64) async {
         defer { finish(generation) }
-        guard let first = timeline.first?.offset, let last = timeline.last?.offset else { return }
-        let length = loopLength
-        var origin = clock.now
-        var cycle = 0
-        repeat {
-            let skip = cycle == 0 ? startOffset : first
-            for entry in timeline where entry.offset >= skip {
-                let due = origin + (entry.offset - skip) / speed
-                if clock.now < due {
-                    do { try await clock.sleep(until: due) } catch { return }
-                }
-                guard state.withLock({ $0.generation == generation }) else { return }
-                emit(entry.event, shiftedBy: length * cycle)
+        var position: Position? = start.index < timeline.count ? start : nil
+        while let current = position {
+            let due = due(current)
+            if clock.now < due {
+                do { try await clock.sleep(until: due) } catch { return }
             }
-            origin = origin + (last + interval - (cycle == 0 ? startOffset : first)) / speed
-            cycle += 1
-        } while loops && !Task.isCancelled
+            guard state.withLock({ $0.generation == generation }) else { return }
+            let next = step(current)
+            emit(timeline[current.index].event, cycle: current.cycle, next: next)
+            position = next
+        }
     }
 
-    private func emit(_ event: LocationEvent, shiftedBy shift: Duration) {
+    private func simulated(_ location: Location, cycle: Int) -> Location {
+        var location = location
+        location.isSimulated = true
+        if cycle > 0 {
+            let seconds = GPSDScript.seconds(loopLength * cycle)
+            location.time = location.time?.addingTimeInterval(seconds)
+            location.receivedAt = location.receivedAt.addingTimeInterval(seconds)
+        }
+        return location
+    }
+
+    private func emit(_ event: LocationEvent, cycle: Int, next: Position?) {
+        let now = clock.now
         switch event {
-        case var .location(location):
-            location.isSimulated = true
-            if shift > .zero {
-                let seconds = GPSDScript.seconds(shift)
-                location.time = location.time?.addingTimeInterval(seconds)
-                location.receivedAt = location.receivedAt.addingTimeInterval(seconds)
+        case let .location(location):
+            let location = simulated(location, cycle: cycle)
+            state.withLock { state in
+                state.lastFix = (location, now)
+                state.next = next
             }
-            let now = clock.now
-            state.withLock { $0.lastFix = (location, now) }
             observers.send(.location(location))
         default:
+            state.withLock { $0.next = next }
             observers.send(event)
         }
     }
@@ -295,6 +382,7 @@ public final class ReplayLocationSource: LocationSource {
 
     private func finish(_ generation: UInt64) {
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
+            guard state.generation == generation else { return [] }
             state.finished = true
             defer { state.finishWaiters = [] }
             return state.finishWaiters
