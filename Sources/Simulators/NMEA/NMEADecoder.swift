@@ -40,6 +40,13 @@ public struct NMEADecoder: Sendable {
         return Result(timeline: epochs.timeline, skippedLines: skipped)
     }
 
+    /// `hhmmss(.ss)` as seconds of the day.
+    static func timeOfDay(_ field: Substring) -> Double? {
+        guard field.count >= 6, let hours = Double(field.prefix(2)), let minutes = Double(field.dropFirst(2).prefix(2)),
+              let seconds = Double(field.dropFirst(4)) else { return nil }
+        return hours * 3600 + minutes * 60 + seconds
+    }
+
     /// The fields of `$TTSSS,...*CS` without `$` and checksum.
     private static func body(of sentence: String) -> [Substring]? {
         guard let star = sentence.lastIndex(of: "*") else { return nil }
@@ -119,7 +126,7 @@ private struct EpochBuilder {
     }
 
     private mutating func startEpoch(at field: Substring) {
-        guard let seconds = Self.timeOfDay(field) else { return }
+        guard let seconds = NMEADecoder.timeOfDay(field) else { return }
         if let epochTime, epochTime != seconds {
             emit()
             if seconds < epochTime && date == nil { dayOffset += 86_400 }
@@ -172,13 +179,6 @@ private struct EpochBuilder {
             return current.altitude == nil ? .fix2D : .fix3D
         }
         return current.rmcValid == true ? .fix2D : .noFix
-    }
-
-    /// `hhmmss(.ss)` as seconds of the day.
-    private static func timeOfDay(_ field: Substring) -> Double? {
-        guard field.count >= 6, let hours = Double(field.prefix(2)), let minutes = Double(field.dropFirst(2).prefix(2)),
-              let seconds = Double(field.dropFirst(4)) else { return nil }
-        return hours * 3600 + minutes * 60 + seconds
     }
 
     /// `ddmmyy`; two-digit years 80–99 are 1980–1999, the rest 2000–2079.

@@ -114,7 +114,7 @@ public final class GPSFake: Sendable {
     /// socket, where gpsfake adds the device, before its TCP listener: on a busy machine the log
     /// can be ready before a client can connect. A refused connect returns at once, so this tries
     /// every 20 ms; nothing tells us sooner.
-    private static func acceptsConnections(_ port: UInt16) async -> Bool {
+    package static func acceptsConnections(_ port: UInt16) async -> Bool {
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))
         while ContinuousClock.now < deadline {
             if Sockets.canConnect(port: port) { return true }

@@ -1,0 +1,115 @@
+import Foundation
+import LocationFacade
+
+/// NMEA 0183 sentences grouped into epochs (one receiver report each: RMC, GGA, GSA, GSV, VTG...)
+/// with their offsets from the first: what a ``FakeSerialDevice`` plays.
+///
+/// Made from a recorded NMEA log (its pace from the sentences' times of day) or generated from
+/// fixes by ``NMEAEncoder``.
+public struct NMEALog: Sendable, Hashable {
+    /// One epoch: when it is written, and its sentences (each ending in CR LF).
+    public struct Epoch: Sendable, Hashable {
+        public var offset: Duration
+        public var sentences: [String]
+
+        public init(offset: Duration, sentences: [String]) {
+            self.offset = offset
+            self.sentences = sentences
+        }
+    }
+
+    public var epochs: [Epoch]
+
+    public init(epochs: [Epoch]) {
+        self.epochs = epochs
+    }
+
+    /// How long one pass takes: the last epoch's offset plus the usual gap (one second).
+    public var duration: Duration {
+        (epochs.last?.offset ?? .zero) + .seconds(1)
+    }
+
+    /// A recorded log. A sentence with a time of day (RMC, GGA, GLL, ZDA) that differs from the
+    /// epoch's starts a new epoch; sentences without one (GSA, GSV, VTG) join the current epoch.
+    /// Lines that are not checksummed NMEA sentences are left out. Times of day that go backwards
+    /// are taken as a new day.
+    public init(text: String) {
+        var epochs: [Epoch] = []
+        var current: (time: Double, sentences: [String])?
+        var first: Double?
+        var dayOffset = 0.0
+        var last = 0.0
+        for line in text.split(whereSeparator: \.isNewline) {
+            let sentence = line.trimmingCharacters(in: .whitespaces)
+            guard NMEAEncoder.isValid(sentence) else { continue }
+            let withEnding = sentence + "\r\n"
+            if let seconds = Self.timeOfDay(in: sentence), seconds + dayOffset != current?.time {
+                if let current {
+                    epochs.append(Epoch(offset: GPSDScript.duration(current.time - (first ?? current.time)), sentences: current.sentences))
+                }
+                var time = seconds + dayOffset
+                if time < last {
+                    dayOffset += 86_400
+                    time += 86_400
+                }
+                last = time
+                first = first ?? time
+                current = (time, [withEnding])
+            } else if current != nil {
+                current!.sentences.append(withEnding)
+            } else {
+                current = (0, [withEnding])
+                first = 0
+            }
+        }
+        if let current {
+            epochs.append(Epoch(offset: GPSDScript.duration(current.time - (first ?? current.time)), sentences: current.sentences))
+        }
+        self.epochs = epochs
+    }
+
+    /// The fixes as a receiver would report them, paced by their times (one second apart where a
+    /// fix has none); a fix with ``FixMode/noFix`` becomes a no-fix epoch.
+    public init(fixes: [Location]) {
+        let start = fixes.first?.time
+        self.epochs = fixes.enumerated().map { index, fix in
+            let offset = fix.time.flatMap { time in start.map { GPSDScript.duration(time.timeIntervalSince($0)) } } ?? .seconds(index)
+            let sentences = fix.mode >= .fix2D ? NMEAEncoder.epoch(for: fix) : NMEAEncoder.noFixEpoch(at: fix.time ?? fix.receivedAt)
+            return Epoch(offset: offset, sentences: sentences)
+        }
+    }
+
+    /// The fixes and no-fix reports of a replay timeline, at its offsets.
+    public init(timeline: [ReplayLocationSource.Entry]) {
+        self.epochs = timeline.compactMap { entry in
+            switch entry.event {
+            case let .location(fix) where fix.mode >= .fix2D:
+                Epoch(offset: entry.offset, sentences: NMEAEncoder.epoch(for: fix))
+            case let .location(fix):
+                Epoch(offset: entry.offset, sentences: NMEAEncoder.noFixEpoch(at: fix.time ?? fix.receivedAt))
+            case let .noFix(_, time?):
+                Epoch(offset: entry.offset, sentences: NMEAEncoder.noFixEpoch(at: time))
+            default:
+                nil
+            }
+        }
+    }
+
+    /// The whole log as text.
+    public var text: String {
+        epochs.flatMap(\.sentences).joined()
+    }
+
+    /// The time of day (seconds) in an RMC, GGA, GLL or ZDA sentence.
+    private static func timeOfDay(in sentence: String) -> Double? {
+        let fields = sentence.split(separator: ",", omittingEmptySubsequences: false)
+        guard let address = fields.first, address.count >= 6 else { return nil }
+        let field: Substring
+        switch address.suffix(3) {
+        case "RMC", "GGA", "ZDA": field = fields.count > 1 ? fields[1] : ""
+        case "GLL": field = fields.count > 5 ? fields[5] : ""
+        default: return nil
+        }
+        return NMEADecoder.timeOfDay(field)
+    }
+}
