@@ -6,6 +6,12 @@
 #ifndef CLIBXML2_SHIM_H
 #define CLIBXML2_SHIM_H
 
+// Debian builds libxml2 with ICU, so encoding.h would include ICU's unicode/ucnv.h, whose enums
+// clash with the ICU copy inside Foundation (_FoundationICU) in the same Swift module. The reader
+// never touches the ICU converter fields of xmlCharEncodingHandler (only pointers to it), so the
+// ICU part of the headers is left out; the library itself is unchanged.
+#include <libxml/xmlversion.h>
+#undef LIBXML_ICU_ENABLED
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/SAX2.h>

@@ -117,6 +117,14 @@ public struct GPXPoint: Sendable, Hashable {
     /// `<time>`.
     public var time: GPXTime?
     public var name: String?
+    /// `<cmt>`.
+    public var comment: String?
+    /// `<desc>`.
+    public var description: String?
+    /// `<sym>`: the symbol a map shows for a waypoint.
+    public var symbol: String?
+    /// `<type>`.
+    public var type: String?
     /// `<hdop>`, `<vdop>`, `<pdop>`.
     public var hdop: Double?
     public var vdop: Double?
@@ -151,7 +159,8 @@ public struct GPXPoint: Sendable, Hashable {
 
     public init(
         latitude: Double, longitude: Double, elevation: Double? = nil, time: GPXTime? = nil,
-        name: String? = nil, hdop: Double? = nil, vdop: Double? = nil, pdop: Double? = nil,
+        name: String? = nil, comment: String? = nil, description: String? = nil, symbol: String? = nil,
+        type: String? = nil, hdop: Double? = nil, vdop: Double? = nil, pdop: Double? = nil,
         satellites: Int? = nil, fix: String? = nil, speed: Double? = nil, course: Double? = nil,
         heartRate: Double? = nil, cadence: Double? = nil, power: Double? = nil,
         airTemperature: Double? = nil, waterTemperature: Double? = nil, depth: Double? = nil,
@@ -162,6 +171,10 @@ public struct GPXPoint: Sendable, Hashable {
         self.elevation = elevation
         self.time = time
         self.name = name
+        self.comment = comment
+        self.description = description
+        self.symbol = symbol
+        self.type = type
         self.hdop = hdop
         self.vdop = vdop
         self.pdop = pdop
