@@ -245,9 +245,9 @@ final class GPXParseCore {
         metadata.version = namespace == .gpx10 ? "1.0" : namespace == .gpx11 ? "1.1" : nil
         forEachAttribute(attributeCount, attributes) { attribute, value in
             if Self.equals(attribute, "version") {
-                metadata.version = Self.trimmedString(value)
+                metadata.version = Self.attributeString(value)
             } else if Self.equals(attribute, "creator") {
-                metadata.creator = Self.trimmedString(value)
+                metadata.creator = Self.attributeString(value)
             }
         }
         roles.append(.root)
@@ -348,6 +348,9 @@ final class GPXParseCore {
         case (.trackPointExtension, .depth), (.garminGPXExtensions, .capitalDepth): return capture(.depth)
         case (.trackPointExtension, .speed): return capture(.speed)
         case (.trackPointExtension, .course): return capture(.course)
+        // Unprefixed <speed> and <course> in <extensions> (older OsmAnd, others).
+        case (_, .speed) where namespace.isGPX: return capture(.speed)
+        case (_, .course) where namespace.isGPX: return capture(.course)
         case (.gpxdata, .distance): return capture(.distance)
         case (.powerExtension, .powerInWatts), (_, .power): return capture(.power)
         default: return isContainerChild ? .ignored : .fragment
@@ -460,6 +463,13 @@ final class GPXParseCore {
     static func trimmedString(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         let trimmed = GPXScalars.trimmed(bytes)
         return trimmed.isEmpty ? nil : String(decoding: trimmed, as: UTF8.self)
+    }
+
+    /// An attribute's text. libxml2, told not to substitute entities, hands `&amp;` (and `&#38;`)
+    /// in attribute values over as `&#38;`, and a bare `&` cannot occur: so `&#38;` is `&`.
+    static func attributeString(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let text = trimmedString(bytes) else { return nil }
+        return bytes.contains(UInt8(ascii: "&")) ? text.replacingOccurrences(of: "&#38;", with: "&") : text
     }
 
     /// A value as written, quoted and shortened for a report.

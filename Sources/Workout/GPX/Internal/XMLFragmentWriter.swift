@@ -71,7 +71,9 @@ struct XMLFragmentWriter {
                 if !attributePrefix.isEmpty { attributeText += attributePrefix + [UInt8(ascii: ":")] }
                 attributeText += Self.bytes(local)
                 attributeText += Array("=\"".utf8)
-                Self.escape(UnsafeBufferPointer(start: start, count: end - start), into: &attributeText, attribute: true)
+                Self.escape(
+                    Self.attributeValue(UnsafeBufferPointer(start: start, count: end - start)), into: &attributeText,
+                    attribute: true)
                 attributeText.append(UInt8(ascii: "\""))
             }
         }
@@ -79,7 +81,7 @@ struct XMLFragmentWriter {
             bytes += Array(" xmlns".utf8)
             if !declaration.prefix.isEmpty { bytes += [UInt8(ascii: ":")] + declaration.prefix }
             bytes += Array("=\"".utf8)
-            declaration.uri.withUnsafeBufferPointer { Self.escape($0, into: &bytes, attribute: true) }
+            Self.escape(declaration.uri, into: &bytes, attribute: true)
             bytes.append(UInt8(ascii: "\""))
         }
         bytes += attributeText
@@ -111,7 +113,28 @@ struct XMLFragmentWriter {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func escape(_ text: UnsafeBufferPointer<UInt8>, into output: inout [UInt8], attribute: Bool) {
+    /// An attribute value as libxml2 gives it without entity substitution, where `&#38;` stands
+    /// for `&` (a bare `&` cannot occur), with `&` restored.
+    private static func attributeValue(_ value: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(value.count)
+        var index = 0
+        let marker = Array("&#38;".utf8)
+        while index < value.count {
+            if value[index] == UInt8(ascii: "&"), index + 5 <= value.count,
+                Array(value[index..<index + 5]) == marker
+            {
+                result.append(UInt8(ascii: "&"))
+                index += 5
+            } else {
+                result.append(value[index])
+                index += 1
+            }
+        }
+        return result
+    }
+
+    private static func escape<Bytes: Sequence<UInt8>>(_ text: Bytes, into output: inout [UInt8], attribute: Bool) {
         for byte in text {
             switch byte {
             case UInt8(ascii: "&"): output += Array("&amp;".utf8)
