@@ -67,6 +67,7 @@ public struct GPXReader: Sendable {
             while true {
                 let count = try input.read(into: buffer)
                 if first {
+                    if count == 0 { throw Self.empty(path) }
                     core.summary.compressed = input.isCompressed
                     first = false
                 }
@@ -84,6 +85,7 @@ public struct GPXReader: Sendable {
         data: Data, name: String, handler: (GPXEvent) throws -> Void
     ) throws(GPXError) -> GPXReadSummary {
         try withoutActuallyEscaping(handler) { handler throws(GPXError) in
+            if data.isEmpty { throw Self.empty(name) }
             let core = GPXParseCore(file: name, options: options, handler: handler)
             var failure: GPXError?
             data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
@@ -101,6 +103,10 @@ public struct GPXReader: Sendable {
             if let failure { throw failure }
             return try finish(core)
         }
+    }
+
+    private static func empty(_ file: String) -> GPXError {
+        .malformed(file: file, line: 1, column: 1, reason: "the document is empty")
     }
 
     private func feed(_ core: GPXParseCore, _ bytes: UnsafeRawBufferPointer, final: Bool) throws(GPXError) {
