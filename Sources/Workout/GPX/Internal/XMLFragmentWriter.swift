@@ -49,8 +49,10 @@ struct XMLFragmentWriter {
                 declarations.append((prefix, uri))
             }
         }
-        let prefixBytes = Self.bytes(prefix)
+        // A prefix libxml2 found undeclared (a namespace error it tolerates) has no URI: the
+        // element is written without it, in no namespace, rather than with an invalid `xmlns:p=""`.
         let uriBytes = Self.bytes(uri)
+        let prefixBytes = uriBytes.isEmpty ? [] : Self.bytes(prefix)
         if !prefixBytes.isEmpty {
             declare(prefixBytes, uriBytes)
         } else if !namespace.isGPX || (bound([]).map { $0 != uriBytes } ?? false) {
@@ -60,16 +62,25 @@ struct XMLFragmentWriter {
         let name = (prefixBytes.isEmpty ? [] : prefixBytes + [UInt8(ascii: ":")]) + Self.bytes(localname)
         bytes += name
         var attributeText: [UInt8] = []
+        var unprefixed: [[UInt8]] = []
         if let attributes {
             for index in 0..<attributeCount {
                 let base = index * 5
                 guard let local = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4]
                 else { continue }
-                let attributePrefix = Self.bytes(attributes[base + 1])
-                if !attributePrefix.isEmpty { declare(attributePrefix, Self.bytes(attributes[base + 2])) }
+                let attributeURI = Self.bytes(attributes[base + 2])
+                let attributePrefix = attributeURI.isEmpty ? [] : Self.bytes(attributes[base + 1])
+                let localBytes = Self.bytes(local)
+                if attributePrefix.isEmpty {
+                    // Undeclared prefixes dropped could make two attributes one: keep the first.
+                    if unprefixed.contains(localBytes) { continue }
+                    unprefixed.append(localBytes)
+                } else {
+                    declare(attributePrefix, attributeURI)
+                }
                 attributeText.append(UInt8(ascii: " "))
                 if !attributePrefix.isEmpty { attributeText += attributePrefix + [UInt8(ascii: ":")] }
-                attributeText += Self.bytes(local)
+                attributeText += localBytes
                 attributeText += Array("=\"".utf8)
                 Self.escape(
                     Self.attributeValue(UnsafeBufferPointer(start: start, count: end - start)), into: &attributeText,
