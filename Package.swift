@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Simulators", targets: ["Simulators"]),
         .library(name: "Workout", targets: ["Workout"]),
         .executable(name: "locate", targets: ["locate"]),
+        .executable(name: "workout", targets: ["workout"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -29,10 +30,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev", "zlib1g-dev"])]
+        ),
         .target(
             name: "Workout",
             dependencies: [
                 "LocationFacade",
+                "CLibXML2",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -55,6 +62,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(
+            name: "workout",
+            dependencies: [
+                "Workout",
+                "LocationFacade",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .target(
             name: "TestSupport",
             dependencies: ["LocationFacade", "Simulators"],
@@ -71,6 +86,10 @@ let package = Package(
         .testTarget(
             name: "locateTests",
             dependencies: ["locate", "LocationFacade", "Simulators", "TestSupport"]
+        ),
+        .testTarget(
+            name: "workoutTests",
+            dependencies: ["workout", "Workout", "LocationFacade", "Simulators", "TestSupport"]
         ),
         .testTarget(
             name: "WorkoutTests",

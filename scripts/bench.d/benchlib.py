@@ -76,3 +76,34 @@ def row(benchmark, ours, peers, ratio, target, met):
     """One table row; `met` is None when the issue sets no target for it."""
     verdict = "—" if met is None else "yes" if met else "NO"
     print(f"| {benchmark} | {ours} | {peers} | {ratio} | {target} | {verdict} |", flush=True)
+
+
+def big_gpx(points=500_000):
+    """A GPX 1.1 file of one track of `points` trackpoints one second apart, each with ele, time and
+    Garmin TrackPointExtension hr and cad, with Garmin Connect's `ns3:` prefix (about 123 MB for 500,000
+    points; made once)."""
+    path = os.path.join(BENCH_DIR, f"track-{points}.gpx")
+    if os.path.exists(path):
+        return path
+    os.makedirs(BENCH_DIR, exist_ok=True)
+    start = 1714557600
+    with open(path + ".tmp", "w") as out:
+        out.write('<?xml version="1.0" encoding="UTF-8"?>\n'
+                  '<gpx creator="swift-gps-facade bench" version="1.1" xmlns="http://www.topografix.com/GPX/1/1" '
+                  'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+                  'xmlns:ns3="http://www.garmin.com/xmlschemas/TrackPointExtension/v1" '
+                  'xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">\n'
+                  ' <metadata>\n  <time>2024-05-01T10:00:00Z</time>\n </metadata>\n'
+                  ' <trk>\n  <name>Synthetic ride</name>\n  <type>cycling</type>\n <trkseg>\n')
+        for i in range(points):
+            clock = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(start + i))
+            lat = 51.4779 + 0.002 * math.sin(i / 600) + i * 1e-6
+            lon = -0.0015 + 0.002 * math.cos(i / 600)
+            out.write(' <trkpt lat="%.6f" lon="%.6f">\n  <ele>%.1f</ele>\n  <time>%sZ</time>\n'
+                      '  <extensions>\n   <ns3:TrackPointExtension>\n    <ns3:hr>%d</ns3:hr>\n'
+                      '    <ns3:cad>%d</ns3:cad>\n   </ns3:TrackPointExtension>\n  </extensions>\n'
+                      ' </trkpt>\n'
+                      % (lat, lon, 75.6 + 20 * math.sin(i / 900), clock, 120 + i % 40, 80 + i % 15))
+        out.write(' </trkseg>\n </trk>\n</gpx>\n')
+    os.rename(path + ".tmp", path)
+    return path

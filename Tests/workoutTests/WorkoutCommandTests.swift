@@ -1,0 +1,9 @@
+import Testing
+
+@testable import workout
+
+@Suite struct WorkoutCommandTests {
+    @Test func commandNameIsWorkout() {
+        #expect(WorkoutCommand.configuration.commandName == "workout")
+    }
+}
