@@ -9,9 +9,9 @@ struct Locate: AsyncParsableCommand {
         abstract: "Get positions from gpsd, or serve recorded ones as a fake gpsd.",
         discussion: """
             Exit codes follow sysexits: 0 success, 64 usage, 65 bad input data, 66 missing input, \
-            69 gpsd unavailable, 75 timed out.
+            69 gpsd unavailable, 73 cannot create the output file, 75 timed out.
             """,
-        subcommands: [Once.self, Watch.self, Replay.self]
+        subcommands: [Once.self, Watch.self, Replay.self, Record.self]
     )
 
     /// Sends the library's log to standard error, warnings and worse only, so that standard

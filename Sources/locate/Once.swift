@@ -11,7 +11,7 @@ struct Once: AsyncParsableCommand {
             With --max-age, a fix gpsd already has that was received no longer ago is printed at once. \
             Exits 75 when no fix qualifies within --timeout (the best one seen goes to standard error), \
             69 when gpsd cannot be reached or is lost, 64 on bad usage. --simulate answers from a \
-            replay of FILE (a gpsd JSON log), with no GPS and no gpsd.
+            replay of FILE (a gpsd JSON log, an NMEA log or a GPX track), with no GPS and no gpsd.
             """)
 
     @OptionGroup var serverOptions: ServerOptions
@@ -33,7 +33,7 @@ struct Once: AsyncParsableCommand {
         discussion: "A template uses Location's JSON keys as tokens: \(LocationFormat.tokens.joined(separator: " "))."))
     var format: String = "text"
 
-    @Option(help: "Answer from a replay of FILE (a recorded gpsd JSON log) instead of gpsd.", completion: .file())
+    @Option(help: "Answer from a replay of FILE (a gpsd JSON log, an NMEA log or a GPX track) instead of gpsd.", completion: .file())
     var simulate: String?
 
     @Flag(name: .shortAndLong, help: "Report connection changes (connecting, watching, reconnecting) on standard error.")
@@ -85,8 +85,8 @@ struct Once: AsyncParsableCommand {
                 throw ExitCode(66)
             }
             do {
-                return (try ReplayLocationSource(gpsdLog: url), nil)
-            } catch let error as GPSDScript.ReadError {
+                return (try ReplayRecording(contentsOf: url).device(), nil)
+            } catch {
                 Output.error("locate once: \(error)")
                 throw ExitCode(65)
             }

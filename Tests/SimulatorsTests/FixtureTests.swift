@@ -13,6 +13,10 @@ struct FixtureTests {
         try compareOrUpdate(Fixtures.greenwichWalk().nmea, at: Repository.fixture("nmea/greenwich-walk.nmea"))
     }
 
+    @Test func greenwichWalkGPXIsUpToDate() throws {
+        try compareOrUpdate(Fixtures.greenwichWalkGPX(), at: Repository.fixture("gpx/greenwich-walk.gpx"))
+    }
+
     @Test func everyGeneratedSentenceHasAValidChecksum() throws {
         let lines = Fixtures.greenwichWalk().nmea.split(separator: "\r\n")
         #expect(lines.count > 500)

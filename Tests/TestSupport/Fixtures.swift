@@ -33,4 +33,30 @@ public enum Fixtures {
         }
         return (text, fixes)
     }
+
+    /// The walk's fixes as a GPX 1.1 track, with one segment per stretch of fix (the lost fix
+    /// splits it in two) and no elevation on the 2D points.
+    public static func greenwichWalkGPX() -> String {
+        var text = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="swift-gps-facade Fixtures.greenwichWalkGPX" xmlns="http://www.topografix.com/GPX/1/1">
+              <trk>
+                <name>Greenwich walk</name>
+                <type>walking</type>
+                <trkseg>
+
+            """
+        var previous: Date?
+        for fix in greenwichWalk().fixes {
+            if let previous, let time = fix.time, time.timeIntervalSince(previous) > 1 {
+                text += "    </trkseg>\n    <trkseg>\n"
+            }
+            previous = fix.time
+            text += "      <trkpt lat=\"\(fix.latitude)\" lon=\"\(fix.longitude)\">"
+            if fix.mode == .fix3D, let altitude = fix.altitude { text += "<ele>\(altitude)</ele>" }
+            text += "<time>\(RFC3339.string(from: fix.time!, fractionDigits: 0))</time></trkpt>\n"
+        }
+        text += "    </trkseg>\n  </trk>\n</gpx>\n"
+        return text
+    }
 }

@@ -1,17 +1,21 @@
 import LocationFacade
 
 extension FakeGPSDServer {
-    /// Plays the script once: waits for the start, then sends each report when it is due (recorded
-    /// pace) or when the clients have room (fast pace), performing the faults on the way.
+    /// Plays the script once (or, with `loop`, again and again with its times moved on): waits for
+    /// the start, then sends each report when it is due (recorded pace) or when the clients have
+    /// room (fast pace), performing the faults on the way (in the first pass only).
     /// It holds no reference to the server, so a server dropped without `shutdown()` still goes away.
     static func runTimeline(
-        core: ServerCore, entries: [GPSDScript.Entry], pace: Pace, faults: [GPSDFault], clock: ElapsedClock
+        core: ServerCore, entries: [GPSDScript.Entry], pace: Pace, faults: [GPSDFault], loop: Bool, clock: ElapsedClock
     ) async {
         await core.waitUntilStarted()
         var origin = clock.now
         var index = 0
+        var cycle = 0
+        let loopLength = GPSDScript(entries: entries).loopLength
         while index < entries.count {
             if Task.isCancelled { return }
+            let faults = cycle == 0 ? faults : []
             for case let .stall(afterMessages, duration) in faults where afterMessages == index {
                 guard let duration else {
                     await waitUntilCancelled()
@@ -37,9 +41,14 @@ extension FakeGPSDServer {
                 try? await clock.sleep(for: pause)
                 core.send(entryAt: index, part: .secondHalf)
             } else {
-                core.send(entryAt: index)
+                core.send(entryAt: index, shiftedBy: GPSDScript.seconds(loopLength * cycle))
             }
             index += 1
+            if index == entries.count, loop, loopLength > .zero {
+                index = 0
+                cycle += 1
+                if case let .recorded(speed) = pace { origin += loopLength / speed }
+            }
 
             for fault in faults {
                 switch fault {

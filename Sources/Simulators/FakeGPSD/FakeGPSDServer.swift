@@ -73,6 +73,9 @@ public final class FakeGPSDServer: Sendable {
     public let startPolicy: StartPolicy
     /// The faults it performs.
     public let faults: [GPSDFault]
+    /// Whether the script starts again after its end, its times moved on by ``GPSDScript/loopLength``
+    /// each pass (faults act in the first pass only).
+    public let loops: Bool
 
     let clock: ElapsedClock
     let core: ServerCore
@@ -84,6 +87,7 @@ public final class FakeGPSDServer: Sendable {
     ///   - pace: recorded pace (scaled), or as fast as clients read.
     ///   - startPolicy: when the timeline starts.
     ///   - faults: misbehaviours to perform.
+    ///   - loop: start the script again after its end, with its times moved on.
     ///   - port: the port to listen on; 0 (the default) picks a free one.
     ///   - clock: the clock for pacing, stalls and restarts; a `TestClock` makes it deterministic.
     public init(
@@ -91,9 +95,11 @@ public final class FakeGPSDServer: Sendable {
         pace: Pace = .recorded(speed: 1),
         startPolicy: StartPolicy = .onFirstWatch,
         faults: [GPSDFault] = [],
+        loop: Bool = false,
         port: UInt16 = 0,
         clock: some Clock<Duration> = ContinuousClock()
     ) {
+        self.loops = loop
         if case let .recorded(speed) = pace {
             precondition(speed > 0 && speed.isFinite, "a recorded pace needs a positive speed")
         }
@@ -115,7 +121,7 @@ public final class FakeGPSDServer: Sendable {
         let port = try core.listen()
         core.launchIOThread()
         let timeline = Task { [core, script, pace, faults, clock] in
-            await Self.runTimeline(core: core, entries: script.entries, pace: pace, faults: faults, clock: clock)
+            await Self.runTimeline(core: core, entries: script.entries, pace: pace, faults: faults, loop: loops, clock: clock)
         }
         core.adoptTimeline(timeline)
         if startPolicy == .immediately { play() }

@@ -168,6 +168,38 @@ public struct GPSDScript: Sendable, Hashable {
         return copy
     }
 
+    /// How long one pass takes when looping: from the first report to the last, plus the usual
+    /// gap between reports (the median; one second when there is none).
+    public var loopLength: Duration {
+        guard let first = entries.first?.offset, let last = entries.last?.offset else { return .zero }
+        return last - first + Self.typicalGap(entries.map(\.offset))
+    }
+
+    /// `line` with every `"time":"..."` moved on by `seconds`, written with as many fraction digits
+    /// as before: a looped report says when it is sent, not when it was first recorded.
+    public static func shiftingTimes(in line: String, by seconds: Double) -> String {
+        guard seconds != 0 else { return line }
+        var result = ""
+        var rest = Substring(line)
+        while let key = rest.range(of: #""time":""#) {
+            result += rest[..<key.upperBound]
+            rest = rest[key.upperBound...]
+            guard let close = rest.firstIndex(of: "\""), let parsed = RFC3339.parse(rest[..<close]) else { continue }
+            let text = rest[..<close]
+            let digits = text.firstIndex(of: ".").map { text[text.index(after: $0)...].prefix { $0.isNumber }.count } ?? 0
+            result += RFC3339.string(from: parsed.date.addingTimeInterval(seconds), fractionDigits: digits)
+            rest = rest[close...]
+        }
+        return result + rest
+    }
+
+    /// The median gap between increasing offsets, or one second.
+    package static func typicalGap(_ offsets: [Duration]) -> Duration {
+        guard offsets.count > 1 else { return .seconds(1) }
+        let gaps = zip(offsets.dropFirst(), offsets).map { $0 - $1 }.filter { $0 > .zero }.sorted()
+        return gaps.isEmpty ? .seconds(1) : gaps[gaps.count / 2]
+    }
+
     // MARK: - Helpers
 
     static let serverOwnClasses: Set<String> = ["VERSION", "DEVICES", "DEVICE", "WATCH", "POLL", "ERROR"]

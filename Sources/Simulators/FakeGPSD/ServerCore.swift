@@ -282,8 +282,9 @@ final class ServerCore: Sendable {
     // MARK: - Sending
 
     /// Sends report `index` of the script (or one part of it) to every watcher it concerns.
-    func send(entryAt index: Int, part: LinePart = .whole) {
-        let entry = script.entries[index]
+    func send(entryAt index: Int, part: LinePart = .whole, shiftedBy seconds: Double = 0) {
+        var entry = script.entries[index]
+        entry.line = GPSDScript.shiftingTimes(in: entry.line, by: seconds)
         let text: String
         switch part {
         case .whole: text = entry.line + ByteQueue.lineEnd

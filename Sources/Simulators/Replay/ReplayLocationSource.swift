@@ -82,7 +82,7 @@ public final class ReplayLocationSource: LocationSource {
     ) {
         precondition(speed > 0 && speed.isFinite, "a replay needs a positive speed")
         self.timeline = timeline.sorted { $0.offset < $1.offset }
-        self.interval = Self.typicalInterval(of: self.timeline)
+        self.interval = GPSDScript.typicalGap(self.timeline.map(\.offset))
         if let first = self.timeline.first?.offset, let last = self.timeline.last?.offset {
             self.loopLength = last - first + interval
         } else {
@@ -371,13 +371,6 @@ public final class ReplayLocationSource: LocationSource {
             state.withLock { $0.next = next }
             observers.send(event)
         }
-    }
-
-    /// The median gap between entries (one second when there is none).
-    private static func typicalInterval(of timeline: [Entry]) -> Duration {
-        guard timeline.count > 1 else { return .seconds(1) }
-        let gaps = zip(timeline.dropFirst(), timeline).map { $0.offset - $1.offset }.filter { $0 > .zero }
-        return gaps.sorted().dropFirst(gaps.count / 2).first ?? .seconds(1)
     }
 
     private func finish(_ generation: UInt64) {

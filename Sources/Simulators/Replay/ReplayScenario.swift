@@ -35,22 +35,7 @@ public struct ReplayScenario: Sendable {
     /// The scenario's reports as a gpsd script (TPVs with their devices, no-fix TPVs); connection
     /// events are left to ``faults``.
     public var script: GPSDScript {
-        var script = GPSDScript()
-        for entry in timeline {
-            switch entry.event {
-            case let .location(location):
-                let device = location.device ?? GPSDScript.defaultDevice
-                script.entries.append(.init(
-                    offset: entry.offset, device: device, className: "TPV", line: GPSDReportWriter.tpv(location, device: device)))
-            case let .noFix(device, time):
-                let device = device ?? GPSDScript.defaultDevice
-                script.entries.append(.init(
-                    offset: entry.offset, device: device, className: "TPV", line: GPSDReportWriter.noFix(device: device, time: time)))
-            default:
-                continue
-            }
-        }
-        return script
+        GPSDScript(timeline: timeline)
     }
 
     /// The fixes of the scenario, in order.
