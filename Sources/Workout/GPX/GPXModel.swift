@@ -198,6 +198,7 @@ public struct GPXPoint: Sendable, Hashable {
 /// ``GPXReadOptions/strict`` is set.
 public struct GPXSkip: Sendable, Hashable, CustomStringConvertible {
     public var line: Int
+    /// The column, or 0 when only the line is known.
     public var column: Int
     /// What was wrong, as a person reads it: `latitude 91 is outside -90...90`.
     public var reason: String
@@ -208,8 +209,9 @@ public struct GPXSkip: Sendable, Hashable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// `line 12, column 5: reason`; `line 12: reason` when only the line is known (column 0).
     public var description: String {
-        "line \(line), column \(column): \(reason)"
+        column > 0 ? "line \(line), column \(column): \(reason)" : "line \(line): \(reason)"
     }
 }
 

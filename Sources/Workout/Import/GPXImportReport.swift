@@ -1,0 +1,123 @@
+import Foundation
+
+/// What ``GPXImporter`` did with one file: a workout per track, the tracks it could not use, and
+/// everything it skipped, with lines.
+public struct GPXImportReport: Sendable {
+    /// The file, as given.
+    public var file: String
+    /// One entry per track that became (or already was) a workout, in file order.
+    public var workouts: [ImportedWorkout]
+    /// Tracks that could not become a workout (no point with a valid time), with the reason.
+    public var tracksNotImported: [TrackNotImported]
+    /// Points and values skipped outside any track (waypoints, routes).
+    public var skippedOutsideTracks: [GPXSkip]
+    /// What the reader counted: tracks, points, routes, waypoints, encoding, compression.
+    public var read: GPXReadSummary
+
+    /// The workouts this import saved (not those the store already held).
+    public var saved: [ImportedWorkout] {
+        workouts.filter { if case .saved = $0.outcome { true } else { false } }
+    }
+}
+
+/// One track of a GPX file, as a workout of the store.
+public struct ImportedWorkout: Sendable {
+    /// The workout as read from the file. When ``outcome`` is `alreadySaved`, the stored
+    /// workout has the id ``SaveOutcome/workoutID``, not this value's.
+    public var workout: WorkoutRecord
+    /// Saved now, or found in the store already (the same track imported before).
+    public var outcome: SaveOutcome
+    /// The track's position among the file's tracks, from 0.
+    public var trackIndex: Int
+    /// The track's `<name>`.
+    public var trackName: String?
+    /// The line of the track's `<trk>`.
+    public var trackLine: Int
+    /// Route points stored: the track's valid, time-ordered points, exact duplicates dropped.
+    public var points: Int
+    /// Points dropped as exact duplicates of the point before (same time and position).
+    public var duplicatesDropped: Int
+    /// Route segments.
+    public var segments: Int
+    /// Quantity samples taken from the points' extensions (heart rate, cadence, power, temperature).
+    public var samples: Int
+    /// Elevation gain summed over every rise (metres); GPS noise makes this larger than the
+    /// smoothed figure stored in ``WorkoutTotals/elevationGain``.
+    public var rawElevationGain: Double
+    /// Mean and maximum heart rate of the points that have one, beats per minute.
+    public var heartRateAverage: Double?
+    public var heartRateMaximum: Double?
+    /// The track's points and values the reader or the importer skipped, in file order.
+    public var skipped: [GPXSkip]
+
+    /// The id the workout has in the store.
+    public var workoutID: UUID { outcome.workoutID }
+
+    /// Whether this import saved it (`false`: the store held it already).
+    public var isNew: Bool {
+        if case .saved = outcome { true } else { false }
+    }
+}
+
+/// A track that did not become a workout.
+public struct TrackNotImported: Sendable, Hashable, CustomStringConvertible {
+    public var trackIndex: Int
+    public var trackName: String?
+    /// The line of its `<trk>`.
+    public var line: Int
+    public var reason: String
+
+    public var description: String {
+        "line \(line): track \(trackIndex + 1)\(trackName.map { " \"\($0)\"" } ?? "") not imported: \(reason)"
+    }
+}
+
+/// How ``GPXImporter`` imports.
+public struct GPXImportOptions: Sendable, Hashable {
+    /// The activity of every imported workout; `nil`: from each track's `<type>`.
+    public var activity: WorkoutActivityType?
+    /// Fail on the first invalid value instead of skipping it (``GPXReadOptions/strict``).
+    public var strict: Bool
+    /// The ``WorkoutMetadata/sourceApp`` of imported workouts.
+    public var sourceApp: String
+    /// Route points per batch handed from the reader to the store.
+    public var batchSize: Int
+
+    public init(activity: WorkoutActivityType? = nil, strict: Bool = false, sourceApp: String = "workout import", batchSize: Int = 4_096) {
+        self.activity = activity
+        self.strict = strict
+        self.sourceApp = sourceApp
+        self.batchSize = batchSize
+    }
+}
+
+/// Why ``GPXImporter`` stopped. Workouts of the tracks finished before the failure stay saved;
+/// each case lists them.
+public enum GPXImportError: Error, Sendable, CustomStringConvertible {
+    /// The file could not be read, or is not well-formed GPX, or (strict mode) holds an invalid
+    /// value: the error names the file, line and column.
+    case read(GPXError, imported: [ImportedWorkout])
+    /// The store refused or failed to save the workout of track `trackIndex` (line `line`).
+    case save(file: String, trackIndex: Int, line: Int, WorkoutStoreError, imported: [ImportedWorkout])
+    /// The importing task was cancelled; the track being read was not saved.
+    case cancelled(file: String, imported: [ImportedWorkout])
+
+    /// The workouts imported before the failure (kept in the store).
+    public var imported: [ImportedWorkout] {
+        switch self {
+        case let .read(_, imported), let .save(_, _, _, _, imported), let .cancelled(_, imported): imported
+        }
+    }
+
+    public var description: String {
+        let kept = imported.isEmpty ? "" : "; the \(imported.count) workout(s) of earlier tracks were imported and kept"
+        switch self {
+        case let .read(error, _):
+            return "\(error)\(kept)"
+        case let .save(file, track, line, error, _):
+            return "\(file):\(line): track \(track + 1) was not saved: \(error)\(kept)"
+        case let .cancelled(file, _):
+            return "\(file): import cancelled\(kept)"
+        }
+    }
+}

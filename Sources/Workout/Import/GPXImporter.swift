@@ -1,0 +1,184 @@
+import Foundation
+import LocationFacade
+
+/// Imports GPX files into a ``WorkoutStore``: one workout per track, through the save chain,
+/// atomically per workout, in flat memory for the route whatever the file's size.
+///
+/// ```swift
+/// let report = try await GPXImporter(store: store).importFile(at: "ride.gpx.gz")
+/// for imported in report.workouts {
+///     print(imported.isNew ? "imported" : "already imported", imported.workoutID, imported.points)
+/// }
+/// ```
+///
+/// ## How a track becomes a workout
+/// - **Route**: the track's points, in its segments, each as a ``Location`` (see
+///   ``GPXReadOptions`` for what the reader skips; the importer also skips points without a
+///   time and points earlier than the point before them, and reports each with its line).
+///   Exact duplicates are dropped by ``RouteBuilder``, as everywhere in the store.
+/// - **Samples**: heart rate, cadence, power and air temperature of each point, as instantaneous
+///   ``QuantitySample``s at the point's time.
+/// - **Activity**: ``GPXImportOptions/activity`` when set, else the track's `<type>` through
+///   ``WorkoutActivityType/init(gpxType:)``, else ``WorkoutActivityType/other``.
+/// - **Times**: start and end are the first and last kept points' times (UTC).
+/// - **Totals** (``TrackStatistics`` gives the formulas): distance, haversine on the WGS84 mean
+///   radius within segments; elevation gain and loss smoothed with a 5 m hysteresis (the raw
+///   sums are in ``ImportedWorkout/rawElevationGain`` and the metadata value
+///   `elevation_gain_raw_m`); moving time; duration is the whole time from start to end.
+/// - **Identity**: the external id `gpx-track:HASH:COUNT` is a hash of the kept points' times and
+///   positions, so importing the same track again, from the same file or from a copy that says
+///   the same, finds the stored workout (``SaveOutcome/alreadySaved(existingID:matchedBy:)``)
+///   and saves nothing.
+/// - **Metadata**: the file's `creator` as the source device, ``GPXImportOptions/sourceApp`` as
+///   the source app, and the values `name`, `description`, `file` and `gpx_track` (its index).
+///
+/// ## Failure
+/// Each track's workout, samples and route appear together when its `</trk>` is reached, or not
+/// at all. If the file turns out malformed halfway, or the store refuses a track, the import
+/// stops with ``GPXImportError``; workouts of tracks finished before stay saved and are listed
+/// in the error.
+///
+/// ## Threads
+/// The file is parsed on a thread of its own, which converts points, computes totals and
+/// collects samples; the calling task only writes to the store. The two are linked by a queue
+/// of a few batches, so a fast parser waits for a slow disk instead of filling memory.
+public struct GPXImporter: Sendable {
+    public let store: WorkoutStore
+    public var options: GPXImportOptions
+
+    public init(store: WorkoutStore, options: GPXImportOptions = GPXImportOptions()) {
+        self.store = store
+        self.options = options
+    }
+
+    /// Imports every track of the GPX file at `path` (plain or gzip-compressed).
+    ///
+    /// - Parameter progress: called on the reader's thread after each chunk read, with the bytes
+    ///   read so far and the file's size when known.
+    /// - Throws: ``GPXImportError``.
+    public func importFile(
+        at path: String,
+        progress: (@Sendable (_ bytesRead: Int64, _ totalBytes: Int64?) -> Void)? = nil
+    ) async throws(GPXImportError) -> GPXImportReport {
+        let handOff = HandOff<ImportItem>(capacity: 4)
+        let readOptions = GPXReadOptions(strict: options.strict)
+        let batchSize = max(1, options.batchSize)
+        let reader = Thread {
+            let collector = TrackCollector(batchSize: batchSize) { handOff.send($0) }
+            do throws(GPXError) {
+                let summary = try GPXReader(options: readOptions).read(fileAt: path, progress: progress) { event in
+                    try collector.handle(event)
+                }
+                _ = handOff.send(.end(summary))
+            } catch {
+                if !collector.stopped { _ = handOff.send(.failed(error)) }
+            }
+            handOff.finish()
+        }
+        reader.name = "gpx-import"
+        reader.start()
+        defer { handOff.close() }
+        return try await save(from: handOff, file: path)
+    }
+
+    /// Takes what the reader sends and saves a workout at the end of each track.
+    private func save(from handOff: HandOff<ImportItem>, file: String) async throws(GPXImportError) -> GPXImportReport {
+        var imported: [ImportedWorkout] = []
+        var notImported: [TrackNotImported] = []
+        var builder: RouteBuilder?
+        var trackLine = 0
+        func failed(_ error: WorkoutStoreError, track: Int) async -> GPXImportError {
+            await builder?.discard()
+            return .save(file: file, trackIndex: track, line: trackLine, error, imported: imported)
+        }
+        while let item = await handOff.next() {
+            switch item {
+            case let .points(batch, newSegment):
+                let current = builder ?? RouteBuilder(store: store)
+                builder = current
+                do {
+                    if newSegment { try await current.startNewSegment() }
+                    try await current.insertRouteData(batch)
+                } catch {
+                    throw await failed(error, track: imported.count + notImported.count)
+                }
+            case let .trackEnd(track):
+                trackLine = track.line
+                guard let current = builder, track.points > 0 else {
+                    notImported.append(TrackNotImported(
+                        trackIndex: track.info.index, trackName: track.info.name, line: track.line,
+                        reason: track.skipped.isEmpty ? "it has no valid points" : "none of its points has a valid time"))
+                    continue
+                }
+                builder = nil
+                let workout = record(for: track, file: file)
+                let kept = await current.pointCount
+                let duplicates = await current.droppedDuplicates
+                let outcome: SaveOutcome
+                do {
+                    outcome = try await current.commit(workout, samples: track.samples, metadata: ["source": "gpx"])
+                } catch {
+                    throw GPXImportError.save(file: file, trackIndex: track.info.index, line: track.line, error, imported: imported)
+                }
+                let statistics = track.statistics
+                imported.append(ImportedWorkout(
+                    workout: workout, outcome: outcome, trackIndex: track.info.index, trackName: track.info.name, trackLine: track.line,
+                    points: kept, duplicatesDropped: duplicates, segments: statistics.segmentCount, samples: track.samples.count,
+                    rawElevationGain: statistics.elevationGain, heartRateAverage: statistics.heartRateAverage,
+                    heartRateMaximum: statistics.heartRateMaximum, skipped: track.skipped))
+            case let .end(summary):
+                return Self.report(file: file, imported: imported, notImported: notImported, summary: summary)
+            case let .failed(error):
+                await builder?.discard()
+                throw .read(error, imported: imported)
+            }
+        }
+        await builder?.discard()
+        throw .cancelled(file: file, imported: imported)
+    }
+
+    /// The workout of a finished track.
+    private func record(for track: CollectedTrack, file: String) -> WorkoutRecord {
+        let statistics = track.statistics
+        let start = statistics.firstTime!.date
+        let end = statistics.lastTime!.date
+        let hasElevation = track.elevations > 1
+        var values = ["file": (file as NSString).lastPathComponent, "gpx_track": String(track.info.index)]
+        values["name"] = track.info.name
+        values["description"] = track.info.description
+        if hasElevation { values["elevation_gain_raw_m"] = String(format: "%.1f", statistics.elevationGain) }
+        return WorkoutRecord(
+            activityType: options.activity ?? track.info.type.map(WorkoutActivityType.init(gpxType:)) ?? .other,
+            start: start, end: end,
+            totals: WorkoutTotals(
+                distance: statistics.distance,
+                movingTime: min(statistics.movingTime, end.timeIntervalSince(start)),
+                elevationGain: hasElevation ? statistics.smoothedElevationGain : nil,
+                elevationLoss: hasElevation ? statistics.smoothedElevationLoss : nil),
+            metadata: WorkoutMetadata(
+                sourceDevice: track.creator, sourceApp: options.sourceApp, externalID: track.externalID, values: values))
+    }
+
+    /// The report, with the reader's skips given to the track whose lines hold them.
+    private static func report(
+        file: String, imported: [ImportedWorkout], notImported: [TrackNotImported], summary: GPXReadSummary
+    ) -> GPXImportReport {
+        var workouts = imported
+        // Where each track starts, in file order: a skip belongs to the last track started before it.
+        let starts = (imported.enumerated().map { (line: $0.element.trackLine, workout: Optional($0.offset)) }
+            + notImported.map { (line: $0.line, workout: nil) }).sorted { $0.line < $1.line }
+        var outside: [GPXSkip] = []
+        for skip in summary.skipped {
+            guard let owner = starts.last(where: { $0.line <= skip.line }) else {
+                outside.append(skip)
+                continue
+            }
+            if let position = owner.workout { workouts[position].skipped.append(skip) }
+        }
+        for position in workouts.indices {
+            workouts[position].skipped.sort { ($0.line, $0.column) < ($1.line, $1.column) }
+        }
+        return GPXImportReport(
+            file: file, workouts: workouts, tracksNotImported: notImported, skippedOutsideTracks: outside, read: summary)
+    }
+}

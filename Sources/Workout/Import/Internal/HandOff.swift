@@ -1,0 +1,111 @@
+import Foundation
+import LocationFacade
+
+/// A bounded queue from one producer thread to one async consumer: the GPX importer's reader
+/// thread sends what it parsed, the task that writes to the store takes it.
+///
+/// The producer blocks (on a semaphore) while `capacity` items wait, so a fast parser never
+/// runs ahead of a slow store by more than a few batches: memory stays flat. The consumer
+/// suspends while the queue is empty. Either side can close it: ``close()`` by the consumer
+/// makes every later ``send(_:)`` return `false`, so the producer stops reading.
+final class HandOff<Item: Sendable>: Sendable {
+    private struct State {
+        var items: [Item] = []
+        var head = 0
+        var consumer: CheckedContinuation<Item?, Never>?
+        var finished = false
+        var closed = false
+    }
+
+    private enum Outcome {
+        case handed(CheckedContinuation<Item?, Never>)
+        case queued
+        case closed
+    }
+
+    private let state = Locked(State())
+    private let space: DispatchSemaphore
+
+    init(capacity: Int) {
+        space = DispatchSemaphore(value: capacity)
+    }
+
+    /// Queues `item`, waiting for room. Returns `false` (dropping it) once the consumer closed.
+    func send(_ item: Item) -> Bool {
+        space.wait()
+        let outcome = state.withLock { state -> Outcome in
+            if state.closed { return .closed }
+            if let consumer = state.consumer {
+                state.consumer = nil
+                return .handed(consumer)
+            }
+            state.items.append(item)
+            return .queued
+        }
+        switch outcome {
+        case .queued:
+            return true
+        case let .handed(consumer):
+            space.signal()
+            consumer.resume(returning: item)
+            return true
+        case .closed:
+            space.signal()
+            return false
+        }
+    }
+
+    /// Marks the end of the items: once those queued are taken, ``next()`` returns `nil`.
+    func finish() {
+        let waiting = state.withLock { state -> CheckedContinuation<Item?, Never>? in
+            state.finished = true
+            defer { state.consumer = nil }
+            return state.items.count == state.head ? state.consumer : nil
+        }
+        waiting?.resume(returning: nil)
+    }
+
+    /// The next item, or `nil` after ``finish()`` (or ``close()``, or when the task is cancelled).
+    func next() async -> Item? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Item?, Never>) in
+                let ready: Item?? = state.withLock { state in
+                    if state.head < state.items.count {
+                        let item = state.items[state.head]
+                        state.head += 1
+                        if state.head == state.items.count {
+                            state.items.removeAll(keepingCapacity: true)
+                            state.head = 0
+                        }
+                        return .some(item)
+                    }
+                    if state.finished || state.closed || Task.isCancelled { return .some(nil) }
+                    state.consumer = continuation
+                    return nil
+                }
+                if let ready {
+                    if ready != nil { space.signal() }
+                    continuation.resume(returning: ready)
+                }
+            }
+        } onCancel: {
+            close()
+        }
+    }
+
+    /// Stops the exchange from the consumer's side: queued items are dropped, a waiting
+    /// ``next()`` returns `nil`, and the producer's sends fail from now on.
+    func close() {
+        let (waiting, dropped) = state.withLock { state -> (CheckedContinuation<Item?, Never>?, Int) in
+            state.closed = true
+            let dropped = state.items.count - state.head
+            state.items.removeAll()
+            state.head = 0
+            defer { state.consumer = nil }
+            return (state.consumer, dropped)
+        }
+        // Wake a producer blocked for room; it then sees `closed`.
+        for _ in 0..<(dropped + 1) { space.signal() }
+        waiting?.resume(returning: nil)
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import LocationFacade
+
+/// What the importer's reader thread sends to the task that saves.
+enum ImportItem: Sendable {
+    /// Route points of the current track, in order; `newSegment`: the first starts a new segment.
+    case points([Location], newSegment: Bool)
+    /// The current track is over: everything but its points.
+    case trackEnd(CollectedTrack)
+    /// The file is read.
+    case end(GPXReadSummary)
+    /// Reading failed.
+    case failed(GPXError)
+}
+
+/// A track as the reader thread saw it: its fields, totals, samples and identity.
+struct CollectedTrack: Sendable {
+    var info: GPXPathInfo
+    /// The line of its `<trk>`.
+    var line: Int
+    var statistics = TrackStatistics()
+    var samples: [QuantitySample] = []
+    /// Points sent as route points.
+    var points = 0
+    /// Points that had an elevation.
+    var elevations = 0
+    /// Points and values the importer skipped (the reader's own skips are in its summary).
+    var skipped: [GPXSkip] = []
+    /// FNV-1a over each kept point's time (ms), latitude and longitude (1e-7°).
+    var fingerprint: UInt64 = 0xcbf2_9ce4_8422_2325
+    /// The file's `creator`.
+    var creator: String?
+
+    /// The external id that recognises this track when it is imported again, from this file or
+    /// from another that holds the same points.
+    var externalID: String {
+        "gpx-track:" + String(fingerprint, radix: 16) + ":\(points)"
+    }
+}
+
+/// Turns the reader's events into route batches and a ``CollectedTrack`` per track, on the
+/// reader's thread, so that the task writing to the store only writes.
+///
+/// What it keeps of a track point: position, elevation (as altitude above mean sea level), time,
+/// speed and course; fix mode from `<fix>` (`2d`, `3d`, `dgps`), else 3D with an elevation and 2D
+/// without. What it skips, with the point's line: a point without a time (a route point must
+/// have one) and a point whose time is earlier than the point before it (a route is in time
+/// order). Samples: heart rate, cadence, power and air temperature, each an instantaneous sample
+/// at its point's time; a second value of the same type at the same time is skipped when it
+/// differs from the first.
+final class TrackCollector {
+    private let batchSize: Int
+    private let send: (ImportItem) -> Bool
+    private var creator: String?
+    private var track: CollectedTrack?
+    private var batch: [Location] = []
+    private var newSegment = false
+    private var lastTime: Date?
+    private var lastSample: [QuantityType: QuantitySample] = [:]
+    /// Set when the consumer went away; the handler then stops the reader.
+    private(set) var stopped = false
+
+    struct Stopped: Error {}
+
+    init(batchSize: Int, send: @escaping (ImportItem) -> Bool) {
+        self.batchSize = batchSize
+        self.send = send
+        batch.reserveCapacity(batchSize)
+    }
+
+    func handle(_ event: GPXEvent) throws {
+        switch event {
+        case let .metadata(metadata):
+            creator = metadata.creator
+        case let .trackStart(info):
+            track = CollectedTrack(info: info, line: info.line, creator: creator)
+            newSegment = false
+            lastTime = nil
+            lastSample = [:]
+        case .segmentStart:
+            try flush()
+            newSegment = true
+            track?.statistics.startSegment()
+        case let .trackPoint(point):
+            try add(point)
+        case let .trackEnd(info):
+            try flush()
+            guard var finished = track else { return }
+            finished.info = info
+            track = nil
+            try deliver(.trackEnd(finished))
+        default:
+            break
+        }
+    }
+
+    private func add(_ point: GPXPoint) throws {
+        guard track != nil else { return }
+        guard let time = point.time?.date else {
+            track!.skipped.append(GPXSkip(line: point.line, column: 0, reason: "the point has no time"))
+            return
+        }
+        if let lastTime, time < lastTime {
+            track!.skipped.append(GPXSkip(line: point.line, column: 0, reason:
+                "its time \(RFC3339.string(from: time)) is earlier than the point before it (\(RFC3339.string(from: lastTime)))"))
+            return
+        }
+        lastTime = time
+        track!.statistics.add(point)
+        track!.points += 1
+        if point.elevation != nil { track!.elevations += 1 }
+        track!.fingerprint = Self.mix(track!.fingerprint, time: time, point)
+        for (type, value) in [(QuantityType.heartRate, point.heartRate), (.cadence, point.cadence),
+                              (.power, point.power), (.temperature, point.airTemperature)] {
+            if let value { addSample(type, value, at: time, line: point.line) }
+        }
+        batch.append(Self.location(point, time: time))
+        if batch.count == batchSize { try flush() }
+    }
+
+    private func addSample(_ type: QuantityType, _ value: Double, at time: Date, line: Int) {
+        guard value.isFinite, value >= 0 || type.allowsNegativeValues else {
+            track!.skipped.append(GPXSkip(line: line, column: 0, reason: "a \(type) of \(value) \(type.unit) is not possible"))
+            return
+        }
+        if let last = lastSample[type], last.start == time {
+            if last.value != value {
+                track!.skipped.append(GPXSkip(line: line, column: 0, reason:
+                    "its \(type) \(value) was dropped: the point before it has the same time and a \(type) of \(last.value)"))
+            }
+            return
+        }
+        let sample = QuantitySample(type: type, value: value, at: time)
+        lastSample[type] = sample
+        track!.samples.append(sample)
+    }
+
+    private func flush() throws {
+        guard !batch.isEmpty else { return }
+        let full = batch
+        batch.removeAll(keepingCapacity: true)
+        try deliver(.points(full, newSegment: newSegment))
+        newSegment = false
+    }
+
+    private func deliver(_ item: ImportItem) throws {
+        if !send(item) {
+            stopped = true
+            throw Stopped()
+        }
+    }
+
+    static func location(_ point: GPXPoint, time: Date) -> Location {
+        var mode: FixMode = point.elevation == nil ? .fix2D : .fix3D
+        var status: FixStatus?
+        switch point.fix {
+        case "2d": mode = .fix2D
+        case "3d": mode = .fix3D
+        case "dgps": (mode, status) = (.fix3D, .dgps)
+        case "pps": status = .pps
+        default: break
+        }
+        return Location(
+            latitude: point.latitude, longitude: point.longitude, altitude: point.elevation,
+            speed: point.speed, course: point.course, time: time, receivedAt: time, mode: mode, status: status)
+    }
+
+    private static func mix(_ hash: UInt64, time: Date, _ point: GPXPoint) -> UInt64 {
+        var hash = hash
+        for value in [Int64((time.timeIntervalSince1970 * 1000).rounded()),
+                      Int64((point.latitude * 1e7).rounded()), Int64((point.longitude * 1e7).rounded())] {
+            var bits = UInt64(bitPattern: value)
+            for _ in 0..<8 {
+                hash = (hash ^ (bits & 0xff)) &* 0x100_0000_01b3
+                bits >>= 8
+            }
+        }
+        return hash
+    }
+}
