@@ -53,9 +53,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What the two commands share: writing lines to standard output and error.
+        .target(name: "CommandSupport"),
         .executableTarget(
             name: "locate",
             dependencies: [
+                "CommandSupport",
                 "LocationFacade",
                 "Simulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -65,6 +68,7 @@ let package = Package(
         .executableTarget(
             name: "workout",
             dependencies: [
+                "CommandSupport",
                 "Workout",
                 "LocationFacade",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,9 +1,117 @@
+import Foundation
+import Simulators
 import Testing
+import TestSupport
+import Workout
 
 @testable import workout
 
-@Suite struct WorkoutCommandTests {
-    @Test func commandNameIsWorkout() {
-        #expect(WorkoutCommand.configuration.commandName == "workout")
+/// The `workout` command run as a user runs it, on a store file of its own per test.
+@Suite(.timeLimit(.minutes(1)))
+struct WorkoutCommandTests {
+    let folder: String
+    var store: String { folder + "/workouts.sqlite" }
+
+    init() throws {
+        folder = NSTemporaryDirectory() + "workout-command-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    func run(_ arguments: [String]) async throws -> (status: Int32, output: [String], error: [String]) {
+        let process = try ChildProcess(Repository.builtExecutable("workout").path, arguments)
+        let status = await process.waitUntilExit()
+        return (status, process.lines(.output), process.lines(.error))
+    }
+
+    func fixture(_ name: String) -> String {
+        Repository.fixture("gpx/" + name).path
+    }
+
+    func json(_ line: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    @Test func importPrintsOneJSONObjectPerWorkoutWithTheDocumentedKeys() async throws {
+        let result = try await run(["import", "--store", store, "--json", fixture("two-runs.gpx")])
+        #expect(result.status == 0)
+        #expect(result.output.count == 2)
+        let run = try json(result.output[0])
+        for key in ["id", "activity", "start", "end", "points", "distance_m", "duration_s", "elevation_gain_m",
+                    "heart_rate_avg", "heart_rate_max", "skipped"] {
+            #expect(run[key] != nil, "missing \(key)")
+        }
+        #expect(run["activity"] as? String == "running")
+        #expect(run["points"] as? Int == 5)
+        #expect(run["heart_rate_max"] as? Double == 150)
+        #expect(run["start"] as? String == "2024-05-01T07:00:00.000Z")
+        #expect(run["status"] as? String == "imported")
+        let ride = try json(result.output[1])
+        let skipped = try #require(ride["skipped"] as? [[String: Any]])
+        #expect(skipped.compactMap { $0["line"] as? Int } == [31, 32, 34, 36])
+        #expect(ride["heart_rate_avg"] is NSNull)
+        #expect(result.error.contains { $0.contains("Planned route, no times") && $0.contains("not imported") })
+    }
+
+    @Test func importingTwiceSaysSoAndAddsNothing() async throws {
+        _ = try await run(["import", "--store", store, fixture("two-runs.gpx")])
+        let again = try await run(["import", "--store", store, fixture("two-runs.gpx")])
+        #expect(again.status == 0)
+        #expect(again.output.filter { $0.contains("already in the store as") }.count == 2)
+        let list = try await run(["list", "--store", store])
+        #expect(list.output.count == 2)
+    }
+
+    @Test func malformedXMLExits65NamingFileLineAndColumnAndKeepsEarlierTracks() async throws {
+        let result = try await run(["import", "--store", store, fixture("truncated-second-track.gpx")])
+        #expect(result.status == 65)
+        let message = try #require(result.error.last)
+        #expect(message.contains("truncated-second-track.gpx:17:"), "\(message)")
+        #expect(message.contains("kept"))
+        #expect(result.output.first?.contains("\"Complete\": imported as") == true)
+        #expect(try await run(["list", "--store", store]).output.count == 1)
+    }
+
+    @Test func refusedAndMissingFilesHaveTheirExitCodes() async throws {
+        let refused = try await run(["import", "--store", store, fixture("doctype-xxe.gpx")])
+        #expect(refused.status == 65)
+        #expect(refused.error.first?.contains("doctype-xxe.gpx:") == true)
+        let missing = try await run(["import", "--store", store, folder + "/nothing.gpx"])
+        #expect(missing.status == 66)
+        #expect(missing.error.first?.contains("nothing.gpx") == true)
+    }
+
+    @Test func badUsageExits64() async throws {
+        #expect(try await run(["import", "--store", store, "--activity", "flying", fixture("two-runs.gpx")]).status == 64)
+        #expect(try await run(["import", "--store", store]).status == 64)
+        #expect(try await run(["list", "--store", store, "--from", "last tuesday"]).status == 64)
+        #expect(try await run(["show", "--store", store, "ab"]).status == 64)
+    }
+
+    @Test func listShowAndDeleteFindAWorkoutByTheStartOfItsID() async throws {
+        let imported = try await run(["import", "--store", store, "--json", fixture("two-runs.gpx")])
+        let id = try #require(try json(imported.output[0])["id"] as? String)
+        let list = try await run(["list", "--store", store, "--activity", "running"])
+        #expect(list.output.count == 1)
+        #expect(list.output[0].hasPrefix(String(id.prefix(8))))
+        #expect(list.output[0].contains("Morning run"))
+        let show = try await run(["show", "--store", store, String(id.prefix(8)), "--json"])
+        #expect(show.status == 0)
+        let shown = try json(try #require(show.output.first))
+        #expect(shown["id"] as? String == id)
+        #expect(shown["points"] as? Int == 5)
+        #expect(shown["segments"] as? Int == 2)
+        let text = try await run(["show", "--store", store, id])
+        #expect(text.output.contains { $0.contains("5 points in 2 segments") })
+        #expect(text.output.contains { $0.contains("heart rate") && $0.contains("max 150") })
+        let deleted = try await run(["delete", "--store", store, String(id.prefix(6))])
+        #expect(deleted.status == 0)
+        #expect(try await run(["show", "--store", store, id]).status == 66)
+        #expect(try await run(["list", "--store", store]).output.count == 1)
+    }
+
+    @Test func aStoreThatCannotBeOpenedExits74() async throws {
+        let result = try await run(["list", "--store", folder + "/missing-folder/w.sqlite"])
+        #expect(result.status == 74)
+        #expect(result.error.first?.contains("missing-folder") == true)
     }
 }

@@ -213,6 +213,11 @@ public struct GPXSkip: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         column > 0 ? "line \(line), column \(column): \(reason)" : "line \(line): \(reason)"
     }
+
+    /// `FILE:LINE:COLUMN: reason` (`FILE:LINE: reason` without a column), as compilers write.
+    public func located(in file: String) -> String {
+        column > 0 ? "\(file):\(line):\(column): \(reason)" : "\(file):\(line): \(reason)"
+    }
 }
 
 /// How ``GPXReader`` reads.

@@ -106,33 +106,44 @@ final class TrackCollector {
             return
         }
         lastTime = time
+        var point = point
+        for (type, value) in [(QuantityType.heartRate, point.heartRate), (.cadence, point.cadence),
+                              (.power, point.power), (.temperature, point.airTemperature)] {
+            guard let value else { continue }
+            if addSample(type, value, at: time, line: point.line) { continue }
+            switch type {
+            case .heartRate: point.heartRate = nil
+            case .cadence: point.cadence = nil
+            case .power: point.power = nil
+            default: point.airTemperature = nil
+            }
+        }
         track!.statistics.add(point)
         track!.points += 1
         if point.elevation != nil { track!.elevations += 1 }
         track!.fingerprint = Self.mix(track!.fingerprint, time: time, point)
-        for (type, value) in [(QuantityType.heartRate, point.heartRate), (.cadence, point.cadence),
-                              (.power, point.power), (.temperature, point.airTemperature)] {
-            if let value { addSample(type, value, at: time, line: point.line) }
-        }
         batch.append(Self.location(point, time: time))
         if batch.count == batchSize { try flush() }
     }
 
-    private func addSample(_ type: QuantityType, _ value: Double, at time: Date, line: Int) {
+    /// Adds a sample; `false` when the value is impossible (and reported), so the point drops it.
+    @discardableResult
+    private func addSample(_ type: QuantityType, _ value: Double, at time: Date, line: Int) -> Bool {
         guard value.isFinite, value >= 0 || type.allowsNegativeValues else {
-            track!.skipped.append(GPXSkip(line: line, column: 0, reason: "a \(type) of \(value) \(type.unit) is not possible"))
-            return
+            track!.skipped.append(GPXSkip(line: line, column: 0, reason: "a \(type) of \(value) \(type.unit) is not possible; the value was dropped"))
+            return false
         }
         if let last = lastSample[type], last.start == time {
             if last.value != value {
                 track!.skipped.append(GPXSkip(line: line, column: 0, reason:
                     "its \(type) \(value) was dropped: the point before it has the same time and a \(type) of \(last.value)"))
             }
-            return
+            return true
         }
         let sample = QuantitySample(type: type, value: value, at: time)
         lastSample[type] = sample
         track!.samples.append(sample)
+        return true
     }
 
     private func flush() throws {

@@ -2,19 +2,24 @@ import Foundation
 
 /// Writes to standard output and standard error with write(2), so each line leaves the process at
 /// once (a watcher in a pipe sees every fix as it arrives) without stdio's locking per character.
-enum Output {
+package enum Output {
     /// Writes `bytes` to standard output, all of them.
-    static func write(_ bytes: [UInt8]) {
+    package static func write(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { writeAll(1, $0) }
     }
 
     /// Writes `line` and a newline to standard output.
-    static func line(_ line: String) {
+    package static func line(_ line: String) {
         write(Array((line + "\n").utf8))
     }
 
+    /// Writes `text` to standard error as it is (no newline): a progress bar redrawing itself.
+    package static func errorText(_ text: String) {
+        Array(text.utf8).withUnsafeBytes { writeAll(2, $0) }
+    }
+
     /// Writes `line` and a newline to standard error.
-    static func error(_ line: String) {
+    package static func error(_ line: String) {
         Array((line + "\n").utf8).withUnsafeBytes { writeAll(2, $0) }
     }
 

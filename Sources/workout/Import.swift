@@ -1,0 +1,90 @@
+import ArgumentParser
+import CommandSupport
+import Foundation
+import LocationFacade
+import Workout
+
+struct Import: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import GPX files (plain or .gz): one workout per track.",
+        discussion: """
+            Prints a summary per workout: points, distance, duration, elevation gain, heart rate, and \
+            every point skipped with its line. Importing a track the store already holds saves nothing \
+            and says so. With --json, one JSON object per workout per line. A file that cannot be read \
+            or is not well-formed GPX stops with its file, line and column (exit 65; 66 when it cannot \
+            be opened); the workouts of its tracks before the error are kept, and the other files are \
+            still imported. Shows progress on a terminal for files over 4 MB.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "GPX files (.gpx or .gpx.gz).", completion: .file(extensions: ["gpx", "gz"]))
+    var files: [String]
+
+    @Option(help: ArgumentHelp("The activity of every workout imported.",
+                               discussion: "One of: \(WorkoutActivityType.allCases.map(\.rawValue).joined(separator: ", ")). Default: each track's <type>."))
+    var activity: String?
+
+    @Flag(help: "Stop at the first invalid value instead of skipping its point.")
+    var strict = false
+
+    @Flag(help: "One JSON object per workout per line.")
+    var json = false
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("Give at least one GPX file.") }
+        if let activity, WorkoutActivityType(rawValue: activity) == nil {
+            throw ValidationError("--activity must be one of \(WorkoutActivityType.allCases.map(\.rawValue).joined(separator: ", ")), not '\(activity)'.")
+        }
+    }
+
+    func run() async throws {
+        let store = try storeOptions.open()
+        let importer = GPXImporter(store: store, options: GPXImportOptions(
+            activity: activity.flatMap(WorkoutActivityType.init(rawValue:)), strict: strict))
+        var status: Int32 = 0
+        for file in files {
+            let progress = ProgressBar.forFile(file)
+            var update: (@Sendable (Int64, Int64?) -> Void)?
+            if let progress { update = { progress.update($0, $1) } }
+            do throws(GPXImportError) {
+                let report = try await importer.importFile(at: file, progress: update)
+                progress?.finish()
+                print(report)
+            } catch {
+                progress?.finish()
+                for imported in error.imported { print(imported, file: file) }
+                Output.error("workout import: \(error)")
+                status = max(status, Self.exitStatus(for: error))
+            }
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    private func print(_ report: GPXImportReport) {
+        for imported in report.workouts { print(imported, file: report.file) }
+        for track in report.tracksNotImported { Output.error("\(report.file): \(track)") }
+        for skip in report.skippedOutsideTracks { Output.error(skip.located(in: report.file) + " (outside any track)") }
+        if report.workouts.isEmpty && report.tracksNotImported.isEmpty {
+            Output.error("\(report.file): no track to import (\(report.read.routes) routes, \(report.read.waypoints) waypoints).")
+        }
+    }
+
+    private func print(_ imported: ImportedWorkout, file: String) {
+        if json {
+            Output.line(WorkoutSummary(imported, file: file).json)
+        } else {
+            WorkoutSummary(imported, file: file).text.forEach(Output.line)
+        }
+    }
+
+    static func exitStatus(for error: GPXImportError) -> Int32 {
+        switch error {
+        case .read(.unreadable, _): 66
+        case .read: 65
+        case .save(_, _, _, .databaseFailed, _), .save(_, _, _, .cannotOpen, _): 74
+        case .save: 65
+        case .cancelled: 75
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import CommandSupport
+import Foundation
+import Workout
+
+struct Show: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a workout: its times, totals, samples and route.")
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "The workout's id, or the start of it.")
+    var id: String
+
+    @Flag(help: "One JSON object.")
+    var json = false
+
+    func run() async throws {
+        let store = try storeOptions.open()
+        let workout = try await storeOptions.resolve(id, in: store)
+        let route = try await storeCall { try await store.route(of: workout.id) }
+        var statistics: [QuantityType: (count: Int, average: Double, maximum: Double)] = [:]
+        for type in QuantityType.allCases {
+            let values = try await storeCall { try await store.samples(of: workout.id, type: type) }.map(\.value)
+            if !values.isEmpty {
+                statistics[type] = (values.count, values.reduce(0, +) / Double(values.count), values.max()!)
+            }
+        }
+        if json {
+            var object = StoredWorkoutJSON.object(workout)
+            object["points"] = route?.pointCount ?? 0
+            object["segments"] = route?.segmentCount ?? 0
+            object["samples"] = Dictionary(uniqueKeysWithValues: statistics.map { type, figures in
+                (type.rawValue, ["count": figures.count, "average": Format.json(figures.average), "maximum": figures.maximum] as [String: Any])
+            })
+            Output.line(Format.jsonLine(object))
+            return
+        }
+        let totals = workout.totals
+        var lines = [
+            "\(workout.id.uuidString)  \(workout.activityType)" + (workout.metadata.values["name"].map { "  \"\($0)\"" } ?? ""),
+            "  when       \(Format.dateTime(workout.start)) to \(Format.dateTime(workout.end))",
+            "  distance   \(Format.distance(totals.distance))",
+            "  duration   \(Format.duration(workout.duration))" + (totals.movingTime.map { ", moving \(Format.duration($0))" } ?? ""),
+        ]
+        if let gain = totals.elevationGain {
+            lines.append("  elevation  +\(Int(gain.rounded())) m / -\(Int((totals.elevationLoss ?? 0).rounded())) m")
+        }
+        if let energy = totals.energy { lines.append("  energy     \(Int(energy.rounded())) kcal") }
+        if let route {
+            lines.append("  route      \(route.pointCount) points in \(route.segmentCount) segment\(route.segmentCount == 1 ? "" : "s")")
+        }
+        for type in QuantityType.allCases {
+            guard let figures = statistics[type] else { continue }
+            let name = "\(type)".padding(toLength: 10, withPad: " ", startingAt: 0)
+            lines.append("  \(name) avg \(String(format: "%.0f", figures.average)) max \(String(format: "%.0f", figures.maximum)) \(type.unit) (\(figures.count) samples)")
+        }
+        let metadata = workout.metadata
+        if let device = metadata.sourceDevice { lines.append("  device     \(device)") }
+        if let app = metadata.sourceApp { lines.append("  app        \(app)") }
+        if let file = metadata.values["file"] { lines.append("  file       \(file)") }
+        lines.forEach(Output.line)
+    }
+}
