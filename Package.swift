@@ -41,6 +41,7 @@ let package = Package(
                 "LocationFacade",
                 "CLibXML2",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

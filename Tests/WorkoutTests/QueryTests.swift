@@ -138,3 +138,8 @@ struct QueryTests {
         #expect(error == .unreadableRecord(path: nil, reason: "workout \(saved.id) has the unknown activity type \"kitesurfing\""))
     }
 }
+
+@Test(arguments: QuantityType.allCases)
+func sampleTypesAreStoredUnderTheirRawValues(type: QuantityType) {
+    #expect("\(RowInserter.storedName(of: type))" == type.rawValue)
+}

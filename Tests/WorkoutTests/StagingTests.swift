@@ -79,16 +79,19 @@ struct StagingTests {
 
 @Suite("The store file: WAL, named migrations never edited, where it lives")
 struct StoreFileTests {
-    @Test func theV1SchemaIsFrozen() throws {
+    /// The schema after each shipped migration, as `fixtures/workout-store/schema-NAME.sql` recorded
+    /// it when the migration shipped (`UPDATE_FIXTURES=1` writes a missing one, never an existing one).
+    @Test(arguments: ["v1", "v2"])
+    func shippedSchemasAreFrozen(migration: String) throws {
         let queue = try DatabaseQueue()
-        try WorkoutStore.migrator(upTo: "v1").migrate(queue)
+        try WorkoutStore.migrator(upTo: migration).migrate(queue)
         let schema = try queue.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT sql FROM sqlite_master
                 WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations' ORDER BY name
                 """).map { ($0[0] as String) + ";\n" }.joined()
         }
-        let fixture = Repository.fixture("workout-store/schema-v1.sql")
+        let fixture = Repository.fixture("workout-store/schema-\(migration).sql")
         if ProcessInfo.processInfo.environment["UPDATE_FIXTURES"] == "1",
            !FileManager.default.fileExists(atPath: fixture.path) {
             try FileManager.default.createDirectory(at: fixture.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -96,7 +99,26 @@ struct StoreFileTests {
         }
         // A shipped migration is never edited: a schema change is a new migration.
         #expect(schema == (try String(contentsOf: fixture, encoding: .utf8)))
-        #expect(WorkoutStore.migrations.map(\.name) == ["v1"])
+    }
+
+    @Test func migrationsAreAppendedNeverReordered() {
+        #expect(WorkoutStore.migrations.map(\.name) == ["v1", "v2"])
+    }
+
+    @Test func aV1StoreFileIsMigratedToV2AndSavesAsBefore() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.file("old.sqlite")
+        let run = SyntheticRun(index: 23, points: 50)
+        do {
+            let old = try DatabaseQueue(path: path)
+            try WorkoutStore.migrator(upTo: "v1").migrate(old)
+        }
+        let v1 = try WorkoutStore(path: path)
+        try await v1.saveWorkout(run.workout, samples: run.samples, route: run.route)
+        let reopened = try WorkoutStore(path: path)
+        try await expectComplete(run, in: reopened)
+        let applied = try await reopened.withDatabase { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+        #expect(applied == ["v1", "v2"])
     }
 
     @Test func aFileStoreUsesTheWriteAheadLogAndForeignKeys() async throws {

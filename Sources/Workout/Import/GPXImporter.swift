@@ -17,7 +17,8 @@ import LocationFacade
 ///   time and points earlier than the point before them, and reports each with its line).
 ///   Exact duplicates are dropped by ``RouteBuilder``, as everywhere in the store.
 /// - **Samples**: heart rate, cadence, power and air temperature of each point, as instantaneous
-///   ``QuantitySample``s at the point's time.
+///   ``QuantitySample``s at the point's time, written with the route as it is read (out of
+///   sight until the track commits), so a long track's samples are not all written at its end.
 /// - **Activity**: ``GPXImportOptions/activity`` when set, else the track's `<type>` through
 ///   ``WorkoutActivityType/init(gpxType:)``, else ``WorkoutActivityType/other``.
 /// - **Times**: start and end are the first and last kept points' times (UTC).
@@ -86,6 +87,7 @@ public struct GPXImporter: Sendable {
         var imported: [ImportedWorkout] = []
         var notImported: [TrackNotImported] = []
         var builder: RouteBuilder?
+        var workoutID = UUID()
         var trackLine = 0
         func failed(_ error: WorkoutStoreError, track: Int) async -> GPXImportError {
             await builder?.discard()
@@ -93,12 +95,12 @@ public struct GPXImporter: Sendable {
         }
         while let item = await handOff.next() {
             switch item {
-            case let .points(batch, newSegment):
-                let current = builder ?? RouteBuilder(store: store)
+            case let .points(batch, samples, newSegment):
+                let current = builder ?? Self.builder(for: workoutID, in: store)
                 builder = current
                 do {
                     if newSegment { try await current.startNewSegment() }
-                    try await current.insertRouteData(batch)
+                    try await current.insert(batch, samples: samples)
                 } catch {
                     throw await failed(error, track: imported.count + notImported.count)
                 }
@@ -111,19 +113,20 @@ public struct GPXImporter: Sendable {
                     continue
                 }
                 builder = nil
-                let workout = record(for: track, file: file)
+                let workout = record(for: track, id: workoutID, file: file)
+                workoutID = UUID()
                 let kept = await current.pointCount
                 let duplicates = await current.droppedDuplicates
                 let outcome: SaveOutcome
                 do {
-                    outcome = try await current.commit(workout, samples: track.samples, metadata: ["source": "gpx"])
+                    outcome = try await current.commit(workout, samples: [], metadata: ["source": "gpx"])
                 } catch {
                     throw GPXImportError.save(file: file, trackIndex: track.info.index, line: track.line, error, imported: imported)
                 }
                 let statistics = track.statistics
                 imported.append(ImportedWorkout(
                     workout: workout, outcome: outcome, trackIndex: track.info.index, trackName: track.info.name, trackLine: track.line,
-                    points: kept, duplicatesDropped: duplicates, segments: statistics.segmentCount, samples: track.samples.count,
+                    points: kept, duplicatesDropped: duplicates, segments: statistics.segmentCount, samples: track.sampleCount,
                     rawElevationGain: statistics.elevationGain, heartRateAverage: statistics.heartRateAverage,
                     heartRateMaximum: statistics.heartRateMaximum, skipped: track.skipped))
             case let .end(summary):
@@ -137,8 +140,15 @@ public struct GPXImporter: Sendable {
         throw .cancelled(file: file, imported: imported)
     }
 
+    /// A builder for the route of the workout `id` will be, whose times are not known yet: its
+    /// points and samples are written as they come, out of sight, and checked against the
+    /// workout's times when it is committed.
+    private static func builder(for id: UUID, in store: WorkoutStore) -> RouteBuilder {
+        RouteBuilder(store: store, for: WorkoutRecord(id: id, activityType: .other, start: .distantPast, end: .distantFuture))
+    }
+
     /// The workout of a finished track.
-    private func record(for track: CollectedTrack, file: String) -> WorkoutRecord {
+    private func record(for track: CollectedTrack, id: UUID, file: String) -> WorkoutRecord {
         let statistics = track.statistics
         let start = statistics.firstTime!.date
         let end = statistics.lastTime!.date
@@ -148,6 +158,7 @@ public struct GPXImporter: Sendable {
         values["description"] = track.info.description
         if hasElevation { values["elevation_gain_raw_m"] = String(format: "%.1f", statistics.elevationGain) }
         return WorkoutRecord(
+            id: id,
             activityType: options.activity ?? track.info.type.map(WorkoutActivityType.init(gpxType:)) ?? .other,
             start: start, end: end,
             totals: WorkoutTotals(

@@ -9,6 +9,9 @@ enum WorkoutRows {
         elevation_loss, energy, indoor, source_device, source_app, external_id, metadata
         """
 
+    /// The condition of a workout every query sees: not staged (see the v2 schema).
+    static let visible = "builder_owner IS NULL"
+
     /// Inserts `workout`; returns its integer key.
     static func insert(_ workout: WorkoutRecord, in db: Database) throws -> Int64 {
         let totals = workout.totals
@@ -24,6 +27,36 @@ enum WorkoutRows {
                 encode(metadata.values), Date().timeIntervalSince1970,
             ])
         return db.lastInsertedRowID
+    }
+
+    /// Inserts a placeholder for the workout `id` that no query sees, staged by this process, to
+    /// hold samples written before the workout's fields are known; returns its integer key.
+    static func insertStaged(_ id: UUID, in db: Database) throws -> Int64 {
+        try db.execute(
+            sql: "INSERT INTO workout (uuid, activity_type, start_time, end_time, saved_at, builder_owner) VALUES (?, 'other', 0, 0, ?, ?)",
+            arguments: [id, Date().timeIntervalSince1970, StagingOwner.current.description])
+        return db.lastInsertedRowID
+    }
+
+    /// Fills in the staged workout `key` with `workout` and makes it visible.
+    static func publish(_ workout: WorkoutRecord, stagedAs key: Int64, in db: Database) throws {
+        let totals = workout.totals
+        let metadata = workout.metadata
+        try db.execute(sql: """
+            UPDATE workout SET activity_type = ?, start_time = ?, end_time = ?, duration = ?, moving_time = ?,
+                distance = ?, elevation_gain = ?, elevation_loss = ?, energy = ?, indoor = ?, source_device = ?,
+                source_app = ?, external_id = ?, metadata = ?, saved_at = ?, builder_owner = NULL
+            WHERE id = ? AND builder_owner IS NOT NULL
+            """, arguments: [
+                workout.activityType.rawValue, workout.start.timeIntervalSince1970, workout.end.timeIntervalSince1970,
+                totals.duration, totals.movingTime, totals.distance, totals.elevationGain, totals.elevationLoss,
+                totals.energy, metadata.isIndoor, metadata.sourceDevice, metadata.sourceApp, metadata.externalID,
+                encode(metadata.values), Date().timeIntervalSince1970, key,
+            ])
+        guard db.changesCount == 1 else {
+            throw WorkoutStoreError.databaseFailed(
+                operation: .saveWorkout, path: nil, reason: "the workout's staged samples are no longer in the store")
+        }
     }
 
     /// The workout in `row`, whose columns are ``columns`` in order.
@@ -47,17 +80,17 @@ enum WorkoutRows {
 
     /// A stored workout's key and bounds, or `nil` when it is not stored.
     static func find(_ id: UUID, in db: Database) throws -> StoredWorkout? {
-        try Row.fetchOne(db, sql: "SELECT id, start_time, end_time FROM workout WHERE uuid = ?", arguments: [id])
+        try Row.fetchOne(db, sql: "SELECT id, start_time, end_time FROM workout WHERE uuid = ? AND \(visible)", arguments: [id])
             .map { StoredWorkout(id: id, key: $0[0], start: $0[1], end: $0[2]) }
     }
 
     /// The stored workout `workout` would duplicate, found by id or else by external id.
     static func existing(_ workout: WorkoutRecord, in db: Database) throws -> (id: UUID, key: DuplicateKey)? {
-        if try Bool.fetchOne(db, sql: "SELECT 1 FROM workout WHERE uuid = ?", arguments: [workout.id]) != nil {
+        if try Bool.fetchOne(db, sql: "SELECT 1 FROM workout WHERE uuid = ? AND \(visible)", arguments: [workout.id]) != nil {
             return (workout.id, .id)
         }
         if let external = workout.metadata.externalID,
-           let id = try UUID.fetchOne(db, sql: "SELECT uuid FROM workout WHERE external_id = ?", arguments: [external]) {
+           let id = try UUID.fetchOne(db, sql: "SELECT uuid FROM workout WHERE external_id = ? AND \(visible)", arguments: [external]) {
             return (id, .externalID(external))
         }
         return nil
@@ -108,24 +141,34 @@ struct RoutePointRows {
         speed, speed_accuracy, course, course_accuracy, fix
         """
 
-    private let statement: Statement
+    private let inserter: RowInserter
     private let route: Int64
 
     /// Prepares the insert of points of `route`.
     init(route: Int64, in db: Database) throws {
         self.route = route
-        statement = try db.cachedStatement(sql: "INSERT INTO route_point (route, \(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        inserter = try RowInserter(
+            sql: "INSERT INTO route_point (route, \(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", in: db)
     }
 
     /// Inserts one point. `location.time` must be set (validation ensures it).
     func insert(ordinal: Int, segment: Int, _ location: Location) throws {
-        statement.setUncheckedArguments([
-            route, ordinal, segment, location.time!.timeIntervalSince1970,
-            location.latitude, location.longitude, location.altitude, location.ellipsoidalAltitude,
-            location.horizontalAccuracy, location.verticalAccuracy, location.speed, location.speedAccuracy,
-            location.course, location.courseAccuracy, Self.fix(location),
-        ])
-        try statement.execute()
+        inserter.bind(route, at: 1)
+        inserter.bind(Int64(ordinal), at: 2)
+        inserter.bind(Int64(segment), at: 3)
+        inserter.bind(location.time!.timeIntervalSince1970, at: 4)
+        inserter.bind(location.latitude, at: 5)
+        inserter.bind(location.longitude, at: 6)
+        inserter.bind(location.altitude, at: 7)
+        inserter.bind(location.ellipsoidalAltitude, at: 8)
+        inserter.bind(location.horizontalAccuracy, at: 9)
+        inserter.bind(location.verticalAccuracy, at: 10)
+        inserter.bind(location.speed, at: 11)
+        inserter.bind(location.speedAccuracy, at: 12)
+        inserter.bind(location.course, at: 13)
+        inserter.bind(location.courseAccuracy, at: 14)
+        inserter.bind(Int64(Self.fix(location)), at: 15)
+        try inserter.step()
     }
 
     /// Mode, status and the simulated flag in one small integer (see the v1 schema).

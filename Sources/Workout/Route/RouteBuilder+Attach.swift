@@ -41,6 +41,16 @@ extension RouteBuilder {
             droppedDuplicates: accumulator.droppedDuplicates, metadata: metadata)
     }
 
+    /// Refuses to save `workout` when a sample staged with the route lies outside it.
+    private static func checkStagedSamples(_ staged: (key: Int64, earliest: Double, latest: Double), within workout: WorkoutRecord) throws {
+        let start = workout.start.timeIntervalSince1970, end = workout.end.timeIntervalSince1970
+        guard staged.earliest < start || staged.latest > end else { return }
+        let outside = staged.earliest < start ? staged.earliest : staged.latest
+        throw WorkoutStoreError.invalidSample(
+            workoutID: workout.id, index: 0,
+            reason: "a sample written with the route, at \(RFC3339.string(from: Date(timeIntervalSince1970: outside))), lies outside the workout (\(RFC3339.string(from: workout.start)) to \(RFC3339.string(from: workout.end)))")
+    }
+
     /// Saves `workout` and `samples` and attaches this builder's route to it, in one transaction:
     /// the end of ``WorkoutStore/saveWorkout(_:samples:routeMetadata:route:)``. Whatever happens,
     /// the builder is done afterwards: finished when the run was saved, its staging deleted otherwise.
@@ -53,13 +63,24 @@ extension RouteBuilder {
         let store = store
         let routeID = routeID
         let accumulator = accumulator
+        let staged = stagedWorkout
         let outcome: SaveOutcome
         do {
             outcome = try await store.write(.saveWorkout) { db in
                 if let existing = try WorkoutRows.existing(workout, in: db) {
                     return .alreadySaved(existingID: existing.id, matchedBy: existing.key)
                 }
-                let stored = try store.insertWorkout(workout, in: db)
+                let stored: StoredWorkout
+                if let staged {
+                    try Self.checkStagedSamples(staged, within: workout)
+                    try store.reach(.begin(.save))
+                    try WorkoutRows.publish(workout, stagedAs: staged.key, in: db)
+                    stored = StoredWorkout(
+                        id: workout.id, key: staged.key,
+                        start: workout.start.timeIntervalSince1970, end: workout.end.timeIntervalSince1970)
+                } else {
+                    stored = try store.insertWorkout(workout, in: db)
+                }
                 try store.reach(.begin(.addSamples))
                 try store.insert(samples, workoutKey: stored.key, workoutID: workout.id, in: db)
                 if let routeID {

@@ -48,6 +48,9 @@ public actor RouteBuilder {
     var accumulator = RouteAccumulator()
     /// The staging route row, once the first point is written.
     var routeID: Int64?
+    /// The staged workout row holding samples written with the points (see
+    /// ``insert(_:samples:)``), and the earliest and latest times of those samples.
+    var stagedWorkout: (key: Int64, earliest: Double, latest: Double)?
     /// For a builder inside ``WorkoutStore/saveWorkout(_:samples:routeMetadata:route:)``: the
     /// workout, known from the start, so points outside it are refused as they come.
     let knownWorkout: (id: UUID, bounds: ClosedRange<Double>)?
@@ -67,8 +70,9 @@ public actor RouteBuilder {
     }
 
     deinit {
-        if case .building = state, let routeID {
-            store.discardStagedRoute(routeID)
+        let route = routeID, workout = stagedWorkout?.key
+        if case .building = state, route != nil || workout != nil {
+            store.discardStagedRoute(route, workout: workout)
         }
     }
 
@@ -91,27 +95,53 @@ public actor RouteBuilder {
     /// ``WorkoutStoreError/databaseFailed(operation:path:reason:)``. After a throw the builder
     /// holds exactly what it held before the call.
     public func insertRouteData(_ locations: [Location]) async throws(WorkoutStoreError) {
+        try await insert(locations, samples: [])
+    }
+
+    /// ``insertRouteData(_:)`` that also writes `samples` in the same transaction, under a staged
+    /// workout row no query sees (see the v2 schema), so a long recording's samples are written as
+    /// they come instead of all at the end. They appear with the workout when
+    /// ``commit(_:samples:metadata:)`` saves it, or vanish with the builder. Only for a builder
+    /// made for a known workout (its id names the staged row and the samples' errors).
+    func insert(_ locations: [Location], samples: [QuantitySample]) async throws(WorkoutStoreError) {
         await enter()
         defer { leave() }
         try checkUsable(.insertRouteData)
+        if !samples.isEmpty {
+            precondition(knownWorkout != nil, "samples are staged only for a known workout")
+            try Validation.check(samples, for: knownWorkout!.id, within: nil)
+        }
         var next = accumulator
         let plan = try next.take(locations, workoutID: knownWorkout?.id, within: knownWorkout?.bounds)
-        if next.count > accumulator.count {
-            let existing = routeID
-            let store = store
-            let owner = StagingOwner.current.description
-            routeID = try await store.write(.insertRouteData) { db in
-                try store.reach(.begin(.insertRouteData))
-                var route = existing
-                if route == nil {
-                    try db.execute(
-                        sql: "INSERT INTO route (builder_owner, created_at) VALUES (?, ?)",
-                        arguments: [owner, Date().timeIntervalSince1970])
-                    route = db.lastInsertedRowID
-                }
-                try store.insertPoints(locations, plan: plan, route: route!, in: db)
-                return route
+        guard next.count > accumulator.count || !samples.isEmpty else { return }
+        let existingRoute = routeID, existingWorkout = stagedWorkout?.key
+        let workoutID = knownWorkout?.id
+        let store = store
+        let owner = StagingOwner.current.description
+        let newPoints = next.count > accumulator.count
+        let (route, workout) = try await store.write(.insertRouteData) { db in
+            try store.reach(.begin(.insertRouteData))
+            var route = existingRoute
+            if route == nil, newPoints {
+                try db.execute(
+                    sql: "INSERT INTO route (builder_owner, created_at) VALUES (?, ?)",
+                    arguments: [owner, Date().timeIntervalSince1970])
+                route = db.lastInsertedRowID
             }
+            if newPoints { try store.insertPoints(locations, plan: plan, route: route!, in: db) }
+            var workout = existingWorkout
+            if !samples.isEmpty, let workoutID {
+                if workout == nil { workout = try WorkoutRows.insertStaged(workoutID, in: db) }
+                try store.insert(samples, workoutKey: workout!, workoutID: workoutID, in: db)
+            }
+            return (route, workout)
+        }
+        routeID = route
+        if let workout {
+            let times = samples.map(\.start.timeIntervalSince1970) + samples.map(\.end.timeIntervalSince1970)
+            let earliest = min(stagedWorkout?.earliest ?? .infinity, times.min() ?? .infinity)
+            let latest = max(stagedWorkout?.latest ?? -.infinity, times.max() ?? -.infinity)
+            stagedWorkout = (workout, earliest, latest)
         }
         accumulator = next
     }
@@ -166,9 +196,10 @@ public actor RouteBuilder {
     func dropStaging() async {
         guard case .building = state else { return }
         state = .discarded
-        if let routeID {
-            await store.discardStagedRoute(routeID)
-            self.routeID = nil
+        if routeID != nil || stagedWorkout != nil {
+            await store.discardStagedRoute(routeID, workout: stagedWorkout?.key)
+            routeID = nil
+            stagedWorkout = nil
         }
     }
 

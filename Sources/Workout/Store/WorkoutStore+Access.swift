@@ -46,22 +46,28 @@ extension WorkoutStore {
     /// Deletes a staged (unfinished) route and its points, whatever the state of the calling task:
     /// a cancelled task must still clean up. Returns when done; failures are logged, and the
     /// staging is then removed when the store next opens after this process ends.
-    func discardStagedRoute(_ routeID: Int64) async {
+    func discardStagedRoute(_ routeID: Int64?, workout: Int64? = nil) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            discardStagedRoute(routeID) { continuation.resume() }
+            discardStagedRoute(routeID, workout: workout) { continuation.resume() }
         }
     }
 
-    /// Deletes a staged route without waiting (for a `deinit`); `completion` runs once done.
-    func discardStagedRoute(_ routeID: Int64, completion: @escaping @Sendable () -> Void = {}) {
+    /// Deletes a staged route, and the staged workout `workout` holding its samples, without
+    /// waiting (for a `deinit`); `completion` runs once done.
+    func discardStagedRoute(_ routeID: Int64?, workout: Int64? = nil, completion: @escaping @Sendable () -> Void = {}) {
         let logger = logger
         let path = path
         writer.asyncWrite({ db in
-            try db.execute(sql: "DELETE FROM route WHERE id = ? AND workout IS NULL", arguments: [routeID])
+            if let routeID {
+                try db.execute(sql: "DELETE FROM route WHERE id = ? AND workout IS NULL", arguments: [routeID])
+            }
+            if let workout {
+                try db.execute(sql: "DELETE FROM workout WHERE id = ? AND builder_owner IS NOT NULL", arguments: [workout])
+            }
         }, completion: { _, result in
             if case let .failure(error) = result {
                 logger.error("Cannot delete an unfinished route's points", metadata: [
-                    "store.path": "\(path ?? ":memory:")", "route": "\(routeID)", "error": "\(error)",
+                    "store.path": "\(path ?? ":memory:")", "route": "\(routeID.map(String.init) ?? "none")", "error": "\(error)",
                 ])
             }
             completion()

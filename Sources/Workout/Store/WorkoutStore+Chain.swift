@@ -58,17 +58,20 @@ extension WorkoutStore {
     /// Inserts samples in the current transaction, reaching a row fault point before each.
     func insert(_ samples: [QuantitySample], workoutKey: Int64, workoutID: UUID, in db: Database) throws {
         guard !samples.isEmpty else { return }
-        let statement = try db.cachedStatement(sql: """
+        let inserter = try RowInserter(sql: """
             INSERT INTO quantity_sample (workout, type, start_time, end_time, value) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT DO NOTHING
-            """)
+            """, in: db)
+        inserter.bind(workoutKey, at: 1)
         for (index, sample) in samples.enumerated() {
             try reach(.row(.addSamples, number: index + 1))
             let start = sample.start.timeIntervalSince1970
             let end = sample.end.timeIntervalSince1970
-            statement.setUncheckedArguments([workoutKey, sample.type.rawValue, start, end, sample.value])
-            try statement.execute()
-            if db.changesCount == 0 {
+            inserter.bind(sample.type, at: 2)
+            inserter.bind(start, at: 3)
+            inserter.bind(end, at: 4)
+            inserter.bind(sample.value, at: 5)
+            if try !inserter.step() {
                 let stored = try Double.fetchOne(db, sql: """
                     SELECT value FROM quantity_sample WHERE workout = ? AND type = ? AND start_time = ? AND end_time = ?
                     """, arguments: [workoutKey, sample.type.rawValue, start, end])

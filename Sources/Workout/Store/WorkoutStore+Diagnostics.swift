@@ -23,6 +23,8 @@ extension WorkoutStore {
         package var points = 0
         package var stagedRoutes = 0
         package var stagedPoints = 0
+        package var stagedWorkouts = 0
+        package var stagedSamples = 0
     }
 
     /// What the store holds, counted in a write access so that every write queued before (such
@@ -31,12 +33,14 @@ extension WorkoutStore {
         try await write(.read) { db in
             func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql) ?? 0 }
             return StorageCounts(
-                workouts: try count("SELECT count(*) FROM workout"),
-                samples: try count("SELECT count(*) FROM quantity_sample"),
+                workouts: try count("SELECT count(*) FROM workout WHERE builder_owner IS NULL"),
+                samples: try count("SELECT count(*) FROM quantity_sample JOIN workout ON workout.id = quantity_sample.workout WHERE workout.builder_owner IS NULL"),
                 routes: try count("SELECT count(*) FROM route WHERE workout IS NOT NULL"),
                 points: try count("SELECT count(*) FROM route_point JOIN route ON route.id = route_point.route WHERE route.workout IS NOT NULL"),
                 stagedRoutes: try count("SELECT count(*) FROM route WHERE workout IS NULL"),
-                stagedPoints: try count("SELECT count(*) FROM route_point JOIN route ON route.id = route_point.route WHERE route.workout IS NULL"))
+                stagedPoints: try count("SELECT count(*) FROM route_point JOIN route ON route.id = route_point.route WHERE route.workout IS NULL"),
+                stagedWorkouts: try count("SELECT count(*) FROM workout WHERE builder_owner IS NOT NULL"),
+                stagedSamples: try count("SELECT count(*) FROM quantity_sample JOIN workout ON workout.id = quantity_sample.workout WHERE workout.builder_owner IS NOT NULL"))
         }
     }
 

@@ -14,7 +14,7 @@ extension WorkoutStore {
     public func workouts(
         from: Date? = nil, to: Date? = nil, activityType: WorkoutActivityType? = nil, limit: Int? = nil
     ) async throws(WorkoutStoreError) -> [WorkoutRecord] {
-        var conditions: [String] = []
+        var conditions = [WorkoutRows.visible]
         var arguments: StatementArguments = []
         if let to {
             conditions.append("start_time < ?")
@@ -29,7 +29,7 @@ extension WorkoutStore {
             _ = arguments.append(contentsOf: [activityType.rawValue])
         }
         var sql = "SELECT \(WorkoutRows.columns) FROM workout"
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += " WHERE " + conditions.joined(separator: " AND ")
         sql += " ORDER BY start_time, id"
         if let limit { sql += " LIMIT \(max(0, limit))" }
         let query = sql
@@ -40,7 +40,7 @@ extension WorkoutStore {
     /// The workout with `id`, or `nil` when the store does not hold it.
     public func workout(id: UUID) async throws(WorkoutStoreError) -> WorkoutRecord? {
         try await read { db in
-            try self.decodeWorkouts(Row.fetchAll(db, sql: "SELECT \(WorkoutRows.columns) FROM workout WHERE uuid = ?", arguments: [id])).first
+            try self.decodeWorkouts(Row.fetchAll(db, sql: "SELECT \(WorkoutRows.columns) FROM workout WHERE uuid = ? AND \(WorkoutRows.visible)", arguments: [id])).first
         }
     }
 
@@ -49,7 +49,7 @@ extension WorkoutStore {
     public func workout(externalID: String) async throws(WorkoutStoreError) -> WorkoutRecord? {
         try await read { db in
             try self.decodeWorkouts(Row.fetchAll(
-                db, sql: "SELECT \(WorkoutRows.columns) FROM workout WHERE external_id = ?", arguments: [externalID])).first
+                db, sql: "SELECT \(WorkoutRows.columns) FROM workout WHERE external_id = ? AND \(WorkoutRows.visible)", arguments: [externalID])).first
         }
     }
 
@@ -111,14 +111,14 @@ extension WorkoutStore {
     @discardableResult
     public func deleteWorkout(id: UUID) async throws(WorkoutStoreError) -> Bool {
         try await write(.delete) { db in
-            try db.execute(sql: "DELETE FROM workout WHERE uuid = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM workout WHERE uuid = ? AND \(WorkoutRows.visible)", arguments: [id])
             return db.changesCount > 0
         }
     }
 
     /// How many workouts the store holds.
     public func workoutCount() async throws(WorkoutStoreError) -> Int {
-        try await read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM workout") ?? 0 }
+        try await read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM workout WHERE \(WorkoutRows.visible)") ?? 0 }
     }
 
     private func decodeWorkouts(_ rows: [Row]) throws(WorkoutStoreError) -> [WorkoutRecord] {

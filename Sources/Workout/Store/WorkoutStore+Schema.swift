@@ -18,6 +18,13 @@ extension WorkoutStore {
     ///   is one contiguous range read in order by keyset pagination on `ordinal`. `fix` packs the
     ///   fix mode (bits 0-1, gpsd's 1-3), the status (bits 2-5, gpsd's 1-9, 0 unknown) and
     ///   whether it was simulated (bit 6).
+    ///
+    /// ## v2
+    /// - `workout.builder_owner`: set while a workout is staged, as a route is: the GPX importer
+    ///   writes a long track's samples as it reads the track, under a workout row that no query
+    ///   sees until the import of that track commits (one `UPDATE` fills in its fields and clears
+    ///   `builder_owner`). Staged rows of ended processes are deleted when the store opens, with
+    ///   their samples (by cascade).
     package static let migrations: [(name: String, sql: String)] = [
         ("v1", """
             CREATE TABLE workout (
@@ -81,6 +88,10 @@ extension WorkoutStore {
                 fix INTEGER NOT NULL,
                 PRIMARY KEY (route, ordinal)
             ) WITHOUT ROWID;
+            """),
+        ("v2", """
+            ALTER TABLE workout ADD COLUMN builder_owner TEXT;
+            CREATE INDEX workout_by_builder_owner ON workout (builder_owner) WHERE builder_owner IS NOT NULL;
             """),
     ]
 

@@ -121,22 +121,28 @@ public final class WorkoutStore: Sendable {
         }
     }
 
-    /// Deletes the staged points of route builders whose process has ended (killed, crashed):
+    /// Deletes the staged points (and staged workouts with their samples) of route builders whose
+    /// process has ended (killed, crashed):
     /// they can never be finished. Staging of live processes, this one included, is left alone.
     private func removeStagingOfEndedProcesses() throws(WorkoutStoreError) {
         do {
             let removed = try writer.write { db -> Int in
-                let owners = try String.fetchAll(db, sql: "SELECT DISTINCT builder_owner FROM route WHERE builder_owner IS NOT NULL")
+                let owners = try String.fetchAll(db, sql: """
+                    SELECT builder_owner FROM route WHERE builder_owner IS NOT NULL
+                    UNION SELECT builder_owner FROM workout WHERE builder_owner IS NOT NULL
+                    """)
                 var removed = 0
                 for owner in owners where !(StagingOwner(owner)?.isAlive ?? false) {
                     try db.execute(sql: "DELETE FROM route WHERE builder_owner = ?", arguments: [owner])
+                    removed += db.changesCount
+                    try db.execute(sql: "DELETE FROM workout WHERE builder_owner = ?", arguments: [owner])
                     removed += db.changesCount
                 }
                 return removed
             }
             if removed > 0 {
-                logger.notice("Removed unfinished routes left by ended processes", metadata: [
-                    "store.path": "\(path ?? ":memory:")", "routes": "\(removed)",
+                logger.notice("Removed unfinished routes and workouts left by ended processes", metadata: [
+                    "store.path": "\(path ?? ":memory:")", "rows": "\(removed)",
                 ])
             }
         } catch {

@@ -72,9 +72,18 @@ import Testing
         #expect(try await store.workoutCount() == 2)
     }
 
+    /// Rows staged while a track is read (route, points, the hidden workout and its samples),
+    /// which nothing may leave behind.
+    func stagedRows(in store: WorkoutStore) async throws -> Int {
+        let counts = try await store.storageCounts()
+        return counts.stagedRoutes + counts.stagedPoints + counts.stagedWorkouts + counts.stagedSamples
+    }
+
     @Test func importingTheSameFileTwiceSavesNothingTheSecondTime() async throws {
         let first = try await importFixture("two-runs.gpx")
+        #expect(try await stagedRows(in: store) == 0)
         let second = try await importFixture("two-runs.gpx")
+        #expect(try await stagedRows(in: store) == 0)
         #expect(second.workouts.allSatisfy { !$0.isNew })
         #expect(second.workouts.map(\.workoutID) == first.workouts.map(\.workoutID))
         #expect(second.saved.isEmpty)
@@ -100,6 +109,7 @@ import Testing
         #expect(workouts.count == 1)
         #expect(workouts.first?.metadata.values["name"] == "Complete")
         #expect(try await store.checkIntegrity().isEmpty)
+        #expect(try await stagedRows(in: store) == 0)
     }
 
     @Test func strictModeStopsAtTheFirstInvalidValueAndSavesNothingOfThatTrack() async throws {
@@ -121,6 +131,7 @@ import Testing
         }
         #expect(try await store.workoutCount() == 0)
         #expect(try await store.checkIntegrity().isEmpty)
+        #expect(try await stagedRows(in: store) == 0)
     }
 
     @Test func gzipAndLargeBatchesGiveTheSameWorkout() async throws {

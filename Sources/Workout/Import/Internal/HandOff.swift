@@ -10,8 +10,8 @@ import LocationFacade
 /// makes every later ``send(_:)`` return `false`, so the producer stops reading.
 final class HandOff<Item: Sendable>: Sendable {
     private struct State {
+        /// At most `capacity` items, so taking the first is cheap.
         var items: [Item] = []
-        var head = 0
         var consumer: CheckedContinuation<Item?, Never>?
         var finished = false
         var closed = false
@@ -60,7 +60,7 @@ final class HandOff<Item: Sendable>: Sendable {
         let waiting = state.withLock { state -> CheckedContinuation<Item?, Never>? in
             state.finished = true
             defer { state.consumer = nil }
-            return state.items.count == state.head ? state.consumer : nil
+            return state.items.isEmpty ? state.consumer : nil
         }
         waiting?.resume(returning: nil)
     }
@@ -70,14 +70,8 @@ final class HandOff<Item: Sendable>: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Item?, Never>) in
                 let ready: Item?? = state.withLock { state in
-                    if state.head < state.items.count {
-                        let item = state.items[state.head]
-                        state.head += 1
-                        if state.head == state.items.count {
-                            state.items.removeAll(keepingCapacity: true)
-                            state.head = 0
-                        }
-                        return .some(item)
+                    if !state.items.isEmpty {
+                        return .some(state.items.removeFirst())
                     }
                     if state.finished || state.closed || Task.isCancelled { return .some(nil) }
                     state.consumer = continuation
@@ -98,9 +92,8 @@ final class HandOff<Item: Sendable>: Sendable {
     func close() {
         let (waiting, dropped) = state.withLock { state -> (CheckedContinuation<Item?, Never>?, Int) in
             state.closed = true
-            let dropped = state.items.count - state.head
+            let dropped = state.items.count
             state.items.removeAll()
-            state.head = 0
             defer { state.consumer = nil }
             return (state.consumer, dropped)
         }

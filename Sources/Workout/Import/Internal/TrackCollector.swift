@@ -3,8 +3,9 @@ import LocationFacade
 
 /// What the importer's reader thread sends to the task that saves.
 enum ImportItem: Sendable {
-    /// Route points of the current track, in order; `newSegment`: the first starts a new segment.
-    case points([Location], newSegment: Bool)
+    /// Route points of the current track, in order, and the samples of those points;
+    /// `newSegment`: the first point starts a new segment.
+    case points([Location], samples: [QuantitySample], newSegment: Bool)
     /// The current track is over: everything but its points.
     case trackEnd(CollectedTrack)
     /// The file is read.
@@ -19,7 +20,8 @@ struct CollectedTrack: Sendable {
     /// The line of its `<trk>`.
     var line: Int
     var statistics = TrackStatistics()
-    var samples: [QuantitySample] = []
+    /// Samples sent with the points.
+    var sampleCount = 0
     /// Points sent as route points.
     var points = 0
     /// Points that had an elevation.
@@ -54,6 +56,7 @@ final class TrackCollector {
     private var creator: String?
     private var track: CollectedTrack?
     private var batch: [Location] = []
+    private var samples: [QuantitySample] = []
     private var newSegment = false
     private var lastTime: Date?
     private var lastSample: [QuantityType: QuantitySample] = [:]
@@ -142,15 +145,17 @@ final class TrackCollector {
         }
         let sample = QuantitySample(type: type, value: value, at: time)
         lastSample[type] = sample
-        track!.samples.append(sample)
+        samples.append(sample)
+        track!.sampleCount += 1
         return true
     }
 
     private func flush() throws {
         guard !batch.isEmpty else { return }
-        let full = batch
+        let full = batch, fullSamples = samples
         batch.removeAll(keepingCapacity: true)
-        try deliver(.points(full, newSegment: newSegment))
+        samples.removeAll(keepingCapacity: true)
+        try deliver(.points(full, samples: fullSamples, newSegment: newSegment))
         newSegment = false
     }
 
