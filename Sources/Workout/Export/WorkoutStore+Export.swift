@@ -110,15 +110,17 @@ extension WorkoutStore {
     }
 
     /// Reads the route once, in order, calling `body` for each point with the output's buffer, and
-    /// flushing the buffer between batches. Checks for cancellation between batches.
+    /// flushing the buffer whenever it is full. Checks for cancellation between batches.
     nonisolated(nonsending)
     func forEachRoutePoint(
         of workoutID: UUID, into output: inout ExportOutput, sink: ExportSink,
         _ body: (RoutePoint, inout [UInt8]) -> Void
     ) async throws(WorkoutStoreError) {
         for try await batch in routePoints(of: workoutID, batchSize: 4_096) {
-            for point in batch { body(point, &output.bytes) }
-            try output.flushIfFull(sink)
+            for point in batch {
+                body(point, &output.bytes)
+                try output.flushIfFull(sink)
+            }
             if Task.isCancelled { throw .cancelled(operation: .export) }
         }
     }
