@@ -7,7 +7,7 @@ extension WorkoutPlot {
     private static let chartHeight = 150.0
     private static let axisGutter = 44.0
     private static let axisBelow = 30.0
-    private static let gap = 18.0
+    private static let gap = 22.0
 
     /// The SVG document: UTF-8 text, well-formed XML, its size in pixels set by ``width``. The
     /// title is also the document's `<title>`; the map's lines have `class="route"` (one per
@@ -86,7 +86,7 @@ extension WorkoutPlot {
         let bottom = top + Self.chartHeight
         svg.raw("<g id=\"\(id)\">\n<rect x=\"\(SVGText.f(left))\" y=\"\(SVGText.f(top))\" width=\"\(SVGText.f(right - left))\" ")
         svg.raw("height=\"\(SVGText.f(Self.chartHeight))\" fill=\"#f8f9fa\"/>\n")
-        svg.raw("<text x=\"\(SVGText.f(left + 6))\" y=\"\(SVGText.f(top + 16))\" font-weight=\"bold\" fill=\"#495057\">")
+        svg.raw("<text x=\"\(SVGText.f(left))\" y=\"\(SVGText.f(top - 5))\" font-weight=\"bold\" fill=\"#495057\">")
         svg.text(label)
         svg.raw("</text>\n")
         defer { svg.raw("</g>\n") }
