@@ -12,7 +12,7 @@ import LocationFacade
 /// points is left out rather than moved to a nearby point, so that every value written was
 /// measured at its point's time; it is counted in ``ExportSummary/samplesNotWritten``, as are the
 /// samples of other types. A recorder that wants every heart rate in the file takes its samples
-/// at its fixes' times (``SyntheticRun`` and the GPX importer do).
+/// at its fixes' times (as `Simulators`' `SyntheticRun` does).
 extension WorkoutStore {
     /// Exports the workout `workoutID` in `format`, handing the bytes to `write` in chunks of
     /// about 64 KB as they are produced. The buffer given to `write` is valid only during the call.
@@ -59,7 +59,7 @@ extension WorkoutStore {
     }
 
     /// Exports the workout `workoutID` in `format` into memory: for tests and small workouts (a
-    /// 1,000,000-point route makes about 150 MB of GPX). Throws as ``export(_:format:to:)``.
+    /// 1,000,000-point route makes over 100 MB of GPX). Throws as ``export(_:format:to:)``.
     nonisolated(nonsending)
     public func exportData(_ workoutID: UUID, format: WorkoutExportFormat) async throws(WorkoutStoreError) -> Data {
         var data = Data()

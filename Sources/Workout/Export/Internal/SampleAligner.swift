@@ -15,9 +15,11 @@ struct SampleAligner {
     /// Samples given to a point so far.
     private(set) var matched = 0
 
-    /// Takes the samples' starts and values, sorted by start.
+    /// Takes the samples' starts and values, and sorts them by start unless they already are
+    /// (as the store's query returns them), to spare a copy.
     init(_ samples: [(start: Double, value: Double)]) {
-        let sorted = samples.sorted { $0.start < $1.start }
+        let ordered = zip(samples, samples.dropFirst()).allSatisfy { $0.start <= $1.start }
+        let sorted = ordered ? samples : samples.sorted { $0.start < $1.start }
         times = sorted.map(\.start)
         values = sorted.map(\.value)
     }
