@@ -22,6 +22,8 @@ public enum StoreOperation: String, Sendable, Hashable, CaseIterable, CustomStri
     case delete
     /// Throwing away the points of a route builder that was not finished.
     case discardRoute
+    /// ``WorkoutStore/export(_:format:to:)`` and the calls built on it, and ``WorkoutStore/plotSVG(of:width:)``.
+    case export
 
     /// The call's name, as a person would look for it in the code: `addSamples(_:to:)`.
     public var description: String {
@@ -35,6 +37,7 @@ public enum StoreOperation: String, Sendable, Hashable, CaseIterable, CustomStri
         case .read: "a query"
         case .delete: "deleteWorkout(id:)"
         case .discardRoute: "discarding an unfinished route"
+        case .export: "export(_:format:...)"
         }
     }
 }
@@ -117,6 +120,10 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     case unreadableRecord(path: String?, reason: String)
     /// The task was cancelled during `operation`; nothing of the call was kept.
     case cancelled(operation: StoreOperation)
+    /// Exporting workout `workoutID` failed because its output could not be written: `path` is
+    /// the file (`nil` when the bytes went to the caller's closure, which threw), `reason` says why.
+    /// A file export leaves no partial file behind.
+    case exportFailed(workoutID: UUID, path: String?, reason: String)
 
     /// The error as a sentence that names the workout, the step, the point or the file at fault.
     public var description: String {
@@ -157,6 +164,9 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
             "The workout store \(Self.place(path)) holds a record this version cannot read: \(reason)."
         case let .cancelled(operation):
             "\(operation) was cancelled; nothing of it was saved."
+        case let .exportFailed(id, path, reason):
+            path.map { "Cannot export workout \(id) to \($0): \(reason). No file was written; check that the folder exists and is writable." }
+                ?? "Cannot export workout \(id): the output refused the bytes: \(reason)."
         }
     }
 

@@ -1,0 +1,149 @@
+import Foundation
+import GRDB
+import LocationFacade
+
+/// Exporting a stored workout, with its route and samples, to GPX or GeoJSON, in constant memory:
+/// the route is read in batches (``routePoints(of:batchSize:)``) and written as it is read.
+///
+/// ## Samples
+/// Heart rate and cadence are written on route points. A sample belongs to the point whose time
+/// equals the sample's start, within half a millisecond (the precision of the times written); the
+/// samples and the points are merged in one pass, both in time order. A sample that falls between
+/// points is left out rather than moved to a nearby point, so that every value written was
+/// measured at its point's time; it is counted in ``ExportSummary/samplesNotWritten``, as are the
+/// samples of other types. A recorder that wants every heart rate in the file takes its samples
+/// at its fixes' times (as `Simulators`' `SyntheticRun` does).
+extension WorkoutStore {
+    /// Exports the workout `workoutID` in `format`, handing the bytes to `write` in chunks of
+    /// about 64 KB as they are produced. The buffer given to `write` is valid only during the call.
+    ///
+    /// ```swift
+    /// var gpx = Data()
+    /// let summary = try await store.export(id, format: .gpx) { gpx.append(contentsOf: $0) }
+    /// ```
+    ///
+    /// Throws ``WorkoutStoreError/workoutNotSaved(workoutID:step:)`` when the store does not hold
+    /// the workout (before anything is written), ``WorkoutStoreError/exportFailed(workoutID:path:reason:)``
+    /// when `write` throws, ``WorkoutStoreError/cancelled(operation:)`` when the task is
+    /// cancelled, and the errors of ``routePoints(of:batchSize:)``.
+    nonisolated(nonsending)
+    public func export(
+        _ workoutID: UUID, format: WorkoutExportFormat, to write: (UnsafeRawBufferPointer) throws -> Void
+    ) async throws(WorkoutStoreError) -> ExportSummary {
+        var output = ExportOutput(workoutID: workoutID, path: nil)
+        return try await export(workoutID, format: format, into: &output, sink: write)
+    }
+
+    /// Exports the workout `workoutID` in `format` to the file at `path`, atomically: the bytes go
+    /// to a temporary file in the same folder, which replaces `path` only once complete (`fsync`,
+    /// then `rename(2)`). After a failure `path` is as it was and no temporary file is left.
+    ///
+    /// Throws ``WorkoutStoreError/exportFailed(workoutID:path:reason:)`` when the file cannot be
+    /// created, written or renamed into place, and the errors of ``export(_:format:to:)``.
+    nonisolated(nonsending)
+    public func export(
+        _ workoutID: UUID, format: WorkoutExportFormat, toFileAt path: String
+    ) async throws(WorkoutStoreError) -> ExportSummary {
+        var file = try AtomicFile(creatingTemporaryFor: path, workoutID: workoutID)
+        var output = ExportOutput(workoutID: workoutID, path: path)
+        do {
+            let summary = try await export(workoutID, format: format, into: &output) { bytes throws(AtomicFile.Failure) in
+                try file.write(bytes)
+            }
+            try file.commit()
+            return summary
+        } catch {
+            file.abandon()
+            throw error
+        }
+    }
+
+    /// Exports the workout `workoutID` in `format` into memory: for tests and small workouts (a
+    /// 1,000,000-point route makes over 100 MB of GPX). Throws as ``export(_:format:to:)``.
+    nonisolated(nonsending)
+    public func exportData(_ workoutID: UUID, format: WorkoutExportFormat) async throws(WorkoutStoreError) -> Data {
+        var data = Data()
+        _ = try await export(workoutID, format: format) { data.append(contentsOf: $0) }
+        return data
+    }
+
+    // MARK: - Internals
+
+    nonisolated(nonsending)
+    private func export(
+        _ workoutID: UUID, format: WorkoutExportFormat, into output: inout ExportOutput, sink: ExportSink
+    ) async throws(WorkoutStoreError) -> ExportSummary {
+        let source = try await exportSource(workoutID)
+        var summary = switch format {
+        case .gpx: try await writeGPX(source, into: &output, sink: sink)
+        case .geojson: try await writeGeoJSON(source, into: &output, sink: sink)
+        }
+        try output.flush(sink)
+        summary.bytes = output.count
+        return summary
+    }
+
+    /// The workout, its route summary and its samples by type, read before the route.
+    func exportSource(_ workoutID: UUID) async throws(WorkoutStoreError) -> ExportSource {
+        guard let workout = try await workout(id: workoutID) else {
+            throw .workoutNotSaved(workoutID: workoutID, step: .export)
+        }
+        let route = try await route(of: workoutID)
+        let samples = try await read { db -> ExportSource.Samples in
+            var samples = ExportSource.Samples()
+            guard let stored = try WorkoutRows.find(workoutID, in: db) else { return samples }
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT type, start_time, value FROM quantity_sample WHERE workout = ? ORDER BY start_time",
+                arguments: [stored.key])
+            while let row = try rows.next() {
+                let type: String = row[0]
+                let sample = (start: row[1] as Double, value: row[2] as Double)
+                switch QuantityType(rawValue: type) {
+                case .heartRate: samples.heartRate.append(sample)
+                case .cadence: samples.cadence.append(sample)
+                default: samples.others += 1
+                }
+            }
+            return samples
+        }
+        return ExportSource(workout: workout, route: route, samples: samples)
+    }
+
+    /// Reads the route once, in order, calling `body` for each point with the output's buffer, and
+    /// flushing the buffer whenever it is full. Checks for cancellation between batches.
+    nonisolated(nonsending)
+    func forEachRoutePoint(
+        of workoutID: UUID, into output: inout ExportOutput, sink: ExportSink,
+        _ body: (RoutePoint, inout [UInt8]) -> Void
+    ) async throws(WorkoutStoreError) {
+        for try await batch in routePoints(of: workoutID, batchSize: 4_096) {
+            for point in batch {
+                body(point, &output.bytes)
+                try output.flushIfFull(sink)
+            }
+            if Task.isCancelled { throw .cancelled(operation: .export) }
+        }
+    }
+}
+
+/// What an export needs before it reads the route.
+struct ExportSource: Sendable {
+    /// The samples an export can place on points, as (start, value) in seconds since 1970, by start.
+    struct Samples: Sendable {
+        var heartRate: [(start: Double, value: Double)] = []
+        var cadence: [(start: Double, value: Double)] = []
+        /// Samples of other types: never written.
+        var others = 0
+    }
+
+    var workout: WorkoutRecord
+    var route: WorkoutRoute?
+    var samples: Samples
+
+    /// The metadata value "name", else the activity and the day: "Running 2024-05-01".
+    var name: String {
+        if let name = workout.metadata.values["name"], !name.isEmpty { return name }
+        let activity = workout.activityType.description
+        return activity.prefix(1).uppercased() + activity.dropFirst() + " " + RFC3339.string(from: workout.start, fractionDigits: 0).prefix(10)
+    }
+}
