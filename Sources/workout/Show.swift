@@ -15,9 +15,14 @@ struct Show: AsyncParsableCommand {
     @Flag(help: "One JSON object.")
     var json = false
 
+    @Option(help: "Also draw the workout as an SVG picture: the route, and elevation and heart rate against time.",
+            completion: .file(extensions: ["svg"]))
+    var plot: String?
+
     func run() async throws {
         let store = try storeOptions.open()
         let workout = try await storeOptions.resolve(id, in: store)
+        if let plot { try await draw(workout, in: store, to: plot) }
         let route = try await storeCall { try await store.route(of: workout.id) }
         var statistics: [QuantityType: (count: Int, average: Double, maximum: Double)] = [:]
         for type in QuantityType.allCases {
@@ -60,5 +65,15 @@ struct Show: AsyncParsableCommand {
         if let app = metadata.sourceApp { lines.append("  app        \(app)") }
         if let file = metadata.values["file"] { lines.append("  file       \(file)") }
         lines.forEach(Output.line)
+    }
+
+    private func draw(_ workout: WorkoutRecord, in store: WorkoutStore, to path: String) async throws {
+        let svg = try await storeCall { try await store.plotSVG(of: workout.id) }
+        do {
+            try Data(svg.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            Output.error("workout show: cannot write \(path): \(error.localizedDescription)")
+            throw ExitCode(73)
+        }
     }
 }

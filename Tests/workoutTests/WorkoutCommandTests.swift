@@ -115,3 +115,34 @@ struct WorkoutCommandTests {
         #expect(result.error.first?.contains("missing-folder") == true)
     }
 }
+
+extension WorkoutCommandTests {
+    @Test func exportWritesGPXAndGeoJSONThatReadBack() async throws {
+        let imported = try await run(["import", "--store", store, "--json", fixture("two-runs.gpx")])
+        let id = try #require(try json(imported.output[0])["id"] as? String)
+        let gpx = try await run(["export", "--store", store, String(id.prefix(8))])
+        #expect(gpx.status == 0)
+        let text = gpx.output.joined(separator: "\n")
+        #expect(text.contains("<gpxtpx:hr>150</gpxtpx:hr>"))
+        #expect(text.contains("2024-05-01T07:10:00.250Z"))
+        let file = folder + "/run.geojson"
+        let geojson = try await run(["export", "--store", store, id, "--format", "geojson", "-o", file])
+        #expect(geojson.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+        #expect(object["type"] as? String == "FeatureCollection")
+        #expect(try await run(["export", "--store", store, id, "--format", "kml"]).status == 64)
+        #expect(try await run(["export", "--store", store, id, "-o", folder + "/no/such/dir/x.gpx"]).status == 73)
+    }
+
+    @Test func showPlotDrawsTheWorkout() async throws {
+        let imported = try await run(["import", "--store", store, "--json", fixture("two-runs.gpx")])
+        let id = try #require(try json(imported.output[0])["id"] as? String)
+        let svg = folder + "/run.svg"
+        let result = try await run(["show", "--store", store, id, "--plot", svg])
+        #expect(result.status == 0)
+        let picture = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(picture.hasPrefix("<?xml") || picture.hasPrefix("<svg"))
+        #expect(picture.contains("<polyline"))
+        #expect(picture.contains("Running"))
+    }
+}

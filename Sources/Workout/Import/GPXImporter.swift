@@ -116,7 +116,7 @@ public struct GPXImporter: Sendable {
                 let workout = record(for: track, id: workoutID, file: file)
                 workoutID = UUID()
                 let kept = await current.pointCount
-                let duplicates = await current.droppedDuplicates
+                let duplicates = await current.droppedDuplicates + track.duplicates
                 let outcome: SaveOutcome
                 do {
                     outcome = try await current.commit(workout, samples: [], metadata: ["source": "gpx"])

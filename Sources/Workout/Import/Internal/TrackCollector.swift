@@ -24,6 +24,9 @@ struct CollectedTrack: Sendable {
     var sampleCount = 0
     /// Points sent as route points.
     var points = 0
+    /// Points dropped as exact duplicates of a point kept at the same time (same position and
+    /// elevation): receivers and apps that write a fix twice.
+    var duplicates = 0
     /// Points that had an elevation.
     var elevations = 0
     /// Points and values the importer skipped (the reader's own skips are in its summary).
@@ -47,7 +50,8 @@ struct CollectedTrack: Sendable {
 /// speed and course; fix mode from `<fix>` (`2d`, `3d`, `dgps`), else 3D with an elevation and 2D
 /// without. What it skips, with the point's line: a point without a time (a route point must
 /// have one) and a point whose time is earlier than the point before it (a route is in time
-/// order). Samples: heart rate, cadence, power and air temperature, each an instantaneous sample
+/// order). A point equal to one kept at the same time (position and elevation) is dropped as a
+/// duplicate, before anything is counted or hashed. Samples: heart rate, cadence, power and air temperature, each an instantaneous sample
 /// at its point's time; a second value of the same type at the same time is skipped when it
 /// differs from the first.
 final class TrackCollector {
@@ -59,6 +63,8 @@ final class TrackCollector {
     private var samples: [QuantitySample] = []
     private var newSegment = false
     private var lastTime: Date?
+    /// Position and elevation of the points kept at `lastTime`, to recognise exact duplicates.
+    private var atLastTime: [(Double, Double, Double?)] = []
     private var lastSample: [QuantityType: QuantitySample] = [:]
     /// Set when the consumer went away; the handler then stops the reader.
     private(set) var stopped = false
@@ -108,7 +114,13 @@ final class TrackCollector {
                 "its time \(RFC3339.string(from: time)) is earlier than the point before it (\(RFC3339.string(from: lastTime)))"))
             return
         }
+        if time != lastTime { atLastTime.removeAll(keepingCapacity: true) }
         lastTime = time
+        if atLastTime.contains(where: { $0 == (point.latitude, point.longitude, point.elevation) }) {
+            track!.duplicates += 1
+            return
+        }
+        atLastTime.append((point.latitude, point.longitude, point.elevation))
         var point = point
         for (type, value) in [(QuantityType.heartRate, point.heartRate), (.cadence, point.cadence),
                               (.power, point.power), (.temperature, point.airTemperature)] {

@@ -1,0 +1,55 @@
+import ArgumentParser
+import CommandSupport
+import Foundation
+import Workout
+
+struct Export: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a workout as GPX 1.1 (heart rate and cadence in Garmin's TrackPointExtension v2) or GeoJSON.",
+        discussion: """
+            To standard output, or with -o to a file written whole (a temporary file renamed into place). \
+            Heart rate and cadence go on the points whose time they were taken at; samples between \
+            points, and of other types, are counted on standard error.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "The workout's id, or the start of it.")
+    var id: String
+
+    @Option(help: "gpx or geojson.")
+    var format: String = "gpx"
+
+    @Option(name: .shortAndLong, help: "The file to write (default: standard output).", completion: .file())
+    var output: String?
+
+    func validate() throws {
+        guard WorkoutExportFormat(rawValue: format.lowercased()) != nil else {
+            throw ValidationError("--format must be gpx or geojson, not '\(format)'.")
+        }
+    }
+
+    func run() async throws {
+        let store = try storeOptions.open()
+        let workout = try await storeOptions.resolve(id, in: store)
+        let format = WorkoutExportFormat(rawValue: format.lowercased())!
+        let summary: ExportSummary
+        do {
+            if let output {
+                summary = try await store.export(workout.id, format: format, toFileAt: output)
+            } else {
+                summary = try await store.export(workout.id, format: format) { bytes in
+                    Output.write(Array(bytes))
+                }
+            }
+        } catch {
+            Output.error("workout export: \(error)")
+            if case .exportFailed = error { throw ExitCode(73) }
+            throw ExitCode(74)
+        }
+        if summary.samplesNotWritten > 0 {
+            Output.error("workout export: \(summary.samplesNotWritten) samples have no place in \(format.rawValue) (between points, or of a type it cannot carry) and were left out.")
+        }
+        if let output { Output.error("Wrote \(summary.points) points to \(output).") }
+    }
+}
