@@ -2,7 +2,8 @@ import Foundation
 import Simulators
 import Testing
 import TestSupport
-import Workout
+@testable import Workout
+import LocationFacade
 
 @testable import workout
 
@@ -144,5 +145,60 @@ extension WorkoutCommandTests {
         #expect(picture.hasPrefix("<?xml") || picture.hasPrefix("<svg"))
         #expect(picture.contains("<polyline"))
         #expect(picture.contains("Running"))
+    }
+}
+
+extension WorkoutCommandTests {
+    /// A GPX file of one track of `points` points one second apart, with heart rate.
+    func writeTrack(points: Int, to path: String, latitude: Double) throws {
+        var text = #"<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1" xmlns:tpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1"><trk><trkseg>"#
+        text.reserveCapacity(points * 200)
+        let start = 1_714_557_600
+        for index in 0..<points {
+            let time = RFC3339.string(from: Date(timeIntervalSince1970: Double(start + index)), fractionDigits: 0)
+            text += #"<trkpt lat="\#(latitude + Double(index) * 1e-6)" lon="0.5"><ele>\#(index % 50)</ele><time>\#(time)</time>"#
+            text += #"<extensions><tpx:TrackPointExtension><tpx:hr>\#(100 + index % 60)</tpx:hr></tpx:TrackPointExtension></extensions></trkpt>"#
+        }
+        text += "</trkseg></trk></gpx>\n"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    static func size(of path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue ?? 0
+    }
+
+    /// kill -9 while a large track is being imported: the store opens readable, the file imported
+    /// before is complete, the one being imported is absent, and nothing staged is left.
+    @Test(.timeLimit(.minutes(2)))
+    func killedDuringAnImportLeavesEachWorkoutCompleteOrAbsent() async throws {
+        let small = folder + "/small.gpx", large = folder + "/large.gpx"
+        try writeTrack(points: 300, to: small, latitude: 10)
+        try writeTrack(points: 150_000, to: large, latitude: 20)
+        let importer = try ChildProcess(Repository.builtExecutable("workout").path, ["import", "--store", store, "--json", small, large])
+        let first = await importer.waitForLine { $0.contains("small.gpx") }
+        #expect(first != nil, "\(importer.lines(.error))")
+        // Wait (yielding, on the write-ahead log's growth) until the large track's first batches
+        // are written, so the kill lands in the middle of its import.
+        let wal = store + "-wal"
+        let walAfterSmall = Self.size(of: wal)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while Self.size(of: wal) < walAfterSmall + 2_000_000 && ContinuousClock.now < deadline {
+            await Task.yield()
+        }
+        #expect(Self.size(of: wal) >= walAfterSmall + 2_000_000, "the large import never got going")
+        importer.send(signal: SIGKILL)
+        let status = await importer.waitUntilExit()
+        try #require(status == 128 + SIGKILL, "the import ended before it could be killed: \(status)")
+
+        let reopened = try WorkoutStore(path: store)
+        #expect(try await reopened.checkIntegrity() == [])
+        let workouts = try await reopened.workouts()
+        #expect(workouts.count == 1)
+        let kept = try #require(workouts.first)
+        #expect(try await reopened.route(of: kept.id)?.pointCount == 300)
+        #expect(try await reopened.samples(of: kept.id, type: .heartRate).count == 300)
+        let counts = try await reopened.storageCounts()
+        #expect(counts.stagedRoutes + counts.stagedPoints + counts.stagedWorkouts + counts.stagedSamples == 0)
+        #expect(counts.samples == 300 && counts.points == 300)
     }
 }
