@@ -45,7 +45,8 @@ extension WorkoutStore {
             let seconds = time.timeIntervalSince1970
             GPXExport.appendTrackPoint(
                 point.location, time: time,
-                heartRate: heartRate.value(at: seconds), cadence: cadence.value(at: seconds), to: &bytes)
+                heartRate: heartRate.value(at: seconds), cadence: cadence.value(at: seconds),
+                unknownExtensions: point.unknownExtensions, to: &bytes)
         }
         if segment != nil { ExportText.append("  </trkseg>\n", to: &output.bytes) }
         ExportText.append(" </trk>\n</gpx>\n", to: &output.bytes)
@@ -66,7 +67,8 @@ enum GPXExport {
     /// One `<trkpt>` on a line of its own. Heart rate and cadence are rounded to whole numbers:
     /// TrackPointExtension types them `xsd:unsignedByte`.
     static func appendTrackPoint(
-        _ location: Location, time: Date, heartRate: Double?, cadence: Double?, to bytes: inout [UInt8]
+        _ location: Location, time: Date, heartRate: Double?, cadence: Double?, unknownExtensions: String? = nil,
+        to bytes: inout [UInt8]
     ) {
         ExportText.append("   <trkpt lat=\"", to: &bytes)
         ExportText.appendShortest(location.latitude, to: &bytes)
@@ -83,13 +85,20 @@ enum GPXExport {
         ExportText.append("</time>", to: &bytes)
         let speed = location.speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         let course = location.course.flatMap { $0.isFinite && $0 >= 0 && $0 < 360 ? $0 : nil }
-        if heartRate != nil || cadence != nil || speed != nil || course != nil {
-            ExportText.append("<extensions><gpxtpx:TrackPointExtension>", to: &bytes)
-            if let heartRate { element("gpxtpx:hr", heartRate.rounded(), to: &bytes) }
-            if let cadence { element("gpxtpx:cad", cadence.rounded(), to: &bytes) }
-            if let speed { element("gpxtpx:speed", speed, to: &bytes) }
-            if let course { element("gpxtpx:course", course, to: &bytes) }
-            ExportText.append("</gpxtpx:TrackPointExtension></extensions>", to: &bytes)
+        let known = heartRate != nil || cadence != nil || speed != nil || course != nil
+        if known || unknownExtensions != nil {
+            ExportText.append("<extensions>", to: &bytes)
+            if known {
+                ExportText.append("<gpxtpx:TrackPointExtension>", to: &bytes)
+                if let heartRate { element("gpxtpx:hr", heartRate.rounded(), to: &bytes) }
+                if let cadence { element("gpxtpx:cad", cadence.rounded(), to: &bytes) }
+                if let speed { element("gpxtpx:speed", speed, to: &bytes) }
+                if let course { element("gpxtpx:course", course, to: &bytes) }
+                ExportText.append("</gpxtpx:TrackPointExtension>", to: &bytes)
+            }
+            // Kept from an import as well-formed elements with their own namespace declarations.
+            if let unknownExtensions { bytes.append(contentsOf: unknownExtensions.utf8) }
+            ExportText.append("</extensions>", to: &bytes)
         }
         ExportText.append("</trkpt>\n", to: &bytes)
     }

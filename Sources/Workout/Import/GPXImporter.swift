@@ -32,6 +32,8 @@ import LocationFacade
 ///   and saves nothing.
 /// - **Metadata**: the file's `creator` as the source device, ``GPXImportOptions/sourceApp`` as
 ///   the source app, and the values `name`, `description`, `file` and `gpx_track` (its index).
+/// - **Unknown extensions** of a point are kept with it (``RoutePoint/unknownExtensions``) and
+///   written back by a GPX export.
 ///
 /// ## Failure
 /// Each track's workout, samples and route appear together when its `</trk>` is reached, or not
@@ -95,12 +97,12 @@ public struct GPXImporter: Sendable {
         }
         while let item = await handOff.next() {
             switch item {
-            case let .points(batch, samples, newSegment):
+            case let .points(batch, samples, extensions, newSegment):
                 let current = builder ?? Self.builder(for: workoutID, in: store)
                 builder = current
                 do {
                     if newSegment { try await current.startNewSegment() }
-                    try await current.insert(batch, samples: samples)
+                    try await current.insert(batch, samples: samples, extensions: extensions)
                 } catch {
                     throw await failed(error, track: imported.count + notImported.count)
                 }

@@ -13,12 +13,17 @@ public struct RoutePoint: Sendable, Hashable {
     public var segment: Int
     /// The fix.
     public var location: Location
+    /// GPX extensions of the point that no known namespace claimed, as XML elements carrying
+    /// their namespace declarations: kept from an import (``GPXPoint/unknownExtensions``) and
+    /// written back by a GPX export. `nil` for most points.
+    public var unknownExtensions: String?
 
     /// A point at `ordinal` in `segment`.
-    public init(ordinal: Int, segment: Int, location: Location) {
+    public init(ordinal: Int, segment: Int, location: Location, unknownExtensions: String? = nil) {
         self.ordinal = ordinal
         self.segment = segment
         self.location = location
+        self.unknownExtensions = unknownExtensions
     }
 }
 

@@ -104,6 +104,17 @@ struct RouteAccumulator: Sendable {
 }
 
 extension RouteAccumulator.Plan {
+    /// The ordinal the point at `index` of its batch takes, or `nil` when it was dropped.
+    func ordinal(ofIndex index: Int) -> Int? {
+        var before = 0
+        for dropped in dropped {
+            if dropped == index { return nil }
+            if dropped > index { break }
+            before += 1
+        }
+        return firstOrdinal + index - before
+    }
+
     /// Calls `body` with the ordinal and location of each kept point of `batch`, in order.
     func forEachKept(in batch: [Location], _ body: (Int, Location) throws -> Void) rethrows {
         var ordinal = firstOrdinal

@@ -85,6 +85,13 @@ public struct RouteBatches: AsyncSequence, Sendable {
                 while let row = try rows.next() {
                     points.append(RoutePointRows.decode(row))
                 }
+                let extensions = try Row.fetchCursor(db, sql: """
+                    SELECT ordinal, xml FROM route_point_extension WHERE route = ? AND ordinal >= ? AND ordinal < ?
+                    """, arguments: [routeID, start, start + points.count])
+                while let row = try extensions.next() {
+                    let ordinal: Int = row[0]
+                    points[ordinal - start].unknownExtensions = row[1]
+                }
                 return points
             }
             if batch.count < Swift.min(batchSize, count - start) {

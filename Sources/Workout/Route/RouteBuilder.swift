@@ -98,12 +98,15 @@ public actor RouteBuilder {
         try await insert(locations, samples: [])
     }
 
-    /// ``insertRouteData(_:)`` that also writes `samples` in the same transaction, under a staged
+    /// ``insertRouteData(_:)`` that also writes `samples` (and the points' unknown GPX
+    /// `extensions`, by index in `locations`) in the same transaction, under a staged
     /// workout row no query sees (see the v2 schema), so a long recording's samples are written as
     /// they come instead of all at the end. They appear with the workout when
     /// ``commit(_:samples:metadata:)`` saves it, or vanish with the builder. Only for a builder
     /// made for a known workout (its id names the staged row and the samples' errors).
-    func insert(_ locations: [Location], samples: [QuantitySample]) async throws(WorkoutStoreError) {
+    func insert(
+        _ locations: [Location], samples: [QuantitySample], extensions: [(index: Int, xml: String)] = []
+    ) async throws(WorkoutStoreError) {
         await enter()
         defer { leave() }
         try checkUsable(.insertRouteData)
@@ -128,7 +131,15 @@ public actor RouteBuilder {
                     arguments: [owner, Date().timeIntervalSince1970])
                 route = db.lastInsertedRowID
             }
-            if newPoints { try store.insertPoints(locations, plan: plan, route: route!, in: db) }
+            if newPoints {
+                try store.insertPoints(locations, plan: plan, route: route!, in: db)
+                for (index, xml) in extensions {
+                    guard let ordinal = plan.ordinal(ofIndex: index) else { continue }
+                    try db.execute(
+                        sql: "INSERT INTO route_point_extension (route, ordinal, xml) VALUES (?, ?, ?)",
+                        arguments: [route!, ordinal, xml])
+                }
+            }
             var workout = existingWorkout
             if !samples.isEmpty, let workoutID {
                 if workout == nil { workout = try WorkoutRows.insertStaged(workoutID, in: db) }

@@ -25,6 +25,9 @@ extension WorkoutStore {
     ///   sees until the import of that track commits (one `UPDATE` fills in its fields and clears
     ///   `builder_owner`). Staged rows of ended processes are deleted when the store opens, with
     ///   their samples (by cascade).
+    /// - `route_point_extension`: a point's GPX extensions that no known namespace claimed, as XML,
+    ///   kept from an import so an export writes them back. Keyed like `route_point`; deleted
+    ///   with the route.
     package static let migrations: [(name: String, sql: String)] = [
         ("v1", """
             CREATE TABLE workout (
@@ -92,6 +95,12 @@ extension WorkoutStore {
         ("v2", """
             ALTER TABLE workout ADD COLUMN builder_owner TEXT;
             CREATE INDEX workout_by_builder_owner ON workout (builder_owner) WHERE builder_owner IS NOT NULL;
+            CREATE TABLE route_point_extension (
+                route INTEGER NOT NULL REFERENCES route (id) ON DELETE CASCADE,
+                ordinal INTEGER NOT NULL,
+                xml TEXT NOT NULL,
+                PRIMARY KEY (route, ordinal)
+            ) WITHOUT ROWID;
             """),
     ]
 

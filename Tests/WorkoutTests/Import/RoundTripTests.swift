@@ -47,3 +47,38 @@ import TestSupport
         }
     }
 }
+
+extension RoundTripTests {
+    @Test func unknownExtensionsOfAPointComeBackOnExport() async throws {
+        let folder = try TemporaryFolder()
+        let source = folder.file("extensions.gpx")
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1" xmlns:x="urn:example:x"
+                 xmlns:tpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">
+              <trk><trkseg>
+                <trkpt lat="1" lon="2"><time>2024-05-01T08:00:00Z</time>
+                  <extensions><x:sensor id="a&amp;b"><x:reading>1 &lt; 2</x:reading></x:sensor>
+                    <tpx:TrackPointExtension><tpx:hr>99</tpx:hr></tpx:TrackPointExtension></extensions></trkpt>
+                <trkpt lat="1.001" lon="2"><time>2024-05-01T08:00:01Z</time></trkpt>
+              </trkseg></trk>
+            </gpx>
+            """.write(toFile: source, atomically: true, encoding: .utf8)
+        var original: [GPXPoint] = []
+        _ = try GPXReader().read(fileAt: source) { if case let .trackPoint(point) = $0 { original.append(point) } }
+        #expect(original[0].unknownExtensions.count == 1)
+
+        let (store, ids) = try await imported(source)
+        let route = try await readRoute(store, try #require(ids.first))
+        #expect(route[0].unknownExtensions == original[0].unknownExtensions.joined())
+        #expect(route[1].unknownExtensions == nil)
+
+        let data = try await store.exportData(ids[0], format: .gpx)
+        var exported: [GPXPoint] = []
+        _ = try GPXReader(options: GPXReadOptions(strict: true)).read(data: data, name: "export") {
+            if case let .trackPoint(point) = $0 { exported.append(point) }
+        }
+        #expect(exported.map(\.unknownExtensions) == original.map(\.unknownExtensions))
+        #expect(exported[0].heartRate == 99)
+    }
+}

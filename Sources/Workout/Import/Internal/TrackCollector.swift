@@ -5,7 +5,7 @@ import LocationFacade
 enum ImportItem: Sendable {
     /// Route points of the current track, in order, and the samples of those points;
     /// `newSegment`: the first point starts a new segment.
-    case points([Location], samples: [QuantitySample], newSegment: Bool)
+    case points([Location], samples: [QuantitySample], extensions: [(index: Int, xml: String)], newSegment: Bool)
     /// The current track is over: everything but its points.
     case trackEnd(CollectedTrack)
     /// The file is read.
@@ -61,6 +61,7 @@ final class TrackCollector {
     private var track: CollectedTrack?
     private var batch: [Location] = []
     private var samples: [QuantitySample] = []
+    private var extensions: [(index: Int, xml: String)] = []
     private var newSegment = false
     private var lastTime: Date?
     /// Position and elevation of the points kept at `lastTime`, to recognise exact duplicates.
@@ -137,6 +138,9 @@ final class TrackCollector {
         track!.points += 1
         if point.elevation != nil { track!.elevations += 1 }
         track!.fingerprint = Self.mix(track!.fingerprint, time: time, point)
+        if !point.unknownExtensions.isEmpty {
+            extensions.append((batch.count, point.unknownExtensions.joined()))
+        }
         batch.append(Self.location(point, time: time))
         if batch.count == batchSize { try flush() }
     }
@@ -164,10 +168,11 @@ final class TrackCollector {
 
     private func flush() throws {
         guard !batch.isEmpty else { return }
-        let full = batch, fullSamples = samples
+        let full = batch, fullSamples = samples, fullExtensions = extensions
         batch.removeAll(keepingCapacity: true)
         samples.removeAll(keepingCapacity: true)
-        try deliver(.points(full, samples: fullSamples, newSegment: newSegment))
+        extensions.removeAll()
+        try deliver(.points(full, samples: fullSamples, extensions: fullExtensions, newSegment: newSegment))
         newSegment = false
     }
 
