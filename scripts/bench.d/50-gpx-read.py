@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import BENCH_DIR, BIN, big_gpx, row  # noqa: E402
+from benchlib import BENCH_DIR, BIN, big_gpx, row, timed  # noqa: E402
 
 RUNS = 3
 GPXPY_SCRIPT = """import sys, gpxpy
@@ -26,15 +26,6 @@ with open(sys.argv[1]) as f:
     gpx = gpxpy.parse(f)
 print(gpx.get_track_points_no(), gpx.length_2d())
 """
-
-
-def timed(command):
-    """Runs `command` under /usr/bin/time; returns (wall seconds, peak RSS bytes, stdout text)."""
-    result = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + command, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} exited with {result.returncode}: {result.stderr[-400:]!r}")
-    wall, peak = result.stderr.strip().splitlines()[-1].split()
-    return float(wall), int(peak) * 1024, result.stdout
 
 
 def gpxpy_python():

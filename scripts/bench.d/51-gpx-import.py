@@ -14,17 +14,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import BENCH_DIR, BIN, big_gpx, row  # noqa: E402
+from benchlib import BENCH_DIR, BIN, big_gpx, row, timed  # noqa: E402
 
 RUNS = 3
-
-
-def timed(command):
-    result = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + command, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} exited with {result.returncode}: {result.stderr[-400:]!r}")
-    wall, peak = result.stderr.strip().splitlines()[-1].split()
-    return float(wall), int(peak) * 1024, result.stdout
 
 
 def fresh_store():

@@ -63,6 +63,15 @@ def cpu_and_wall(command, stdout=subprocess.DEVNULL):
     return usage.ru_utime + usage.ru_stime, wall
 
 
+def timed(command):
+    """Runs `command` under /usr/bin/time; returns (wall seconds, peak RSS bytes, stdout text)."""
+    result = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} exited with {result.returncode}: {result.stderr[-400:]!r}")
+    wall, peak = result.stderr.strip().splitlines()[-1].split()
+    return float(wall), int(peak) * 1024, result.stdout
+
+
 def c_tool(name):
     """Compiles scripts/bench.d/c/NAME.c against libgps (once) and returns the binary's path."""
     source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "c", name + ".c")
