@@ -63,7 +63,10 @@ struct Import: AsyncParsableCommand {
 
     private func print(_ report: GPXImportReport) {
         for imported in report.workouts { print(imported, file: report.file) }
-        for track in report.tracksNotImported { Output.error("\(report.file): \(track)") }
+        for track in report.tracksNotImported {
+            Output.error("\(report.file): \(track)")
+            for skip in track.skipped { Output.error("    " + skip.located(in: report.file)) }
+        }
         for skip in report.skippedOutsideTracks { Output.error(skip.located(in: report.file) + " (outside any track)") }
         if report.workouts.isEmpty && report.tracksNotImported.isEmpty {
             Output.error("\(report.file): no track to import (\(report.read.routes) routes, \(report.read.waypoints) waypoints).")

@@ -11,7 +11,7 @@ struct WorkoutCommand: AsyncParsableCommand {
             (~/.local/share/... when XDG_DATA_HOME is unset). A workout is named by its id or any \
             unambiguous start of it (as `workout list` prints). Exit codes: 0 success, 64 usage, \
             65 bad input data (the message names file, line and column), 66 no such file or workout, \
-            73 an output file cannot be written, 74 the store failed.
+            73 an output file cannot be written, 74 the store failed, 75 interrupted.
             """,
         subcommands: [Import.self, List.self, Show.self, Export.self, Delete.self]
     )

@@ -175,8 +175,11 @@ struct ChainTests {
         try await builder.insertRouteData([first[9], first[9], sameSecond, first[9]])
         #expect(await builder.pointCount == 11)
         #expect(await builder.droppedDuplicates == 3)
+        // A batch given twice: the second time every point is a duplicate, and each is counted.
+        try await builder.insertRouteData([sameSecond])
+        #expect(await builder.droppedDuplicates == 4)
         let route = try await builder.finishRoute(with: saved, metadata: nil)
-        #expect(route.droppedDuplicates == 3 && route.pointCount == 11)
+        #expect(route.droppedDuplicates == 4 && route.pointCount == 11)
         let points = try await readRoute(store, saved.id)
         #expect(points.map(\.location) == (first + [sameSecond]).map(asStored))
     }

@@ -35,7 +35,7 @@ public struct ImportedWorkout: Sendable {
     public var trackLine: Int
     /// Route points stored: the track's valid, time-ordered points, exact duplicates dropped.
     public var points: Int
-    /// Points dropped as exact duplicates of the point before (same time and position).
+    /// Points dropped as exact duplicates of a point kept at the same time (same position and elevation).
     public var duplicatesDropped: Int
     /// Route segments.
     public var segments: Int
@@ -66,6 +66,8 @@ public struct TrackNotImported: Sendable, Hashable, CustomStringConvertible {
     /// The line of its `<trk>`.
     public var line: Int
     public var reason: String
+    /// Its points the reader or the importer skipped, with their lines and why.
+    public var skipped: [GPXSkip] = []
 
     public var description: String {
         "line \(line): track \(trackIndex + 1)\(trackName.map { " \"\($0)\"" } ?? "") not imported: \(reason)"
@@ -92,12 +94,14 @@ public struct GPXImportOptions: Sendable, Hashable {
 }
 
 /// Why ``GPXImporter`` stopped. Workouts of the tracks finished before the failure stay saved;
-/// each case lists them.
+/// each case lists them (their ``ImportedWorkout/skipped`` then holds the importer's own skips:
+/// the reader's are reported at the end of a read that completes).
 public enum GPXImportError: Error, Sendable, CustomStringConvertible {
     /// The file could not be read, or is not well-formed GPX, or (strict mode) holds an invalid
     /// value: the error names the file, line and column.
     case read(GPXError, imported: [ImportedWorkout])
-    /// The store refused or failed to save the workout of track `trackIndex` (line `line`).
+    /// The store refused or failed to save the workout of track `trackIndex`; `line` is the
+    /// refused point's line when the store named one, else the track's `<trk>` line.
     case save(file: String, trackIndex: Int, line: Int, WorkoutStoreError, imported: [ImportedWorkout])
     /// The importing task was cancelled; the track being read was not saved.
     case cancelled(file: String, imported: [ImportedWorkout])

@@ -15,7 +15,8 @@ import LocationFacade
 /// - **Route**: the track's points, in its segments, each as a ``Location`` (see
 ///   ``GPXReadOptions`` for what the reader skips; the importer also skips points without a
 ///   time and points earlier than the point before them, and reports each with its line).
-///   Exact duplicates are dropped by ``RouteBuilder``, as everywhere in the store.
+///   A point equal to one kept at the same time (position and elevation) is dropped as a
+///   duplicate and counted in ``ImportedWorkout/duplicatesDropped``.
 /// - **Samples**: heart rate, cadence, power and air temperature of each point, as instantaneous
 ///   ``QuantitySample``s at the point's time, written with the route as it is read (out of
 ///   sight until the track commits), so a long track's samples are not all written at its end.
@@ -66,8 +67,10 @@ public struct GPXImporter: Sendable {
         let handOff = HandOff<ImportItem>(capacity: 4)
         let readOptions = GPXReadOptions(strict: options.strict)
         let batchSize = max(1, options.batchSize)
+        let (readerEnded, endReader) = AsyncStream.makeStream(of: Never.self)
         let reader = Thread {
-            let collector = TrackCollector(batchSize: batchSize) { handOff.send($0) }
+            defer { endReader.finish() }
+            let collector = TrackCollector(batchSize: batchSize, send: { handOff.send($0) }, isClosed: { handOff.isClosed })
             do throws(GPXError) {
                 let summary = try GPXReader(options: readOptions).read(fileAt: path, progress: progress) { event in
                     try collector.handle(event)
@@ -80,8 +83,17 @@ public struct GPXImporter: Sendable {
         }
         reader.name = "gpx-import"
         reader.start()
-        defer { handOff.close() }
-        return try await save(from: handOff, file: path)
+        let result: Result<GPXImportReport, GPXImportError>
+        do throws(GPXImportError) {
+            result = .success(try await save(from: handOff, file: path))
+        } catch {
+            result = .failure(error)
+        }
+        // The reader stops at its next event once the hand-off is closed; wait for it, so that
+        // nothing of this import (a progress call, a parse) runs after it returns.
+        handOff.close()
+        for await _ in readerEnded {}
+        return try result.get()
     }
 
     /// Takes what the reader sends and saves a workout at the end of each track.
@@ -90,28 +102,35 @@ public struct GPXImporter: Sendable {
         var notImported: [TrackNotImported] = []
         var builder: RouteBuilder?
         var workoutID = UUID()
-        var trackLine = 0
-        func failed(_ error: WorkoutStoreError, track: Int) async -> GPXImportError {
+        /// The store refused or failed: a cancelled task is a cancellation; a refused point is
+        /// named by its line in the file.
+        func failed(_ error: WorkoutStoreError, track: Int, line: Int, lines: [Int] = []) async -> GPXImportError {
             await builder?.discard()
-            return .save(file: file, trackIndex: track, line: trackLine, error, imported: imported)
+            builder = nil
+            if case .cancelled = error { return .cancelled(file: file, imported: imported) }
+            var line = line
+            if case let .invalidRoutePoint(_, _, indexInBatch?, _) = error, lines.indices.contains(indexInBatch) {
+                line = lines[indexInBatch]
+            }
+            return .save(file: file, trackIndex: track, line: line, error, imported: imported)
         }
         while let item = await handOff.next() {
             switch item {
-            case let .points(batch, samples, extensions, newSegment):
+            case let .points(batch):
                 let current = builder ?? Self.builder(for: workoutID, in: store)
                 builder = current
                 do {
-                    if newSegment { try await current.startNewSegment() }
-                    try await current.insert(batch, samples: samples, extensions: extensions)
+                    if batch.newSegment { try await current.startNewSegment() }
+                    try await current.insert(batch.locations, samples: batch.samples, extensions: batch.extensions)
                 } catch {
-                    throw await failed(error, track: imported.count + notImported.count)
+                    throw await failed(error, track: batch.trackIndex, line: batch.trackLine, lines: batch.lines)
                 }
             case let .trackEnd(track):
-                trackLine = track.line
                 guard let current = builder, track.points > 0 else {
                     notImported.append(TrackNotImported(
                         trackIndex: track.info.index, trackName: track.info.name, line: track.line,
-                        reason: track.skipped.isEmpty ? "it has no valid points" : "none of its points has a valid time"))
+                        reason: track.skipped.isEmpty && track.duplicates == 0 ? "it has no valid points" : "none of its points has a valid time",
+                        skipped: track.skipped))
                     continue
                 }
                 builder = nil
@@ -123,7 +142,7 @@ public struct GPXImporter: Sendable {
                 do {
                     outcome = try await current.commit(workout, samples: [], metadata: ["source": "gpx"])
                 } catch {
-                    throw GPXImportError.save(file: file, trackIndex: track.info.index, line: track.line, error, imported: imported)
+                    throw await failed(error, track: track.info.index, line: track.line)
                 }
                 let statistics = track.statistics
                 imported.append(ImportedWorkout(
@@ -180,13 +199,21 @@ public struct GPXImporter: Sendable {
         // Where each track starts, in file order: a skip belongs to the last track started before it.
         let starts = (imported.enumerated().map { (line: $0.element.trackLine, workout: Optional($0.offset)) }
             + notImported.map { (line: $0.line, workout: nil) }).sorted { $0.line < $1.line }
+        var notImported = notImported
         var outside: [GPXSkip] = []
         for skip in summary.skipped {
             guard let owner = starts.last(where: { $0.line <= skip.line }) else {
                 outside.append(skip)
                 continue
             }
-            if let position = owner.workout { workouts[position].skipped.append(skip) }
+            if let position = owner.workout {
+                workouts[position].skipped.append(skip)
+            } else if let position = notImported.firstIndex(where: { $0.line == owner.line }) {
+                notImported[position].skipped.append(skip)
+            }
+        }
+        for position in notImported.indices {
+            notImported[position].skipped.sort { ($0.line, $0.column) < ($1.line, $1.column) }
         }
         for position in workouts.indices {
             workouts[position].skipped.sort { ($0.line, $0.column) < ($1.line, $1.column) }

@@ -39,7 +39,7 @@ enum WorkoutRows {
     }
 
     /// Fills in the staged workout `key` with `workout` and makes it visible.
-    static func publish(_ workout: WorkoutRecord, stagedAs key: Int64, in db: Database) throws {
+    static func publish(_ workout: WorkoutRecord, stagedAs key: Int64, path: String?, in db: Database) throws {
         let totals = workout.totals
         let metadata = workout.metadata
         try db.execute(sql: """
@@ -55,7 +55,7 @@ enum WorkoutRows {
             ])
         guard db.changesCount == 1 else {
             throw WorkoutStoreError.databaseFailed(
-                operation: .saveWorkout, path: nil, reason: "the workout's staged samples are no longer in the store")
+                operation: .saveWorkout, path: path, reason: "the workout's staged samples are no longer in the store")
         }
     }
 

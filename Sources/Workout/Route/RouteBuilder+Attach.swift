@@ -74,7 +74,7 @@ extension RouteBuilder {
                 if let staged {
                     try Self.checkStagedSamples(staged, within: workout)
                     try store.reach(.begin(.save))
-                    try WorkoutRows.publish(workout, stagedAs: staged.key, in: db)
+                    try WorkoutRows.publish(workout, stagedAs: staged.key, path: store.path, in: db)
                     stored = StoredWorkout(
                         id: workout.id, key: staged.key,
                         start: workout.start.timeIntervalSince1970, end: workout.end.timeIntervalSince1970)

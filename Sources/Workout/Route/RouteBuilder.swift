@@ -116,7 +116,10 @@ public actor RouteBuilder {
         }
         var next = accumulator
         let plan = try next.take(locations, workoutID: knownWorkout?.id, within: knownWorkout?.bounds)
-        guard next.count > accumulator.count || !samples.isEmpty else { return }
+        guard next.count > accumulator.count || !samples.isEmpty else {
+            accumulator = next  // a batch of exact duplicates only: nothing to write, but they count
+            return
+        }
         let existingRoute = routeID, existingWorkout = stagedWorkout?.key
         let workoutID = knownWorkout?.id
         let store = store

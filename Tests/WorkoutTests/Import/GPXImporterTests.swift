@@ -154,3 +154,52 @@ import Testing
 func gpxTypesMapToActivities(text: String, expected: WorkoutActivityType) {
     #expect(WorkoutActivityType(gpxType: text) == expected)
 }
+
+extension GPXImporterTests {
+    /// A GPX file in a temporary folder.
+    func file(_ xml: String) throws -> (TemporaryFolder, String) {
+        let folder = try TemporaryFolder()
+        let path = folder.file("t.gpx")
+        try xml.write(toFile: path, atomically: true, encoding: .utf8)
+        return (folder, path)
+    }
+
+    @Test func aTrackOfOnlyBadPointsIsReportedWithEachPointsLine() async throws {
+        let (folder, path) = try file("""
+            <?xml version="1.0"?>
+            <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="91" lon="0"><time>2024-05-01T08:00:00Z</time></trkpt>
+            <trkpt lat="95" lon="0"><time>2024-05-01T08:00:01Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """)
+        _ = folder
+        let report = try await GPXImporter(store: store).importFile(at: path)
+        #expect(report.workouts.isEmpty)
+        let track = try #require(report.tracksNotImported.first)
+        #expect(track.skipped.map(\.line) == [3, 4])
+        #expect(track.skipped.allSatisfy { $0.reason.contains("latitude") })
+    }
+
+    /// The store failing halfway through a track (before the track's end, where its line used
+    /// to be learnt): the error names the track and its line, and nothing of it remains.
+    @Test func aStoreFailureInsideATrackNamesThatTrack() async throws {
+        let (folder, path) = try file("""
+            <?xml version="1.0"?>
+            <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="1" lon="0"><time>2024-05-01T08:00:00Z</time></trkpt>
+            <trkpt lat="1.1" lon="0"><time>2024-05-01T08:00:01Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """)
+        _ = folder
+        let faults = StoreFaults()
+        let store = try WorkoutStore.inMemory(faults: faults)
+        faults.inject(.row(2, of: .insertRouteData))
+        await #expect {
+            try await GPXImporter(store: store).importFile(at: path)
+        } throws: { error in
+            guard case let .save(_, track, line, _, imported)? = error as? GPXImportError else { return false }
+            return track == 0 && line == 2 && imported.isEmpty
+        }
+        #expect(try await stagedRows(in: store) == 0)
+    }
+}

@@ -1,13 +1,14 @@
 import Foundation
 import LocationFacade
+import Synchronization
 
 /// A bounded queue from one producer thread to one async consumer: the GPX importer's reader
 /// thread sends what it parsed, the task that writes to the store takes it.
 ///
 /// The producer blocks (on a semaphore) while `capacity` items wait, so a fast parser never
 /// runs ahead of a slow store by more than a few batches: memory stays flat. The consumer
-/// suspends while the queue is empty. Either side can close it: ``close()`` by the consumer
-/// makes every later ``send(_:)`` return `false`, so the producer stops reading.
+/// suspends while the queue is empty. The consumer closes it when it stops taking: every later
+/// ``send(_:)`` returns `false`, and ``isClosed`` tells the producer to stop reading at once.
 final class HandOff<Item: Sendable>: Sendable {
     private struct State {
         /// At most `capacity` items, so taking the first is cheap.
@@ -24,6 +25,12 @@ final class HandOff<Item: Sendable>: Sendable {
     }
 
     private let state = Locked(State())
+    private let closedFlag = Atomic<Bool>(false)
+
+    /// Whether ``close()`` was called: cheap enough to ask at every event the producer reads.
+    var isClosed: Bool {
+        closedFlag.load(ordering: .acquiring)
+    }
     private let space: DispatchSemaphore
 
     init(capacity: Int) {
@@ -90,6 +97,7 @@ final class HandOff<Item: Sendable>: Sendable {
     /// Stops the exchange from the consumer's side: queued items are dropped, a waiting
     /// ``next()`` returns `nil`, and the producer's sends fail from now on.
     func close() {
+        closedFlag.store(true, ordering: .releasing)
         let (waiting, dropped) = state.withLock { state -> (CheckedContinuation<Item?, Never>?, Int) in
             state.closed = true
             let dropped = state.items.count

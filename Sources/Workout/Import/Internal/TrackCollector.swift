@@ -3,15 +3,30 @@ import LocationFacade
 
 /// What the importer's reader thread sends to the task that saves.
 enum ImportItem: Sendable {
-    /// Route points of the current track, in order, and the samples of those points;
-    /// `newSegment`: the first point starts a new segment.
-    case points([Location], samples: [QuantitySample], extensions: [(index: Int, xml: String)], newSegment: Bool)
+    /// Route points of the current track, in order, with their samples and extensions.
+    case points(PointBatch)
     /// The current track is over: everything but its points.
     case trackEnd(CollectedTrack)
     /// The file is read.
     case end(GPXReadSummary)
     /// Reading failed.
     case failed(GPXError)
+}
+
+/// A batch of route points of one track, and what goes with them.
+struct PointBatch: Sendable {
+    var locations: [Location] = []
+    /// Each location's line in the file, for errors.
+    var lines: [Int] = []
+    /// The samples of these points.
+    var samples: [QuantitySample] = []
+    /// The points' unknown extensions, by index in `locations`.
+    var extensions: [(index: Int, xml: String)] = []
+    /// Whether the first point starts a new segment.
+    var newSegment = false
+    /// The track: its index in the file and the line of its `<trk>`.
+    var trackIndex = 0
+    var trackLine = 0
 }
 
 /// A track as the reader thread saw it: its fields, totals, samples and identity.
@@ -59,10 +74,7 @@ final class TrackCollector {
     private let send: (ImportItem) -> Bool
     private var creator: String?
     private var track: CollectedTrack?
-    private var batch: [Location] = []
-    private var samples: [QuantitySample] = []
-    private var extensions: [(index: Int, xml: String)] = []
-    private var newSegment = false
+    private var batch = PointBatch()
     private var lastTime: Date?
     /// Position and elevation of the points kept at `lastTime`, to recognise exact duplicates.
     private var atLastTime: [(Double, Double, Double?)] = []
@@ -72,24 +84,35 @@ final class TrackCollector {
 
     struct Stopped: Error {}
 
-    init(batchSize: Int, send: @escaping (ImportItem) -> Bool) {
+    /// Whether the consumer went away (checked at every event, so reading stops at once).
+    private let isClosed: () -> Bool
+
+    init(batchSize: Int, send: @escaping (ImportItem) -> Bool, isClosed: @escaping () -> Bool) {
         self.batchSize = batchSize
         self.send = send
-        batch.reserveCapacity(batchSize)
+        self.isClosed = isClosed
+        batch.locations.reserveCapacity(batchSize)
+        batch.lines.reserveCapacity(batchSize)
     }
 
     func handle(_ event: GPXEvent) throws {
+        if isClosed() {
+            stopped = true
+            throw Stopped()
+        }
         switch event {
         case let .metadata(metadata):
             creator = metadata.creator
         case let .trackStart(info):
             track = CollectedTrack(info: info, line: info.line, creator: creator)
-            newSegment = false
+            batch.newSegment = false
+            batch.trackIndex = info.index
+            batch.trackLine = info.line
             lastTime = nil
             lastSample = [:]
         case .segmentStart:
             try flush()
-            newSegment = true
+            batch.newSegment = true
             track?.statistics.startSegment()
         case let .trackPoint(point):
             try add(point)
@@ -139,10 +162,11 @@ final class TrackCollector {
         if point.elevation != nil { track!.elevations += 1 }
         track!.fingerprint = Self.mix(track!.fingerprint, time: time, point)
         if !point.unknownExtensions.isEmpty {
-            extensions.append((batch.count, point.unknownExtensions.joined()))
+            batch.extensions.append((batch.locations.count, point.unknownExtensions.joined()))
         }
-        batch.append(Self.location(point, time: time))
-        if batch.count == batchSize { try flush() }
+        batch.locations.append(Self.location(point, time: time))
+        batch.lines.append(point.line)
+        if batch.locations.count == batchSize { try flush() }
     }
 
     /// Adds a sample; `false` when the value is impossible (and reported), so the point drops it.
@@ -161,19 +185,20 @@ final class TrackCollector {
         }
         let sample = QuantitySample(type: type, value: value, at: time)
         lastSample[type] = sample
-        samples.append(sample)
+        batch.samples.append(sample)
         track!.sampleCount += 1
         return true
     }
 
     private func flush() throws {
-        guard !batch.isEmpty else { return }
-        let full = batch, fullSamples = samples, fullExtensions = extensions
-        batch.removeAll(keepingCapacity: true)
-        samples.removeAll(keepingCapacity: true)
-        extensions.removeAll()
-        try deliver(.points(full, samples: fullSamples, extensions: fullExtensions, newSegment: newSegment))
-        newSegment = false
+        guard !batch.locations.isEmpty else { return }
+        let full = batch
+        batch.locations.removeAll(keepingCapacity: true)
+        batch.lines.removeAll(keepingCapacity: true)
+        batch.samples.removeAll(keepingCapacity: true)
+        batch.extensions.removeAll()
+        batch.newSegment = false
+        try deliver(.points(full))
     }
 
     private func deliver(_ item: ImportItem) throws {
