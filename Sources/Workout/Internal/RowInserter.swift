@@ -1,43 +1,80 @@
 import GRDB
 import GRDBSQLite
 
-/// A prepared INSERT run row after row with values bound straight into SQLite, for the store's
-/// bulk writes (route points, samples): a million rows would otherwise build a million
-/// `StatementArguments` arrays of boxed values, which costs more than SQLite's own work.
+/// Inserts rows into one table with values bound straight into SQLite, several rows per
+/// statement, for the store's bulk writes (route points, samples).
 ///
-/// Only this file calls SQLite's C API. The statement comes from GRDB (cached per connection) and
-/// runs inside a transaction GRDB opened; `step()` reports failures as GRDB's `DatabaseError`, so
-/// the store maps them as it maps every other database error.
+/// A million rows would otherwise build a million `StatementArguments` arrays of boxed values,
+/// and run SQLite's per-statement work (open the table, seek, close) a million times; both cost
+/// more than inserting the rows. So rows are bound, column by column, into the slots of a
+/// multi-row `INSERT ... VALUES (...), (...), ...` of up to ``rowsPerStatement`` rows, run when
+/// its slots are full. The caller says up front how many rows it will insert, so the last group
+/// gets a statement of its own size.
+///
+/// Only this file calls SQLite's C API. The statements come from GRDB (cached per connection) and
+/// run inside a transaction GRDB opened; failures are reported as GRDB's `DatabaseError`, so the
+/// store maps them as it maps every other database error.
 struct RowInserter {
-    private let statement: Statement
-    private let connection: SQLiteConnection?
-
-    init(sql: String, in db: Database) throws {
-        statement = try db.cachedStatement(sql: sql)
-        connection = db.sqliteConnection
+    /// A group of rows run by one statement: how many, and how many the statement wrote
+    /// (fewer when `ON CONFLICT DO NOTHING` skipped some).
+    struct Group {
+        var rows: Range<Int>
+        var written: Int
     }
 
-    /// Binds a real, or NULL for `nil`, to parameter `index` (from 1).
+    private let db: Database
+    private let head: String
+    private let tail: String
+    private let values: String
+    /// The statement of a full group, made once.
+    private let fullGroupSQL: String
+    private let columns: Int
+    private let rowsPerStatement: Int
+    private var statement: Statement?
+    private var groupStart = 0
+    private var groupSize = 0
+    private var row = 0
+    private let total: Int
+
+    /// An inserter of `rowCount` rows into `table`'s `columns`; `onConflict` is an optional
+    /// clause such as `ON CONFLICT DO NOTHING`.
+    init(into table: String, columns: [String], onConflict: String = "", rowCount: Int, in db: Database) {
+        self.db = db
+        head = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
+        tail = onConflict.isEmpty ? "" : " " + onConflict
+        self.columns = columns.count
+        values = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        // SQLite allows 32,766 parameters per statement; past ~64 rows the gain is gone.
+        rowsPerStatement = max(1, min(64, 32_766 / columns.count))
+        total = rowCount
+        fullGroupSQL = head + Array(repeating: values, count: rowsPerStatement).joined(separator: ", ") + tail
+    }
+
+    /// Binds a real, or NULL for `nil`, to column `column` (from 0) of the current row.
     @inline(__always)
-    func bind(_ value: Double?, at index: Int32) {
+    mutating func bind(_ value: Double?, column: Int) throws {
+        let (statement, index) = try slot(column)
         if let value {
-            sqlite3_bind_double(statement.sqliteStatement, index, value)
+            sqlite3_bind_double(statement, index, value)
         } else {
-            sqlite3_bind_null(statement.sqliteStatement, index)
+            sqlite3_bind_null(statement, index)
         }
     }
 
-    /// Binds an integer to parameter `index` (from 1).
+    /// Binds an integer to column `column` (from 0) of the current row.
     @inline(__always)
-    func bind(_ value: Int64, at index: Int32) {
-        sqlite3_bind_int64(statement.sqliteStatement, index, value)
+    mutating func bind(_ value: Int64, column: Int) throws {
+        let (statement, index) = try slot(column)
+        sqlite3_bind_int64(statement, index, value)
     }
 
-    /// Binds a sample type's raw value to parameter `index` (from 1), without copying it.
-    func bind(_ type: QuantityType, at index: Int32) {
+    /// Binds a sample type's raw value to column `column` (from 0) of the current row, without
+    /// copying it.
+    mutating func bind(_ type: QuantityType, column: Int) throws {
+        let (statement, index) = try slot(column)
         let name = Self.storedName(of: type)
         sqlite3_bind_text(
-            statement.sqliteStatement, index, UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self),
+            statement, index, UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self),
             Int32(name.utf8CodeUnitCount), nil)  // nil: SQLITE_STATIC, the text outlives the statement
     }
 
@@ -52,17 +89,41 @@ struct RowInserter {
         }
     }
 
-    /// Runs the statement with the values bound, then makes it ready for the next row. Returns
-    /// whether it wrote a row (`false`: an `ON CONFLICT DO NOTHING` skipped it).
-    /// The corresponding C functions are `sqlite3_step(3)`, `sqlite3_changes(3)` and `sqlite3_reset(3)`.
+    /// Ends the current row. When it completes a group, runs the group's statement and returns
+    /// the group. The corresponding C functions are `sqlite3_step(3)`, `sqlite3_changes(3)`
+    /// and `sqlite3_reset(3)`.
     @discardableResult
-    func step() throws -> Bool {
-        let code = sqlite3_step(statement.sqliteStatement)
-        sqlite3_reset(statement.sqliteStatement)
+    mutating func endRow() throws -> Group? {
+        precondition(statement != nil, "a row ends after its values are bound")
+        row += 1
+        guard row == groupStart + groupSize else { return nil }
+        let sqliteStatement = statement!.sqliteStatement
+        let code = sqlite3_step(sqliteStatement)
+        sqlite3_reset(sqliteStatement)
         guard code == SQLITE_DONE else {
-            let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+            let message = db.sqliteConnection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement!.sql)
         }
-        return sqlite3_changes(connection) > 0
+        let group = Group(rows: groupStart..<row, written: Int(sqlite3_changes(db.sqliteConnection)))
+        statement = nil
+        return group
+    }
+
+    /// The INSERT of `rows` rows. Full groups, the common case, reuse one string.
+    private func sql(rows: Int) -> String {
+        rows == rowsPerStatement ? fullGroupSQL : head + Array(repeating: values, count: rows).joined(separator: ", ") + tail
+    }
+
+    /// The statement and parameter index of `column` in the current row, preparing the next
+    /// group's statement at the first column of a group.
+    @inline(__always)
+    private mutating func slot(_ column: Int) throws -> (OpaquePointer, Int32) {
+        if statement == nil {
+            precondition(row < total, "more rows than announced")
+            groupStart = row
+            groupSize = min(rowsPerStatement, total - row)
+            statement = try db.cachedStatement(sql: sql(rows: groupSize))
+        }
+        return (statement!.sqliteStatement, Int32((row - groupStart) * columns + column + 1))
     }
 }

@@ -141,34 +141,34 @@ struct RoutePointRows {
         speed, speed_accuracy, course, course_accuracy, fix
         """
 
-    private let inserter: RowInserter
+    private var inserter: RowInserter
     private let route: Int64
 
-    /// Prepares the insert of points of `route`.
-    init(route: Int64, in db: Database) throws {
+    /// Prepares the insert of `count` points of `route`.
+    init(route: Int64, count: Int, in db: Database) {
         self.route = route
-        inserter = try RowInserter(
-            sql: "INSERT INTO route_point (route, \(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", in: db)
+        inserter = RowInserter(
+            into: "route_point", columns: ["route"] + Self.columns.components(separatedBy: ", "), rowCount: count, in: db)
     }
 
     /// Inserts one point. `location.time` must be set (validation ensures it).
-    func insert(ordinal: Int, segment: Int, _ location: Location) throws {
-        inserter.bind(route, at: 1)
-        inserter.bind(Int64(ordinal), at: 2)
-        inserter.bind(Int64(segment), at: 3)
-        inserter.bind(location.time!.timeIntervalSince1970, at: 4)
-        inserter.bind(location.latitude, at: 5)
-        inserter.bind(location.longitude, at: 6)
-        inserter.bind(location.altitude, at: 7)
-        inserter.bind(location.ellipsoidalAltitude, at: 8)
-        inserter.bind(location.horizontalAccuracy, at: 9)
-        inserter.bind(location.verticalAccuracy, at: 10)
-        inserter.bind(location.speed, at: 11)
-        inserter.bind(location.speedAccuracy, at: 12)
-        inserter.bind(location.course, at: 13)
-        inserter.bind(location.courseAccuracy, at: 14)
-        inserter.bind(Int64(Self.fix(location)), at: 15)
-        try inserter.step()
+    mutating func insert(ordinal: Int, segment: Int, _ location: Location) throws {
+        try inserter.bind(route, column: 0)
+        try inserter.bind(Int64(ordinal), column: 1)
+        try inserter.bind(Int64(segment), column: 2)
+        try inserter.bind(location.time!.timeIntervalSince1970, column: 3)
+        try inserter.bind(location.latitude, column: 4)
+        try inserter.bind(location.longitude, column: 5)
+        try inserter.bind(location.altitude, column: 6)
+        try inserter.bind(location.ellipsoidalAltitude, column: 7)
+        try inserter.bind(location.horizontalAccuracy, column: 8)
+        try inserter.bind(location.verticalAccuracy, column: 9)
+        try inserter.bind(location.speed, column: 10)
+        try inserter.bind(location.speedAccuracy, column: 11)
+        try inserter.bind(location.course, column: 12)
+        try inserter.bind(location.courseAccuracy, column: 13)
+        try inserter.bind(Int64(Self.fix(location)), column: 14)
+        try inserter.endRow()
     }
 
     /// Mode, status and the simulated flag in one small integer (see the v1 schema).

@@ -58,28 +58,38 @@ extension WorkoutStore {
     /// Inserts samples in the current transaction, reaching a row fault point before each.
     func insert(_ samples: [QuantitySample], workoutKey: Int64, workoutID: UUID, in db: Database) throws {
         guard !samples.isEmpty else { return }
-        let inserter = try RowInserter(sql: """
-            INSERT INTO quantity_sample (workout, type, start_time, end_time, value) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT DO NOTHING
-            """, in: db)
-        inserter.bind(workoutKey, at: 1)
+        var inserter = RowInserter(
+            into: "quantity_sample", columns: ["workout", "type", "start_time", "end_time", "value"],
+            onConflict: "ON CONFLICT DO NOTHING", rowCount: samples.count, in: db)
         for (index, sample) in samples.enumerated() {
             try reach(.row(.addSamples, number: index + 1))
-            let start = sample.start.timeIntervalSince1970
-            let end = sample.end.timeIntervalSince1970
-            inserter.bind(sample.type, at: 2)
-            inserter.bind(start, at: 3)
-            inserter.bind(end, at: 4)
-            inserter.bind(sample.value, at: 5)
-            if try !inserter.step() {
-                let stored = try Double.fetchOne(db, sql: """
-                    SELECT value FROM quantity_sample WHERE workout = ? AND type = ? AND start_time = ? AND end_time = ?
-                    """, arguments: [workoutKey, sample.type.rawValue, start, end])
-                if let stored, stored != sample.value {
-                    throw WorkoutStoreError.conflictingSample(
-                        workoutID: workoutID, index: index, type: sample.type, start: sample.start,
-                        storedValue: stored, newValue: sample.value)
-                }
+            try inserter.bind(workoutKey, column: 0)
+            try inserter.bind(sample.type, column: 1)
+            try inserter.bind(sample.start.timeIntervalSince1970, column: 2)
+            try inserter.bind(sample.end.timeIntervalSince1970, column: 3)
+            try inserter.bind(sample.value, column: 4)
+            if let group = try inserter.endRow(), group.written < group.rows.count {
+                try checkSkipped(samples, in: group.rows, workoutKey: workoutKey, workoutID: workoutID, in: db)
+            }
+        }
+    }
+
+    /// Among `samples[rows]`, some were skipped as already stored (same type and interval):
+    /// refuses the first whose stored value differs (a retried call adds nothing twice, a
+    /// contradicting one is an error).
+    private func checkSkipped(
+        _ samples: [QuantitySample], in rows: Range<Int>, workoutKey: Int64, workoutID: UUID, in db: Database
+    ) throws {
+        for index in rows {
+            let sample = samples[index]
+            let stored = try Double.fetchOne(db, sql: """
+                SELECT value FROM quantity_sample WHERE workout = ? AND type = ? AND start_time = ? AND end_time = ?
+                """, arguments: [workoutKey, sample.type.rawValue, sample.start.timeIntervalSince1970, sample.end.timeIntervalSince1970])
+            // Within one call, an earlier sample of the same type and interval may be the stored one.
+            if let stored, stored != sample.value {
+                throw WorkoutStoreError.conflictingSample(
+                    workoutID: workoutID, index: index, type: sample.type, start: sample.start,
+                    storedValue: stored, newValue: sample.value)
             }
         }
     }
@@ -87,7 +97,7 @@ extension WorkoutStore {
     /// Inserts the kept points of `batch` into `route` in the current transaction, as `plan` says,
     /// reaching a row fault point before each when faults are installed.
     func insertPoints(_ batch: [Location], plan: RouteAccumulator.Plan, route: Int64, in db: Database) throws {
-        let rows = try RoutePointRows(route: route, in: db)
+        var rows = RoutePointRows(route: route, count: batch.count - plan.dropped.count, in: db)
         if let faultHook {
             var number = 0
             try plan.forEachKept(in: batch) { ordinal, location in
