@@ -222,6 +222,26 @@ struct ChainTests {
         #expect(try await store.samples(of: saved.id) == samples)   // not even `fresh`
     }
 
+    /// Samples are written many to a statement: a repeat or a conflict is still found, whatever
+    /// group of rows it falls in.
+    @Test func repeatsAndConflictsAreFoundAcrossGroupsOfRows() async throws {
+        let store = try WorkoutStore.inMemory()
+        let saved = workout(seconds: 600)
+        try await store.save(saved)
+        let samples = (0..<150).map { QuantitySample(type: .cadence, value: Double(80 + $0 % 9), at: saved.start.addingTimeInterval(Double($0))) }
+        try await store.addSamples(samples + samples, to: saved)   // repeated within one call
+        #expect(try await store.samples(of: saved.id) == samples)
+        var conflicting = samples[10]
+        conflicting.value += 1
+        let more = (150..<300).map { QuantitySample(type: .cadence, value: 85, at: saved.start.addingTimeInterval(Double($0))) }
+        await #expect(throws: WorkoutStoreError.conflictingSample(
+            workoutID: saved.id, index: 130, type: .cadence, start: conflicting.start, storedValue: samples[10].value,
+            newValue: conflicting.value)) {
+            try await store.addSamples(Array(more[..<130]) + [conflicting] + Array(more[130...]), to: saved)
+        }
+        #expect(try await store.samples(of: saved.id) == samples)
+    }
+
     @Test func impossibleSamplesAreRefused() async throws {
         let store = try WorkoutStore.inMemory()
         let saved = workout(seconds: 60)
