@@ -160,3 +160,21 @@ extension LocationEvent {
         if case let .location(location) = self { location } else { nil }
     }
 }
+
+/// A test that advances a virtual clock the moment a replay device says `.watching` must find
+/// the first entry already queued (the bench of a day's replay hung on this now and then).
+@Test(.timeLimit(.minutes(1)))
+func aClockAdvancedAsSoonAsTheDeviceWatchesPlaysTheReplay() async {
+    let track = SyntheticTrack.generate(count: 3)
+    for _ in 0..<300 {
+        let clock = VirtualClock()
+        let device = ReplayLocationSource(locations: track, clock: clock)
+        let recorder = LocationEventRecorder(observing: device)
+        Thread { device.start() }.start()
+        await recorder.waitUntil { $0.states.contains(.watching) }
+        await clock.advance(by: .seconds(5))
+        let played = recorder.log.locations.count
+        #expect(played == 3)
+        if played != 3 { break }
+    }
+}

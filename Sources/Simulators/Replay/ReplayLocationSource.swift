@@ -175,13 +175,14 @@ public final class ReplayLocationSource: LocationSource {
             return (state.generation, position)
         }
         guard let (generation, position) = begun else { return }
+        // On a virtual clock the first entry is queued before `.watching` is announced: a test
+        // that advances the clock as soon as it sees `.watching` must find it there, or the
+        // advance passes it by and the replay waits for a time that has already gone.
+        if let virtualClock { schedule(position, on: virtualClock, generation: generation) }
         observers.send(.connectionChanged(.connecting(attempt: 1)))
         observers.send(.connectionChanged(.connected))
         observers.send(.connectionChanged(.watching))
-        if let virtualClock {
-            schedule(position, on: virtualClock, generation: generation)
-            return
-        }
+        if virtualClock != nil { return }
         let task = Task { [self] in await play(from: position, generation: generation) }
         state.withLock { state in
             if state.generation == generation { state.task = task } else { task.cancel() }
