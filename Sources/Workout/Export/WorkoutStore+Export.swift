@@ -26,6 +26,7 @@ extension WorkoutStore {
     /// the workout (before anything is written), ``WorkoutStoreError/exportFailed(workoutID:path:reason:)``
     /// when `write` throws, ``WorkoutStoreError/cancelled(operation:)`` when the task is
     /// cancelled, and the errors of ``routePoints(of:batchSize:)``.
+    @discardableResult
     nonisolated(nonsending)
     public func export(
         _ workoutID: UUID, format: WorkoutExportFormat, to write: (UnsafeRawBufferPointer) throws -> Void
@@ -40,6 +41,7 @@ extension WorkoutStore {
     ///
     /// Throws ``WorkoutStoreError/exportFailed(workoutID:path:reason:)`` when the file cannot be
     /// created, written or renamed into place, and the errors of ``export(_:format:to:)``.
+    @discardableResult
     nonisolated(nonsending)
     public func export(
         _ workoutID: UUID, format: WorkoutExportFormat, toFileAt path: String
