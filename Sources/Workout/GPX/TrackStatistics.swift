@@ -149,7 +149,9 @@ public struct TrackStatistics: Sendable {
     }
 
     /// The haversine distance in metres between two WGS84 positions (degrees), on the sphere of
-    /// radius ``earthRadius``.
+    /// radius ``earthRadius``: the same formula as `Location.haversineDistance`, kept here so the
+    /// GPX reader's files build on their own (`scripts/fuzz-gpx` compiles them without
+    /// LocationFacade); a test checks the two agree.
     public static func haversine(
         _ latitude1: Double, _ longitude1: Double, _ latitude2: Double, _ longitude2: Double
     ) -> Double {

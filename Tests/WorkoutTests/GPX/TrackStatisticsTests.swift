@@ -1,4 +1,5 @@
 import Foundation
+import LocationFacade
 import Testing
 import Workout
 
@@ -8,6 +9,12 @@ struct TrackStatisticsTests {
                       hr: Double? = nil) -> GPXPoint {
         GPXPoint(latitude: latitude, longitude: longitude, elevation: ele,
                  time: seconds.map { GPXTime(date: epoch(1_714_550_400 + $0)) }, heartRate: hr)
+    }
+
+    @Test(arguments: [(51.4779, -0.0015, 51.5074, -0.1278), (0, 0, 0, 180), (-33.9, 18.4, 40.7, -74.0), (89.9, 10, -89.9, -170)])
+    func haversineAgreesWithLocations(a: Double, b: Double, c: Double, d: Double) {
+        #expect(TrackStatistics.haversine(a, b, c, d) == Location.haversineDistance(a, b, c, d))
+        #expect(TrackStatistics.earthRadius == Location.meanEarthRadius)
     }
 
     @Test func haversineOnTheWGS84MeanRadius() {
