@@ -212,12 +212,9 @@ public struct GPXImporter: Sendable {
                 notImported[position].skipped.append(skip)
             }
         }
-        for position in notImported.indices {
-            notImported[position].skipped.sort { ($0.line, $0.column) < ($1.line, $1.column) }
-        }
-        for position in workouts.indices {
-            workouts[position].skipped.sort { ($0.line, $0.column) < ($1.line, $1.column) }
-        }
+        let inFileOrder = { (a: GPXSkip, b: GPXSkip) in (a.line, a.column) < (b.line, b.column) }
+        for position in notImported.indices { notImported[position].skipped.sort(by: inFileOrder) }
+        for position in workouts.indices { workouts[position].skipped.sort(by: inFileOrder) }
         return GPXImportReport(
             file: file, workouts: workouts, tracksNotImported: notImported, skippedOutsideTracks: outside, read: summary)
     }

@@ -146,17 +146,12 @@ final class TrackCollector {
         }
         atLastTime.append((point.latitude, point.longitude, point.elevation))
         var point = point
-        for (type, value) in [(QuantityType.heartRate, point.heartRate), (.cadence, point.cadence),
-                              (.power, point.power), (.temperature, point.airTemperature)] {
-            guard let value else { continue }
-            if addSample(type, value, at: time, line: point.line) { continue }
-            switch type {
-            case .heartRate: point.heartRate = nil
-            case .cadence: point.cadence = nil
-            case .power: point.power = nil
-            default: point.airTemperature = nil
-            }
-        }
+        // Each value becomes a sample, or is dropped from the point when impossible (no array per
+        // point: this runs for every point of the file).
+        point.heartRate = sample(.heartRate, point.heartRate, at: time, line: point.line)
+        point.cadence = sample(.cadence, point.cadence, at: time, line: point.line)
+        point.power = sample(.power, point.power, at: time, line: point.line)
+        point.airTemperature = sample(.temperature, point.airTemperature, at: time, line: point.line)
         track!.statistics.add(point)
         track!.points += 1
         if point.elevation != nil { track!.elevations += 1 }
@@ -167,6 +162,12 @@ final class TrackCollector {
         batch.locations.append(Self.location(point, time: time))
         batch.lines.append(point.line)
         if batch.locations.count == batchSize { try flush() }
+    }
+
+    /// `value` as a sample of `type`, if there is one; returns it, or `nil` when it is impossible.
+    private func sample(_ type: QuantityType, _ value: Double?, at time: Date, line: Int) -> Double? {
+        guard let value else { return nil }
+        return addSample(type, value, at: time, line: line) ? value : nil
     }
 
     /// Adds a sample; `false` when the value is impossible (and reported), so the point drops it.
