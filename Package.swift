@@ -1,6 +1,16 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// The module graph, from the bottom up (each depends on what it needs and no more):
+//
+//   GPSCore            RFC 3339, geodesy, XML and JSON text: one copy of each, no C library
+//   GPX                the GPX reader and writer (libxml2)            -> GPSCore
+//   LocationFacade     Location, GPSDClient, LocationManager (libgps)  -> GPSCore
+//   Simulators         location fakes: replay, NMEA, fake gpsd, clock  -> LocationFacade, GPX
+//   Workout            the store (GRDB), import/export, sessions       -> LocationFacade, GPX
+//   WorkoutSimulators  workout fakes: store faults, heart rate, runs   -> Workout, Simulators
+//   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, Simulators
+//   WorkoutCommand     `workout`                                       -> Workout, WorkoutSimulators
 let package = Package(
     name: "swift-gps-facade",
     platforms: [.macOS(.v15)],
@@ -8,14 +18,17 @@ let package = Package(
         .library(name: "LocationFacade", targets: ["LocationFacade"]),
         .library(name: "Simulators", targets: ["Simulators"]),
         .library(name: "Workout", targets: ["Workout"]),
-        .executable(name: "locate", targets: ["locate"]),
-        .executable(name: "workout", targets: ["workout"]),
+        .library(name: "WorkoutSimulators", targets: ["WorkoutSimulators"]),
+        .library(name: "GPX", targets: ["GPX"]),
+        .executable(name: "locate", targets: ["LocateCommand"]),
+        .executable(name: "workout", targets: ["WorkoutCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", exact: "1.1.1"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -23,43 +36,58 @@ let package = Package(
             pkgConfig: "libgps",
             providers: [.apt(["libgps-dev"])]
         ),
-        .target(
-            name: "LocationFacade",
-            dependencies: [
-                "CLibGPS",
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
         .systemLibrary(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev", "zlib1g-dev"])]
         ),
+        .target(name: "GPSCore"),
         .target(
-            name: "Workout",
+            name: "GPX",
+            dependencies: ["GPSCore", "CLibXML2"]
+        ),
+        .target(
+            name: "LocationFacade",
             dependencies: [
-                "LocationFacade",
-                "CLibXML2",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "GPSCore",
+                "CLibGPS",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "Simulators",
             dependencies: [
+                "GPSCore",
                 "LocationFacade",
-                "Workout",
-                .product(name: "Clocks", package: "swift-clocks"),
+                "GPX",
+            ]
+        ),
+        .target(
+            name: "Workout",
+            dependencies: [
+                "GPSCore",
+                "LocationFacade",
+                "GPX",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // What the two commands share: writing lines to standard output and error.
-        .target(name: "CommandSupport"),
+        .target(
+            name: "WorkoutSimulators",
+            dependencies: ["GPSCore", "LocationFacade", "Simulators", "Workout"]
+        ),
+        // What the two commands share: output lines, exit statuses, signals.
+        .target(
+            name: "CommandSupport",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(
-            name: "locate",
+            name: "LocateCommand",
             dependencies: [
                 "CommandSupport",
+                "GPSCore",
+                "GPX",
                 "LocationFacade",
                 "Simulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -67,18 +95,38 @@ let package = Package(
             ]
         ),
         .executableTarget(
-            name: "workout",
+            name: "WorkoutCommand",
             dependencies: [
                 "CommandSupport",
-                "Workout",
+                "GPSCore",
+                "GPX",
                 "LocationFacade",
+                "Simulators",
+                "Workout",
+                "WorkoutSimulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The GPX reader under libFuzzer: scripts/fuzz-gpx builds it with -sanitize=fuzzer,address
+        // and -D FUZZING; in a normal build it is a command that runs the fuzz checks on files.
+        .executableTarget(
+            name: "GPXFuzz",
+            dependencies: ["GPX"],
+            path: "Fuzz/GPXFuzz"
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["LocationFacade", "Simulators"],
+            dependencies: ["GPSCore", "GPX", "LocationFacade", "Simulators"],
             path: "Tests/TestSupport"
+        ),
+        .testTarget(
+            name: "GPSCoreTests",
+            dependencies: ["GPSCore", "Simulators"]
+        ),
+        .testTarget(
+            name: "GPXTests",
+            dependencies: ["GPX", "GPSCore", "TestSupport"]
         ),
         .testTarget(
             name: "LocationFacadeTests",
@@ -86,27 +134,35 @@ let package = Package(
         ),
         .testTarget(
             name: "SimulatorsTests",
-            dependencies: ["Simulators", "LocationFacade", "TestSupport", .product(name: "Clocks", package: "swift-clocks")]
+            dependencies: [
+                "Simulators", "LocationFacade", "TestSupport", "Workout", "WorkoutSimulators",
+                .product(name: "Clocks", package: "swift-clocks"),
+            ]
         ),
         .testTarget(
-            name: "locateTests",
-            dependencies: ["locate", "LocationFacade", "Simulators", "TestSupport"]
+            name: "LocateCommandTests",
+            dependencies: ["LocateCommand", "LocationFacade", "Simulators", "TestSupport"]
         ),
         .testTarget(
-            name: "workoutTests",
-            dependencies: ["workout", "Workout", "LocationFacade", "Simulators", "TestSupport"]
+            name: "WorkoutCommandTests",
+            dependencies: ["WorkoutCommand", "Workout", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport"]
         ),
         .testTarget(
             name: "WorkoutTests",
             dependencies: [
-                "Workout", "LocationFacade", "Simulators", "TestSupport", "workout-crash-writer",
+                "Workout", "GPX", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport",
+                "workout-crash-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
+        ),
+        .testTarget(
+            name: "WorkoutSimulatorsTests",
+            dependencies: ["WorkoutSimulators", "Workout", "Simulators", "LocationFacade", "TestSupport"]
         ),
         // A child process for the kill -9 tests: saves large runs into a store file until killed.
         .executableTarget(
             name: "workout-crash-writer",
-            dependencies: ["Workout", "LocationFacade", "Simulators"],
+            dependencies: ["Workout", "LocationFacade", "Simulators", "WorkoutSimulators"],
             path: "Tests/Tools/workout-crash-writer"
         ),
         // Swift-side measurements for scripts/bench (build with -c release); one subcommand per family.
@@ -116,6 +172,8 @@ let package = Package(
                 "LocationFacade",
                 "Simulators",
                 "Workout",
+                "WorkoutSimulators",
+                "GPX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/gpsbench"

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LocationFacade
 import Simulators
+import WorkoutSimulators
 import Workout
 
 /// `gpsbench workout-store ...`: saving runs through the HealthKit-style chain and reading routes

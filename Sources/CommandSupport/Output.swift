@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Writes to standard output and standard error with write(2), so each line leaves the process at
 /// once (a watcher in a pipe sees every fix as it arrives) without stdio's locking per character.

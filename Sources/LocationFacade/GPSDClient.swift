@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import GPSCore
 import Logging
 
 /// A client of gpsd over libgps, in the style of `CLLocationManager`: start it, and a delegate

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a ``GPSDClient`` tells its delegate, in the manner of `CLLocationManagerDelegate`.
 ///

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import GPSCore
 
 extension Location: Codable {
     /// The stable JSON key names; see the table on ``Location``.

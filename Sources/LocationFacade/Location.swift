@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#endif
+import GPSCore
 
 /// One position fix: what gpsd's TPV report carries, in the terms a CoreLocation user expects.
 ///
@@ -108,27 +117,27 @@ public struct Location: Sendable, Hashable {
 }
 
 extension Location {
-    /// Great-circle distance in metres to `other`, on a sphere of the WGS84 mean radius (6,371,008.8 m).
+    /// Great-circle distance in metres to `other`, on a sphere of the WGS84 mean radius
+    /// (6,371,008.8 m): ``Geodesy/distance(_:_:_:_:)``.
     public func distance(to other: Location) -> Double {
-        Self.haversineDistance(latitude, longitude, other.latitude, other.longitude)
+        Geodesy.distance(latitude, longitude, other.latitude, other.longitude)
     }
 
-    /// Great-circle distance in metres between two WGS84 positions, haversine formula on the
-    /// mean Earth radius R1 = 6,371,008.8 m. Error against the ellipsoid is under 0.5 %.
+    /// Great-circle distance in metres between two WGS84 positions.
+    @available(*, deprecated, renamed: "Geodesy.distance(_:_:_:_:)")
     public static func haversineDistance(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
-        let radians = Double.pi / 180
-        let phi1 = lat1 * radians
-        let phi2 = lat2 * radians
-        let dPhi = (lat2 - lat1) * radians
-        let dLambda = (lon2 - lon1) * radians
-        let sinPhi = sin(dPhi / 2)
-        let sinLambda = sin(dLambda / 2)
-        let h = sinPhi * sinPhi + cos(phi1) * cos(phi2) * sinLambda * sinLambda
-        return 2 * meanEarthRadius * asin(min(1, h.squareRoot()))
+        Geodesy.distance(lat1, lon1, lat2, lon2)
     }
 
     /// The WGS84 mean radius R1, in metres.
-    public static let meanEarthRadius = 6_371_008.8
+    @available(*, deprecated, renamed: "Geodesy.meanEarthRadius")
+    public static var meanEarthRadius: Double { Geodesy.meanEarthRadius }
+
+    /// Whether the position is one on the Earth: finite, latitude within -90...90 and longitude
+    /// within -180...180. A receiver (or a hostile peer) can report one that is not.
+    public var hasValidCoordinates: Bool {
+        Geodesy.isValid(latitude: latitude, longitude: longitude)
+    }
 }
 
 extension Location: CustomStringConvertible {
@@ -136,12 +145,12 @@ extension Location: CustomStringConvertible {
     public var description: String {
         var parts: [String] = []
         parts.append(time.map { RFC3339.string(from: $0) } ?? "-")
-        parts.append(String(format: "%.7f %.7f", latitude, longitude))
+        parts.append("\(TextBytes.fixed(latitude, decimals: 7)) \(TextBytes.fixed(longitude, decimals: 7))")
         parts.append(mode.description)
-        if let horizontalAccuracy { parts.append(String(format: "±%.1fm", horizontalAccuracy)) }
-        if let altitude { parts.append(String(format: "alt %.1fm", altitude)) }
-        if let speed { parts.append(String(format: "%.2fm/s", speed)) }
-        if let course { parts.append(String(format: "%.1f°", course)) }
+        if let horizontalAccuracy { parts.append("±\(TextBytes.fixed(horizontalAccuracy, decimals: 1))m") }
+        if let altitude { parts.append("alt \(TextBytes.fixed(altitude, decimals: 1))m") }
+        if let speed { parts.append("\(TextBytes.fixed(speed, decimals: 2))m/s") }
+        if let course { parts.append("\(TextBytes.fixed(course, decimals: 1))°") }
         if let status, status != .simulated { parts.append(status.description) }
         if isSimulated || status == .simulated { parts.append("(simulated)") }
         return parts.joined(separator: " ")

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import GPSCore
 
 /// What went wrong while getting a location, with the facts a user needs to act on it.
 ///
@@ -56,6 +61,11 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
         if milliseconds % 1000 == 0 {
             return "\(milliseconds / 1000) s"
         }
-        return String(format: "%.3g s", Double(milliseconds) / 1000)
+        // Three significant digits, as %.3g: 1.25 s, 12.5 s, 125 s.
+        let value = Double(milliseconds) / 1000
+        let decimals = abs(value) < 10 ? 2 : abs(value) < 100 ? 1 : 0
+        var bytes: [UInt8] = []
+        TextBytes.appendFixed(value, decimals: decimals, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self) + " s"
     }
 }

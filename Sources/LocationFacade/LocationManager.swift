@@ -1,5 +1,10 @@
 import Dispatch
+import GPSCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 
 /// One-shot and continuous locations from any ``LocationSource``, with `async`/`await`, in the

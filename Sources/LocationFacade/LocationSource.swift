@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import GPSCore
 
 /// Anything that produces locations: the real ``GPSDClient``, and every fake in `Simulators`.
 ///

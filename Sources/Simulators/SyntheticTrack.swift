@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import LocationFacade
 
 /// Deterministic, plausible tracks for tests, fixtures and benchmarks: the same seed always gives
@@ -63,7 +70,7 @@ public enum SyntheticTrack {
     /// The point `distance` metres from a position along `course` degrees, on the mean-radius sphere.
     public static func destination(_ latitude: Double, _ longitude: Double, course: Double, distance: Double) -> (Double, Double) {
         let radians = Double.pi / 180
-        let angular = distance / Location.meanEarthRadius
+        let angular = distance / Geodesy.meanEarthRadius
         let phi1 = latitude * radians
         let lambda1 = longitude * radians
         let theta = course * radians

@@ -1,5 +1,6 @@
 import Foundation
 import LocationFacade
+import GPSCore
 
 /// What a ``WorkoutStore`` (or a ``RouteBuilder``) was doing when something went wrong. The first
 /// four are the steps of the HealthKit-style save chain, in order.

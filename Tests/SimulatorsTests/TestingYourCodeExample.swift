@@ -4,6 +4,7 @@
 import Foundation
 import LocationFacade
 import Simulators
+import WorkoutSimulators
 import Testing
 import Workout
 
@@ -18,7 +19,7 @@ struct GeofenceAlarm {
     /// stream ends first.
     func firstExit(from manager: LocationManager) async throws -> Location? {
         for try await fix in manager.updates(buffering: .all) {
-            let distance = Location.haversineDistance(home.latitude, home.longitude, fix.latitude, fix.longitude)
+            let distance = Geodesy.distance(home.latitude, home.longitude, fix.latitude, fix.longitude)
             if distance > radius { return fix }
         }
         return nil
@@ -57,7 +58,7 @@ struct TestingYourCodeExample {
         await clock.advance(by: .seconds(3_600))              // play the whole walk, in virtual time
         let exit = try #require(try await watching.value)
         #expect(exit.isSimulated)
-        #expect(Location.haversineDistance(first.latitude, first.longitude, exit.latitude, exit.longitude) > 50)
+        #expect(Geodesy.distance(first.latitude, first.longitude, exit.latitude, exit.longitude) > 50)
     }
 
     /// A scenario for a hard case: the receiver's position jumps 500 m after 20 s.

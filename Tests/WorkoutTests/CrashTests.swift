@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import LocationFacade
 @testable import Simulators
+import WorkoutSimulators
 import Testing
 import TestSupport
 @testable import Workout

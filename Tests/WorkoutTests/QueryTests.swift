@@ -1,6 +1,7 @@
 import Foundation
 import LocationFacade
 import Simulators
+import WorkoutSimulators
 import Testing
 import GRDB
 @testable import Workout

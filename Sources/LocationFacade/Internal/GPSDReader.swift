@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import GPSCore
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 
 /// The reader thread of one ``GPSDClient`` run (from `start()` to `stop()`): connects with a
@@ -29,9 +37,7 @@ final class GPSDReader: Sendable {
     }
 
     func launch() {
-        let thread = Thread { [self] in run() }
-        thread.name = "gpsd-reader \(LocationError.endpoint(host, port))"
-        thread.start()
+        Threads.detach { [self] in run() }
     }
 
     func requestStop() {
@@ -103,7 +109,7 @@ final class GPSDReader: Sendable {
     private func connect() -> ConnectOutcome {
         let attempt = ConnectAttempt()
         let (host, port, wake) = (self.host, self.port, self.wake)
-        Thread.detachNewThread {
+        Threads.detach {
             attempt.finish(with: LibGPSConnection.open(host: host, port: port))
             wake.signal()
         }

@@ -22,7 +22,14 @@
 //   waiting at its own deadline.
 
 import CLibGPS
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An open libgps connection to gpsd.
 ///

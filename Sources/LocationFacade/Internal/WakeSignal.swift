@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A self-pipe that one thread signals and another waits on with poll(2), alone or beside a socket.
 package final class WakeSignal: Sendable {

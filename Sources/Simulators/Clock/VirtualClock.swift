@@ -1,4 +1,5 @@
 import LocationFacade
+import GPSCore
 
 /// A clock whose time moves only when a test says so, built for replays: a day of 1 Hz fixes
 /// plays through a ``LocationManager`` in well under a second, with the same events in the same

@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import GPSCore
 import LocationFacade
 
 /// Writes gpsd 3.22 JSON reports (TPV, SKY, DEVICE) the way gpsd formats them, for the fakes.
@@ -20,23 +28,23 @@ public enum GPSDReportWriter {
         fields.append(#""mode":\#(location.mode.gpsdMode)"#)
         if let time = location.time { fields.append(#""time":"\#(RFC3339.string(from: time))""#) }
         if location.mode >= .fix2D {
-            fields.append(#""lat":\#(format("%.9f", location.latitude))"#)
-            fields.append(#""lon":\#(format("%.9f", location.longitude))"#)
+            fields.append(#""lat":\#(fixed(location.latitude, 9))"#)
+            fields.append(#""lon":\#(fixed(location.longitude, 9))"#)
         }
         if location.mode == .fix3D {
-            if let hae = location.ellipsoidalAltitude { fields.append(#""altHAE":\#(format("%.4f", hae))"#) }
+            if let hae = location.ellipsoidalAltitude { fields.append(#""altHAE":\#(fixed(hae, 4))"#) }
             if let msl = location.altitude {
-                fields.append(#""altMSL":\#(format("%.4f", msl))"#)
-                fields.append(#""alt":\#(format("%.4f", msl))"#)
+                fields.append(#""altMSL":\#(fixed(msl, 4))"#)
+                fields.append(#""alt":\#(fixed(msl, 4))"#)
             }
-            if let epv = location.verticalAccuracy { fields.append(#""epv":\#(format("%.3f", epv))"#) }
+            if let epv = location.verticalAccuracy { fields.append(#""epv":\#(fixed(epv, 3))"#) }
         }
-        if let track = location.course { fields.append(#""track":\#(format("%.4f", track))"#) }
-        if let speed = location.speed { fields.append(#""speed":\#(format("%.3f", speed))"#) }
-        if location.mode == .fix3D, let climb = location.climb { fields.append(#""climb":\#(format("%.3f", climb))"#) }
-        if let epd = location.courseAccuracy { fields.append(#""epd":\#(format("%.4f", epd))"#) }
-        if let eps = location.speedAccuracy { fields.append(#""eps":\#(format("%.2f", eps))"#) }
-        if let eph = location.horizontalAccuracy { fields.append(#""eph":\#(format("%.3f", eph))"#) }
+        if let track = location.course { fields.append(#""track":\#(fixed(track, 4))"#) }
+        if let speed = location.speed { fields.append(#""speed":\#(fixed(speed, 3))"#) }
+        if location.mode == .fix3D, let climb = location.climb { fields.append(#""climb":\#(fixed(climb, 3))"#) }
+        if let epd = location.courseAccuracy { fields.append(#""epd":\#(fixed(epd, 4))"#) }
+        if let eps = location.speedAccuracy { fields.append(#""eps":\#(fixed(eps, 2))"#) }
+        if let eph = location.horizontalAccuracy { fields.append(#""eph":\#(fixed(eph, 3))"#) }
         return "{" + fields.joined(separator: ",") + "}"
     }
 
@@ -58,14 +66,14 @@ public enum GPSDReportWriter {
             ("hdop", report.hdop), ("vdop", report.vdop), ("pdop", report.pdop), ("tdop", report.tdop), ("gdop", report.gdop),
         ]
         for (name, value) in dops {
-            if let value { fields.append(#""\#(name)":\#(format("%.2f", value))"#) }
+            if let value { fields.append(#""\#(name)":\#(fixed(value, 2))"#) }
         }
         if !report.satellites.isEmpty {
             let satellites = report.satellites.map { satellite in
                 var parts = [#""PRN":\#(satellite.prn)"#]
-                if let elevation = satellite.elevation { parts.append(#""el":\#(format("%.1f", elevation))"#) }
-                if let azimuth = satellite.azimuth { parts.append(#""az":\#(format("%.1f", azimuth))"#) }
-                if let strength = satellite.signalStrength { parts.append(#""ss":\#(format("%.1f", strength))"#) }
+                if let elevation = satellite.elevation { parts.append(#""el":\#(fixed(elevation, 1))"#) }
+                if let azimuth = satellite.azimuth { parts.append(#""az":\#(fixed(azimuth, 1))"#) }
+                if let strength = satellite.signalStrength { parts.append(#""ss":\#(fixed(strength, 1))"#) }
                 parts.append(#""used":\#(satellite.used)"#)
                 return "{" + parts.joined(separator: ",") + "}"
             }
@@ -82,24 +90,15 @@ public enum GPSDReportWriter {
         return "{" + fields.joined(separator: ",") + "}"
     }
 
-    /// A JSON string literal.
+    /// A JSON string literal (``TextBytes/appendJSONString(_:to:)``).
     public static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        var bytes: [UInt8] = []
+        TextBytes.appendJSONString(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func format(_ pattern: String, _ value: Double) -> String {
-        String(format: pattern, value)
+    /// `value` with `decimals` places, as gpsd's `%.Nf` writes it.
+    private static func fixed(_ value: Double, _ decimals: Int) -> String {
+        TextBytes.fixed(value, decimals: decimals)
     }
 }

@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import GPSCore
 import LocationFacade
 
 /// What a ``FakeGPSDServer`` sends: gpsd JSON reports, each at an offset from the start.
@@ -181,7 +189,7 @@ public struct GPSDScript: Sendable, Hashable {
         guard seconds != 0 else { return line }
         var result = ""
         var rest = Substring(line)
-        while let key = rest.range(of: #""time":""#) {
+        while let key = rest.firstRange(of: #""time":""#) {
             result += rest[..<key.upperBound]
             rest = rest[key.upperBound...]
             guard let close = rest.firstIndex(of: "\""), let parsed = RFC3339.parse(rest[..<close]) else { continue }
@@ -214,12 +222,12 @@ public struct GPSDScript: Sendable, Hashable {
         func text(_ range: Range<Int>?) -> String? {
             range.map { String(decoding: UnsafeBufferPointer(rebasing: line[$0]), as: UTF8.self) }
         }
-        let time = GPSDLine.stringMember(#""time":""#, in: line).flatMap {
+        let time = JSONScan.stringMember(named: "time", in: line).flatMap {
             RFC3339.parse(utf8: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[$0]))?.date
         }
         return (
-            text(GPSDLine.stringMember(#""class":""#, in: line)),
-            text(GPSDLine.stringMember(#""device":""#, in: line)),
+            text(JSONScan.stringMember(named: "class", in: line)),
+            text(JSONScan.stringMember(named: "device", in: line)),
             time
         )
     }
@@ -235,15 +243,11 @@ public struct GPSDScript: Sendable, Hashable {
     }
 
     static func markedSimulated(_ line: UnsafeBufferPointer<UInt8>) -> String {
-        let status: StaticString = #""status":"#
-        let tpv: StaticString = #""class":"TPV""#
-        let hasStatus = GPSDLine.firstIndex(
-            of: UnsafeBufferPointer(start: status.utf8Start, count: status.utf8CodeUnitCount), in: line, from: 0) != nil
-        guard !hasStatus,
-              let classStart = GPSDLine.firstIndex(
-                of: UnsafeBufferPointer(start: tpv.utf8Start, count: tpv.utf8CodeUnitCount), in: line, from: 0)
+        guard !JSONScan.hasMember("status", in: line),
+              let className = JSONScan.stringMember(named: "class", in: line),
+              String(decoding: UnsafeBufferPointer(rebasing: line[className]), as: UTF8.self) == "TPV"
         else { return String(decoding: line, as: UTF8.self) }
-        let insertion = classStart + tpv.utf8CodeUnitCount
+        let insertion = className.upperBound + 1  // after the closing quote
         var bytes = Array(line[..<insertion])
         bytes.append(contentsOf: ",\"status\":\(GPSDReportWriter.simulatedStatus)".utf8)
         bytes.append(contentsOf: line[insertion...])

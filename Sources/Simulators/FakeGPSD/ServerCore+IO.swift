@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import GPSCore
 import LocationFacade
 
 extension ServerCore {
@@ -9,9 +17,7 @@ extension ServerCore {
             return !state.ioThreadRunning
         }
         guard shouldLaunch else { return }
-        let thread = Thread { [self] in runIOLoop() }
-        thread.name = "fake-gpsd \(boundPort)"
-        thread.start()
+        Threads.detach { [self] in runIOLoop() }
     }
 
     private func runIOLoop() {
@@ -161,38 +167,26 @@ enum GPSDCommand: Equatable {
             input.removeAll()
             return nil
         }
-        var end = start
-        var depth = 0
-        var inString = false
-        var terminated = false
-        while end < input.count {
-            let byte = input[end]
-            if inString {
-                if byte == UInt8(ascii: "\"") { inString = false }
-            } else if byte == UInt8(ascii: "\"") {
-                inString = true
-            } else if byte == UInt8(ascii: "{") {
-                depth += 1
-            } else if byte == UInt8(ascii: "}") {
-                depth -= 1
-                if depth == 0 {
-                    end += 1
-                    terminated = true
-                    break
+        // The command runs to a `;` or newline outside its JSON, or to the end of its JSON object.
+        let found: (end: Int, consumed: Int)? = input.withUnsafeBufferPointer { bytes in
+            var index = start
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "{"):
+                    guard let end = JSONScan.endOfValue(in: bytes, from: index) else { return nil }
+                    let terminator = end < bytes.count && (bytes[end] == UInt8(ascii: ";") || bytes[end] == UInt8(ascii: "\n"))
+                    return (end, terminator ? end + 1 : end)
+                case UInt8(ascii: ";"), UInt8(ascii: "\n"):
+                    return (index, index + 1)
+                default:
+                    index += 1
                 }
-            } else if depth == 0 && (byte == UInt8(ascii: ";") || byte == UInt8(ascii: "\n")) {
-                terminated = true
-                break
             }
-            end += 1
+            return nil
         }
-        guard terminated else { return nil }
-        let text = String(decoding: input[start..<end], as: UTF8.self).trimmingCharacters(in: .whitespaces)
-        var consumed = end
-        if consumed < input.count, input[consumed] == UInt8(ascii: ";") || input[consumed] == UInt8(ascii: "\n") {
-            consumed += 1
-        }
-        input.removeFirst(consumed)
+        guard let found else { return nil }
+        let text = String(decoding: input[start..<found.end], as: UTF8.self).trimmingWhitespace()
+        input.removeFirst(found.consumed)
         return parse(text)
     }
 
@@ -205,10 +199,13 @@ enum GPSDCommand: Equatable {
         default: break
         }
         guard text.hasPrefix("?WATCH=") else { return .unknown(text) }
-        let json = Data(text.dropFirst("?WATCH=".count).utf8)
-        guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else {
+        struct Request: Decodable {
+            var enable: Bool?
+            var device: String?
+        }
+        guard let request = try? JSONDecoder().decode(Request.self, from: Data(text.dropFirst("?WATCH=".count).utf8)) else {
             return .unknown(text)
         }
-        return .watch(WatchOptions(enable: object["enable"] as? Bool ?? true, device: object["device"] as? String))
+        return .watch(WatchOptions(enable: request.enable ?? true, device: request.device))
     }
 }

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Bytes waiting to be written to a socket, consumed from the front without copying on each write.
 struct ByteQueue {

@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import GPSCore
 import LocationFacade
 
 /// Reads NMEA 0183 logs (RMC, GGA, GSA, VTG, GLL, any talker) into fixes, one per epoch, for the
@@ -28,7 +36,7 @@ public struct NMEADecoder: Sendable {
         var epochs = EpochBuilder(device: device)
         var skipped = 0
         for line in text.split(whereSeparator: \.isNewline) {
-            let sentence = line.trimmingCharacters(in: .whitespaces)
+            let sentence = line.trimmingWhitespace()
             guard !sentence.isEmpty else { continue }
             guard NMEAEncoder.isValid(sentence), let body = Self.body(of: sentence) else {
                 skipped += 1

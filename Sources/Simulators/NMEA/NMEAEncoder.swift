@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import GPSCore
 import LocationFacade
 
 /// Writes NMEA 0183 sentences (RMC, GGA, GSA, GSV, VTG) with correct checksums, as a GPS receiver
@@ -36,22 +44,24 @@ public enum NMEAEncoder {
         let latitude = coordinate(fix.latitude, degreesWidth: 2, positive: "N", negative: "S")
         let longitude = coordinate(fix.longitude, degreesWidth: 3, positive: "E", negative: "W")
         let knots = (fix.speed ?? 0) * 3600 / 1852
-        let course = fix.course.map { String(format: "%.2f", $0) } ?? ""
+        let course = fix.course.map { TextBytes.fixed($0, decimals: 2) } ?? ""
         let used = satellites.filter(\.used)
         let altitude = fix.mode == .fix3D ? fix.altitude ?? fix.ellipsoidalAltitude.map { $0 - defaultGeoidSeparation } : nil
         let separation = fix.mode == .fix3D ? geoidSeparation(fix) : nil
 
         var sentences: [String] = []
-        sentences.append(sentence("GPRMC,\(clock),A,\(latitude),\(longitude),\(String(format: "%.3f", knots)),\(course),\(date),,,A"))
-        sentences.append(sentence([
-            "GPGGA", clock, latitude, longitude, "1", String(format: "%02d", used.count), String(format: "%.1f", hdop),
-            altitude.map { String(format: "%.3f", $0) } ?? "", "M",
-            separation.map { String(format: "%.1f", $0) } ?? "", "M", "", "",
-        ].joined(separator: ",")))
+        let knotsText = TextBytes.fixed(knots, decimals: 3)
+        sentences.append(sentence("GPRMC,\(clock),A,\(latitude),\(longitude),\(knotsText),\(course),\(date),,,A"))
+        let gga: [String] = [
+            "GPGGA", clock, latitude, longitude, "1", TextBytes.padded(used.count, width: 2), TextBytes.fixed(hdop, decimals: 1),
+            altitude.map { TextBytes.fixed($0, decimals: 3) } ?? "", "M",
+            separation.map { TextBytes.fixed($0, decimals: 1) } ?? "", "M", "", "",
+        ]
+        sentences.append(sentence(gga.joined(separator: ",")))
         sentences.append(gsa(mode: fix.mode, used: used, pdop: pdop, hdop: hdop, vdop: vdop))
         sentences += gsv(satellites)
         let kmh = (fix.speed ?? 0) * 3.6
-        sentences.append(sentence("GPVTG,\(course),T,,M,\(String(format: "%.3f", knots)),N,\(String(format: "%.3f", kmh)),K,A"))
+        sentences.append(sentence("GPVTG,\(course),T,,M,\(knotsText),N,\(TextBytes.fixed(kmh, decimals: 3)),K,A"))
         return sentences
     }
 
@@ -69,7 +79,7 @@ public enum NMEAEncoder {
 
     /// `$body*CS\r\n`, with the XOR checksum of `body`.
     public static func sentence(_ body: String) -> String {
-        "$\(body)*\(String(format: "%02X", checksum(body)))\r\n"
+        "$\(body)*\(TextBytes.hex(checksum(body), width: 2))\r\n"
     }
 
     /// The NMEA checksum: the XOR of every byte between `$` and `*`.
@@ -79,7 +89,7 @@ public enum NMEAEncoder {
 
     /// Whether `line` is a sentence whose checksum is right.
     public static func isValid(_ line: String) -> Bool {
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = line.trimmingWhitespace()
         guard trimmed.hasPrefix("$") || trimmed.hasPrefix("!"), let star = trimmed.lastIndex(of: "*") else { return false }
         let body = trimmed[trimmed.index(after: trimmed.startIndex)..<star]
         guard let expected = UInt8(trimmed[trimmed.index(after: star)...], radix: 16) else { return false }
@@ -91,21 +101,21 @@ public enum NMEAEncoder {
     private static func gsa(mode: FixMode, used: [Satellite], pdop: Double, hdop: Double, vdop: Double) -> String {
         var fields = ["GPGSA", "A", "\(mode.gpsdMode)"]
         for slot in 0..<12 {
-            fields.append(slot < used.count ? String(format: "%02d", used[slot].prn) : "")
+            fields.append(slot < used.count ? TextBytes.padded(used[slot].prn, width: 2) : "")
         }
-        fields += [String(format: "%.2f", pdop), String(format: "%.2f", hdop), String(format: "%.2f", vdop)]
+        fields += [TextBytes.fixed(pdop, decimals: 2), TextBytes.fixed(hdop, decimals: 2), TextBytes.fixed(vdop, decimals: 2)]
         return sentence(fields.joined(separator: ","))
     }
 
     private static func gsv(_ satellites: [Satellite]) -> [String] {
         let pages = max(1, (satellites.count + 3) / 4)
         return (0..<pages).map { page in
-            var fields = ["GPGSV", "\(pages)", "\(page + 1)", String(format: "%02d", satellites.count)]
+            var fields = ["GPGSV", "\(pages)", "\(page + 1)", TextBytes.padded(satellites.count, width: 2)]
             for satellite in satellites.dropFirst(page * 4).prefix(4) {
-                fields.append(String(format: "%02d", satellite.prn))
-                fields.append(satellite.elevation.map { String(format: "%02.0f", $0) } ?? "")
-                fields.append(satellite.azimuth.map { String(format: "%03.0f", $0) } ?? "")
-                fields.append(satellite.signalStrength.map { String(format: "%02.0f", $0) } ?? "")
+                fields.append(TextBytes.padded(satellite.prn, width: 2))
+                fields.append(satellite.elevation.map { TextBytes.padded(Int($0.rounded()), width: 2) } ?? "")
+                fields.append(satellite.azimuth.map { TextBytes.padded(Int($0.rounded()), width: 3) } ?? "")
+                fields.append(satellite.signalStrength.map { TextBytes.padded(Int($0.rounded()), width: 2) } ?? "")
             }
             return sentence(fields.joined(separator: ","))
         }
@@ -136,7 +146,9 @@ public enum NMEAEncoder {
             degrees += 1
             minutes -= 60
         }
-        let degreesText = String(format: "%0\(degreesWidth)d", degrees)
-        return "\(degreesText)\(String(format: "%09.6f", minutes)),\(value < 0 ? negative : positive)"
+        let degreesText = TextBytes.padded(degrees, width: degreesWidth)
+        let minutesText = TextBytes.fixed(minutes, decimals: 6)
+        let zeros = String(repeating: "0", count: max(0, 9 - minutesText.count))
+        return "\(degreesText)\(zeros)\(minutesText),\(value < 0 ? negative : positive)"
     }
 }

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import LocationFacade
 
 /// NMEA 0183 sentences grouped into epochs (one receiver report each: RMC, GGA, GSA, GSV, VTG...)
@@ -40,7 +47,7 @@ public struct NMEALog: Sendable, Hashable {
         var dayOffset = 0.0
         var last = 0.0
         for line in text.split(whereSeparator: \.isNewline) {
-            let sentence = line.trimmingCharacters(in: .whitespaces)
+            let sentence = line.trimmingWhitespace()
             guard NMEAEncoder.isValid(sentence) else { continue }
             let withEnding = sentence + "\r\n"
             if let seconds = Self.timeOfDay(in: sentence), seconds + dayOffset != current?.time {

@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import GPSCore
 import LocationFacade
 
 /// A child process whose output is read line by line, so a test can wait for a line instead of
@@ -86,13 +94,12 @@ package final class ChildProcess: Sendable {
         inputDescriptor = stdin[1]
         startReading(stdout[0], for: .output)
         startReading(stderr[0], for: .error)
-        let reaper = Thread { [weak self, child] in
+        Threads.detach { [weak self, child] in
             var status: Int32 = 0
             while waitpid(child, &status, 0) < 0 && errno == EINTR {}
             let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
             self?.exited(with: exitStatus)
         }
-        reaper.start()
     }
 
     deinit {
@@ -204,7 +211,7 @@ package final class ChildProcess: Sendable {
 
     /// Reads `descriptor` to its end on a thread of its own.
     private func startReading(_ descriptor: Int32, for stream: Stream) {
-        let thread = Thread { [weak self] in
+        Threads.detach { [weak self] in
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
                 let count = read(descriptor, &buffer, buffer.count)
@@ -215,7 +222,6 @@ package final class ChildProcess: Sendable {
             }
             close(descriptor)
         }
-        thread.start()
     }
 
     /// Takes in a chunk of output; an empty chunk is the end of the stream.

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import LocationFacade
 
 /// A fake GPS receiver on a pseudo-terminal: real `gpsd` opens ``path`` (`/dev/pts/N`) as it would
@@ -72,7 +79,7 @@ public final class FakeSerialDevice: Sendable {
         let bytes = Array(sentences.joined().utf8)
         var written = 0
         while written < bytes.count {
-            let result = bytes[written...].withUnsafeBytes { Foundation.write(master, $0.baseAddress, $0.count) }
+            let result = bytes[written...].withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) }
             if result > 0 {
                 written += result
             } else if result < 0 && errno == EINTR {

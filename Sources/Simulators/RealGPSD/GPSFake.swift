@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import GPSCore
 import LocationFacade
 
 /// A private, real gpsd fed from a log file by gpsfake's machinery (the `gps.fake` Python module of
@@ -77,7 +85,7 @@ public final class GPSFake: Sendable {
     /// (tests running in parallel do exactly that), so without an explicit port a start that fails
     /// is tried again on another port, up to three times.
     public init(log: URL, cycle: Duration = .milliseconds(5), port: UInt16? = nil) async throws {
-        let seconds = String(format: "%.4f", GPSDScript.seconds(cycle))
+        let seconds = TextBytes.fixed(GPSDScript.seconds(cycle), decimals: 4)
         var failures: [String] = []
         for _ in 0..<(port == nil ? 3 : 1) {
             let candidate = try port ?? Self.freePort()

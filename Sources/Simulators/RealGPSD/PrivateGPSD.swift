@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import LocationFacade
 
 /// A real `gpsd` of your own for a test: on a free port of 127.0.0.1, reading the devices you give

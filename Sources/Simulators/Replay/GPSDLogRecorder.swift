@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import LocationFacade
 
 /// Records what a gpsd sends to a watching client, line for line, into a replay log that
@@ -55,11 +62,8 @@ public struct GPSDLogRecorder: Sendable {
         guard watch.withCString({ send(socket, $0, strlen($0), Int32(MSG_NOSIGNAL)) }) > 0 else {
             throw LocationError.connectionLost(host: host, port: port, reason: String(cString: strerror(errno)))
         }
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-        }
-        let output = try FileHandle(forWritingTo: url)
-        defer { try? output.close() }
+        let output = try FileDescriptorOutput(creatingAt: url.path)
+        defer { output.close() }
 
         let elapsed = ElapsedClock(clock)
         let deadline = duration.map { elapsed.now + $0 }
@@ -86,7 +90,7 @@ public struct GPSDLogRecorder: Sendable {
                 break
             }
             pending.append(contentsOf: buffer[0..<count])
-            var lines = Data()
+            var lines: [UInt8] = []
             var start = 0
             while let end = pending[start...].firstIndex(of: 0x0A) {
                 var line = pending[start..<end]
@@ -99,7 +103,7 @@ public struct GPSDLogRecorder: Sendable {
                 if Self.isFix(line) { summary.fixes += 1 }
             }
             pending.removeFirst(start)
-            try output.write(contentsOf: lines)
+            try output.write(lines)
         }
         return summary
     }
@@ -125,11 +129,11 @@ public struct GPSDLogRecorder: Sendable {
         let milliseconds = Int32(connectTimeout.components.seconds * 1000 + connectTimeout.components.attoseconds / 1_000_000_000_000_000)
         while let info = candidate {
             candidate = info.pointee.ai_next
-            let socket = Foundation.socket(info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.pointee.ai_protocol)
+            let socket = Glibc.socket(info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.pointee.ai_protocol)
             guard socket >= 0 else { continue }
             let flags = fcntl(socket, F_GETFL)
             _ = fcntl(socket, F_SETFL, flags | O_NONBLOCK)
-            var connected = Foundation.connect(socket, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0
+            var connected = Glibc.connect(socket, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0
             if !connected && errno == EINPROGRESS {
                 var poller = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
                 if poll(&poller, 1, milliseconds) == 1 {

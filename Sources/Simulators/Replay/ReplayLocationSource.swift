@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import GPSCore
 import LocationFacade
 
 /// An in-process replay device: a ``LocationSource`` that plays recorded fixes on an injected

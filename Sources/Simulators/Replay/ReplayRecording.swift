@@ -1,6 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import LocationFacade
-import Workout
+import GPX
 
 /// A recording to replay, read from a file of any kind the simulators play: a gpsd JSON log (as
 /// `gpspipe -w` or `locate record` writes it), an NMEA 0183 log, or a GPX track. It gives the
@@ -57,7 +64,7 @@ public struct ReplayRecording: Sendable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw ReadError(file: url.path, reason: "cannot read the file (\(error.localizedDescription))")
+            throw ReadError(file: url.path, reason: "cannot read the file (\(error))")
         }
         switch Self.format(of: data) {
         case .gpsdJSON?:

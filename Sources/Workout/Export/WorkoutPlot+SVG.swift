@@ -1,4 +1,5 @@
 import Foundation
+import GPSCore
 
 /// Rendering: the map panel, then the two charts, laid out from the width.
 extension WorkoutPlot {
@@ -130,7 +131,7 @@ struct SVGText {
     /// A number to `decimals` places, trailing zeros dropped.
     static func f(_ value: Double, decimals: Int = 1) -> String {
         var bytes: [UInt8] = []
-        ExportText.appendFixed(value, decimals: decimals, to: &bytes)
+        TextBytes.appendFixed(value, decimals: decimals, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -141,7 +142,7 @@ struct SVGText {
 
     /// Text content, escaped.
     mutating func text(_ text: String) {
-        ExportText.appendXML(text, to: &bytes)
+        TextBytes.appendXML(text, to: &bytes)
     }
 
     /// A line through `points` (a dot when there is only one).
@@ -154,9 +155,9 @@ struct SVGText {
         raw("stroke-linejoin=\"round\" stroke-linecap=\"round\" points=\"")
         for (index, point) in points.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: " ")) }
-            ExportText.appendFixed(point.x, decimals: 1, to: &bytes)
+            TextBytes.appendFixed(point.x, decimals: 1, to: &bytes)
             bytes.append(UInt8(ascii: ","))
-            ExportText.appendFixed(point.y, decimals: 1, to: &bytes)
+            TextBytes.appendFixed(point.y, decimals: 1, to: &bytes)
         }
         raw("\"/>\n")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import LocationFacade
+import GPSCore
 
 /// A picture of a workout as SVG: the route drawn as a map, with start and end markers and one
 /// line per segment, and below it elevation and heart rate against elapsed time, under a title
@@ -80,7 +81,7 @@ public struct WorkoutPlot: Sendable {
         let start = RFC3339.string(from: workout.start, fractionDigits: 0)
         parts.append(start.prefix(10) + " " + start.dropFirst(11).prefix(5) + " UTC")
         var kilometres: [UInt8] = []
-        ExportText.appendFixed((workout.totals.distance ?? route.distance) / 1_000, decimals: 2, to: &kilometres)
+        TextBytes.appendFixed((workout.totals.distance ?? route.distance) / 1_000, decimals: 2, to: &kilometres)
         parts.append(String(decoding: kilometres, as: UTF8.self) + " km")
         parts.append(Self.duration(workout.duration))
         return parts.joined(separator: " · ")

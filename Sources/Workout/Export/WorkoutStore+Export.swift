@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LocationFacade
+import GPSCore
 
 /// Exporting a stored workout, with its route and samples, to GPX or GeoJSON, in constant memory:
 /// the route is read in batches (``routePoints(of:batchSize:)``) and written as it is read.

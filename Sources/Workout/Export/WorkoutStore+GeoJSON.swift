@@ -1,5 +1,6 @@
 import Foundation
 import LocationFacade
+import GPSCore
 
 /// GeoJSON export (RFC 7946): a `FeatureCollection` holding one `Feature`.
 ///
@@ -18,18 +19,18 @@ extension WorkoutStore {
     nonisolated(nonsending)
     func writeGeoJSON(_ source: ExportSource, into output: inout ExportOutput, sink: ExportSink) async throws(WorkoutStoreError) -> ExportSummary {
         let workout = source.workout
-        ExportText.append(#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"MultiLineString","coordinates":"#, to: &output.bytes)
+        TextBytes.append(#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"MultiLineString","coordinates":"#, to: &output.bytes)
         var distance = 0.0
         var previous: RoutePoint?
         let (points, segments) = try await writeSegmentedArray(of: workout.id, into: &output, sink: sink) { point, bytes in
             let location = point.location
             bytes.append(UInt8(ascii: "["))
-            ExportText.appendShortest(location.longitude, to: &bytes)
+            TextBytes.appendShortest(location.longitude, to: &bytes)
             bytes.append(UInt8(ascii: ","))
-            ExportText.appendShortest(location.latitude, to: &bytes)
+            TextBytes.appendShortest(location.latitude, to: &bytes)
             if let altitude = location.altitude, altitude.isFinite {
                 bytes.append(UInt8(ascii: ","))
-                ExportText.appendShortest(altitude, to: &bytes)
+                TextBytes.appendShortest(altitude, to: &bytes)
             }
             bytes.append(UInt8(ascii: "]"))
             if let previous, previous.segment == point.segment {
@@ -38,24 +39,24 @@ extension WorkoutStore {
             previous = point
         }
 
-        ExportText.append("},\n\"properties\":{\"id\":", to: &output.bytes)
-        ExportText.appendJSONString(workout.id.uuidString, to: &output.bytes)
-        ExportText.append(",\"name\":", to: &output.bytes)
-        ExportText.appendJSONString(source.name, to: &output.bytes)
-        ExportText.append(",\"activity\":", to: &output.bytes)
-        ExportText.appendJSONString(workout.activityType.rawValue, to: &output.bytes)
-        ExportText.append(",\"start\":", to: &output.bytes)
-        ExportText.appendJSONString(RFC3339.string(from: workout.start, fractionDigits: 3), to: &output.bytes)
-        ExportText.append(",\"end\":", to: &output.bytes)
-        ExportText.appendJSONString(RFC3339.string(from: workout.end, fractionDigits: 3), to: &output.bytes)
-        ExportText.append(",\"distance_m\":", to: &output.bytes)
-        ExportText.appendJSONNumber(workout.totals.distance ?? distance, to: &output.bytes)
-        ExportText.append(",\"duration_s\":", to: &output.bytes)
-        ExportText.appendJSONNumber(workout.duration, to: &output.bytes)
-        ExportText.append(",\"elevation_gain_m\":", to: &output.bytes)
-        ExportText.appendJSONNumber(workout.totals.elevationGain, to: &output.bytes)
+        TextBytes.append("},\n\"properties\":{\"id\":", to: &output.bytes)
+        TextBytes.appendJSONString(workout.id.uuidString, to: &output.bytes)
+        TextBytes.append(",\"name\":", to: &output.bytes)
+        TextBytes.appendJSONString(source.name, to: &output.bytes)
+        TextBytes.append(",\"activity\":", to: &output.bytes)
+        TextBytes.appendJSONString(workout.activityType.rawValue, to: &output.bytes)
+        TextBytes.append(",\"start\":", to: &output.bytes)
+        TextBytes.appendJSONString(RFC3339.string(from: workout.start, fractionDigits: 3), to: &output.bytes)
+        TextBytes.append(",\"end\":", to: &output.bytes)
+        TextBytes.appendJSONString(RFC3339.string(from: workout.end, fractionDigits: 3), to: &output.bytes)
+        TextBytes.append(",\"distance_m\":", to: &output.bytes)
+        TextBytes.appendJSONNumber(workout.totals.distance ?? distance, to: &output.bytes)
+        TextBytes.append(",\"duration_s\":", to: &output.bytes)
+        TextBytes.appendJSONNumber(workout.duration, to: &output.bytes)
+        TextBytes.append(",\"elevation_gain_m\":", to: &output.bytes)
+        TextBytes.appendJSONNumber(workout.totals.elevationGain, to: &output.bytes)
 
-        ExportText.append(",\n\"coordTimes\":", to: &output.bytes)
+        TextBytes.append(",\n\"coordTimes\":", to: &output.bytes)
         _ = try await writeSegmentedArray(of: workout.id, into: &output, sink: sink) { point, bytes in
             bytes.append(UInt8(ascii: "\""))
             RFC3339.append(point.location.time ?? point.location.receivedAt, fractionDigits: 3, to: &bytes)
@@ -66,17 +67,17 @@ extension WorkoutStore {
         for (key, samples) in [("heartRates", source.samples.heartRate), ("cadences", source.samples.cadence)] {
             var aligner = SampleAligner(samples)
             if aligner.isEmpty { continue }
-            ExportText.append(",\n", to: &output.bytes)
-            ExportText.appendJSONString(key, to: &output.bytes)
+            TextBytes.append(",\n", to: &output.bytes)
+            TextBytes.appendJSONString(key, to: &output.bytes)
             output.bytes.append(UInt8(ascii: ":"))
             _ = try await writeSegmentedArray(of: workout.id, into: &output, sink: sink) { point, bytes in
                 let time = point.location.time ?? point.location.receivedAt
-                ExportText.appendJSONNumber(aligner.value(at: time.timeIntervalSince1970), to: &bytes)
+                TextBytes.appendJSONNumber(aligner.value(at: time.timeIntervalSince1970), to: &bytes)
             }
             written += aligner.matched
             notWritten += aligner.unmatched
         }
-        ExportText.append("}}]}\n", to: &output.bytes)
+        TextBytes.append("}}]}\n", to: &output.bytes)
         return ExportSummary(
             format: .geojson, points: points, segments: segments, samplesWritten: written,
             samplesNotWritten: notWritten, bytes: 0)

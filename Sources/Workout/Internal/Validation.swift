@@ -1,5 +1,6 @@
 import Foundation
 import LocationFacade
+import GPSCore
 
 /// The rules HealthKit enforces on what is saved, checked before anything is written.
 enum Validation {

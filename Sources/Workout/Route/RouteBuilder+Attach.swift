@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LocationFacade
+import GPSCore
 
 extension RouteBuilder {
     /// Attaches the staged route `routeID` to `workout` inside the current transaction: checks the

@@ -13,6 +13,7 @@
 import Foundation
 import LocationFacade
 import Simulators
+import WorkoutSimulators
 import Workout
 
 func say(_ line: String) {

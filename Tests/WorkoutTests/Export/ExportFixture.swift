@@ -1,6 +1,7 @@
 import Foundation
 import LocationFacade
 import Simulators
+import WorkoutSimulators
 @testable import Workout
 
 /// A stored run with everything an export writes: two segments, coordinates with many digits (and

@@ -1,6 +1,7 @@
 import Foundation
 import LocationFacade
 import Simulators
+import WorkoutSimulators
 import Testing
 @testable import Workout
 
@@ -198,7 +199,7 @@ struct ExportTests {
     @Test func numbersAreShortestRoundTripWithoutExponents() {
         func text(_ value: Double) -> String {
             var bytes: [UInt8] = []
-            ExportText.appendShortest(value, to: &bytes)
+            TextBytes.appendShortest(value, to: &bytes)
             return String(decoding: bytes, as: UTF8.self)
         }
         #expect(text(51.5) == "51.5")

@@ -1,6 +1,7 @@
 import Foundation
 import LocationFacade
 import Testing
+import TestSupport
 import Workout
 
 @Suite("Track statistics")
@@ -9,22 +10,6 @@ struct TrackStatisticsTests {
                       hr: Double? = nil) -> GPXPoint {
         GPXPoint(latitude: latitude, longitude: longitude, elevation: ele,
                  time: seconds.map { GPXTime(date: epoch(1_714_550_400 + $0)) }, heartRate: hr)
-    }
-
-    @Test(arguments: [(51.4779, -0.0015, 51.5074, -0.1278), (0, 0, 0, 180), (-33.9, 18.4, 40.7, -74.0), (89.9, 10, -89.9, -170)])
-    func haversineAgreesWithLocations(a: Double, b: Double, c: Double, d: Double) {
-        #expect(TrackStatistics.haversine(a, b, c, d) == Location.haversineDistance(a, b, c, d))
-        #expect(TrackStatistics.earthRadius == Location.meanEarthRadius)
-    }
-
-    @Test func haversineOnTheWGS84MeanRadius() {
-        // One degree of a meridian: R·π/180.
-        #expect(abs(TrackStatistics.haversine(0, 0, 1, 0) - 111_195.0802) < 0.001)
-        // A quarter of the equator.
-        #expect(abs(TrackStatistics.haversine(0, 0, 0, 90) - 6_371_008.8 * .pi / 2) < 0.001)
-        #expect(TrackStatistics.haversine(51.5, -0.1, 51.5, -0.1) == 0)
-        // Antipodes: asin's argument is clamped, no NaN.
-        #expect(abs(TrackStatistics.haversine(0, 0, 0, 180) - 6_371_008.8 * .pi) < 0.001)
     }
 
     @Test func distanceIsNotMeasuredAcrossSegmentBreaks() {

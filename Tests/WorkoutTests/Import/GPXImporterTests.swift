@@ -1,6 +1,7 @@
 import Foundation
 import LocationFacade
 import Simulators
+import WorkoutSimulators
 import TestSupport
 import Testing
 @testable import Workout
@@ -39,7 +40,7 @@ import Testing
         #expect(run.heartRateMaximum == 150)
         #expect(run.heartRateAverage == 133)
         // Distance within segments only: 0.0002° of latitude, then 0.0001°.
-        let expected = Location.haversineDistance(51.4779, 0, 51.4781, 0) + Location.haversineDistance(51.479, 0, 51.4791, 0)
+        let expected = Geodesy.distance(51.4779, 0, 51.4781, 0) + Geodesy.distance(51.479, 0, 51.4791, 0)
         #expect(abs(try #require(stored.totals.distance) - expected) < 1e-6)
         #expect(run.rawElevationGain == 12.5)
         #expect(stored.totals.elevationGain == 12.5)  // 45 → 52 (+7) and 53 → 58.5 (+5.5), each ≥ 5 m

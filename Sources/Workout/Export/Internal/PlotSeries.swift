@@ -110,7 +110,7 @@ struct RouteSketch: Sendable {
         let point = Point(latitude: latitude, longitude: longitude, segment: segment)
         let bucket = series.bucket(of: time)
         if let previous, previous.segment == segment {
-            distance += Location.haversineDistance(previous.latitude, previous.longitude, latitude, longitude)
+            distance += Geodesy.distance(previous.latitude, previous.longitude, latitude, longitude)
         }
         if previous?.segment != segment {
             if let pending { kept.append(pending) }  // the end of the segment before

@@ -1,6 +1,7 @@
 import Foundation
 import LocationFacade
 import Synchronization
+import GPSCore
 
 /// A bounded queue from one producer thread to one async consumer: the GPX importer's reader
 /// thread sends what it parsed, the task that writes to the store takes it.

@@ -1,5 +1,6 @@
 import Foundation
 import LocationFacade
+import GPSCore
 
 /// What the importer's reader thread sends to the task that saves.
 enum ImportItem: Sendable {

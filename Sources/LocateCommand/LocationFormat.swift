@@ -1,0 +1,154 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import GPSCore
+import GPX
+import LocationFacade
+
+/// How `locate once` prints a fix: `text`, `json`, `geojson`, `gpx`, or a template with tokens
+/// such as `%latitude %longitude %altitude %speed %course %h_accuracy %time`.
+enum LocationFormat: Equatable {
+    case text
+    case json
+    case geojson
+    case gpx
+    case template([TemplatePart])
+
+    enum TemplatePart: Equatable {
+        case literal(String)
+        case field(Location.CodingKeys)
+    }
+
+    /// The tokens a template may use: `%` and one of Location's JSON keys.
+    static var tokens: [String] { Location.CodingKeys.allCases.map { "%" + $0.stringValue } }
+
+    struct ParseError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Parses `--format`'s argument. Anything other than the four names is a template; `%%` is a
+    /// percent sign and `\n`, `\t` are a newline and a tab.
+    init(parsing text: String) throws {
+        switch text {
+        case "text": self = .text
+        case "json": self = .json
+        case "geojson": self = .geojson
+        case "gpx": self = .gpx
+        default: self = .template(try Self.parseTemplate(text))
+        }
+    }
+
+    private static func parseTemplate(_ text: String) throws -> [TemplatePart] {
+        var parts: [TemplatePart] = []
+        var literal = ""
+        var index = text.startIndex
+        let keys = Location.CodingKeys.allCases.sorted { $0.stringValue.count > $1.stringValue.count }
+        while index < text.endIndex {
+            let character = text[index]
+            if character == "\\", text.index(after: index) < text.endIndex {
+                let next = text[text.index(after: index)]
+                if next == "n" || next == "t" {
+                    literal.append(next == "n" ? "\n" : "\t")
+                    index = text.index(index, offsetBy: 2)
+                    continue
+                }
+            }
+            guard character == "%" else {
+                literal.append(character)
+                index = text.index(after: index)
+                continue
+            }
+            let rest = text[text.index(after: index)...]
+            if rest.hasPrefix("%") {
+                literal.append("%")
+                index = text.index(index, offsetBy: 2)
+                continue
+            }
+            guard let key = keys.first(where: { rest.hasPrefix($0.stringValue) }) else {
+                let word = rest.prefix { $0.isLetter || $0 == "_" }
+                throw ParseError(description: """
+                    --format: '%\(word)' is not a field; use text, json, geojson, gpx, or a template of \
+                    \(tokens.joined(separator: " ")) (%% for a percent sign).
+                    """)
+            }
+            if !literal.isEmpty {
+                parts.append(.literal(literal))
+                literal = ""
+            }
+            parts.append(.field(key))
+            index = text.index(index, offsetBy: 1 + key.stringValue.count)
+        }
+        if !literal.isEmpty { parts.append(.literal(literal)) }
+        return parts
+    }
+
+    /// `location` in this format, without a final newline.
+    func render(_ location: Location) -> String {
+        switch self {
+        case .text:
+            "\(location.latitude) \(location.longitude)"
+        case .json:
+            location.jsonLine
+        case .geojson:
+            Self.geoJSON(location)
+        case .gpx:
+            Self.gpx(location)
+        case let .template(parts):
+            parts.map { part in
+                switch part {
+                case let .literal(text): text
+                case let .field(key): Self.value(of: key, in: location) ?? ""
+                }
+            }.joined()
+        }
+    }
+
+    /// A field as text: numbers in full, times in RFC 3339, absent values as nothing.
+    static func value(of key: Location.CodingKeys, in location: Location) -> String? {
+        func number(_ value: Double?) -> String? { value.map { "\($0)" } }
+        return switch key {
+        case .latitude: number(location.latitude)
+        case .longitude: number(location.longitude)
+        case .altitude: number(location.altitude)
+        case .ellipsoidalAltitude: number(location.ellipsoidalAltitude)
+        case .horizontalAccuracy: number(location.horizontalAccuracy)
+        case .verticalAccuracy: number(location.verticalAccuracy)
+        case .speed: number(location.speed)
+        case .speedAccuracy: number(location.speedAccuracy)
+        case .course: number(location.course)
+        case .courseAccuracy: number(location.courseAccuracy)
+        case .climb: number(location.climb)
+        case .time: location.time.map { RFC3339.string(from: $0) }
+        case .receivedAt: RFC3339.string(from: location.receivedAt)
+        case .mode: location.mode.rawValue
+        case .status: location.status?.rawValue
+        case .device: location.device
+        case .isSimulated: "\(location.isSimulated)"
+        }
+    }
+
+    /// A GeoJSON Feature: a Point (with altitude when known) whose properties are the Location keys.
+    static func geoJSON(_ location: Location) -> String {
+        var coordinates = "\(location.longitude),\(location.latitude)"
+        if let altitude = location.altitude { coordinates += ",\(altitude)" }
+        return #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(coordinates)]},"properties":\#(location.jsonLine)}"#
+    }
+
+    /// A GPX 1.1 document with the fix as one waypoint (``GPXWriter``).
+    static func gpx(_ location: Location) -> String {
+        var bytes: [UInt8] = []
+        GPXWriter.appendHeader(creator: "locate (swift-gps-facade)", to: &bytes)
+        let point = GPXPoint(
+            latitude: location.latitude, longitude: location.longitude, elevation: location.altitude,
+            time: location.time.map { GPXTime(date: $0) }, fix: location.status == .dgps ? "dgps" : location.mode.rawValue)
+        let source = location.isSimulated ? "simulated" : location.device.map { "gpsd \($0)" } ?? "gpsd"
+        GPXWriter.appendWaypoint(point, source: source, to: &bytes)
+        GPXWriter.appendFooter(to: &bytes)
+        return String(decoding: bytes.dropLast(), as: UTF8.self)  // without the final newline: the caller prints a line
+    }
+}

@@ -1,0 +1,140 @@
+import ArgumentParser
+import CommandSupport
+import GPSCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import LocationFacade
+import Simulators
+
+struct Once: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print one fix, then exit.",
+        discussion: """
+            Waits for the first fix that meets --min-mode and --accuracy, prints it and exits 0. \
+            With --max-age, a fix gpsd already has that was received no longer ago is printed at once. \
+            Exits 75 when no fix qualifies within --timeout (the best one seen goes to standard error), \
+            69 when gpsd cannot be reached or is lost, 64 on bad usage. --simulate answers from a \
+            replay of FILE (a gpsd JSON log, an NMEA log or a GPX track), with no GPS and no gpsd.
+            """)
+
+    @OptionGroup var serverOptions: ServerOptions
+
+    @Option(help: "Seconds to wait for a qualifying fix.")
+    var timeout: Double = 10
+
+    @Option(help: "Accept a fix gpsd already has if it was received no more than this many seconds ago.")
+    var maxAge: Double?
+
+    @Option(help: "The least fix to accept: 2d or 3d.")
+    var minMode: String = "2d"
+
+    @Option(help: "The worst horizontal accuracy to accept, in metres.")
+    var accuracy: Double?
+
+    @Option(help: ArgumentHelp(
+        "text (LAT LON), json, geojson, gpx, or a template.",
+        discussion: "A template uses Location's JSON keys as tokens: \(LocationFormat.tokens.joined(separator: " "))."))
+    var format: String = "text"
+
+    @Option(help: "Answer from a replay of FILE (a gpsd JSON log, an NMEA log or a GPX track) instead of gpsd.", completion: .file())
+    var simulate: String?
+
+    @Flag(name: .shortAndLong, help: "Report connection changes (connecting, watching, reconnecting) on standard error.")
+    var verbose = false
+
+    func validate() throws {
+        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds, not \(timeout).") }
+        if let maxAge, !(maxAge >= 0 && maxAge.isFinite) { throw ValidationError("--max-age must be zero or more seconds, not \(maxAge).") }
+        if let accuracy, !(accuracy > 0 && accuracy.isFinite) { throw ValidationError("--accuracy must be a positive number of metres, not \(accuracy).") }
+        guard ["2d", "3d"].contains(minMode.lowercased()) else { throw ValidationError("--min-mode must be 2d or 3d, not '\(minMode)'.") }
+        do {
+            _ = try LocationFormat(parsing: format)
+        } catch let error as LocationFormat.ParseError {
+            throw ValidationError(error.description)
+        }
+        if simulate != nil, serverOptions.server != nil {
+            throw ValidationError("--simulate answers without gpsd: give either a server or --simulate, not both.")
+        }
+    }
+
+    func run() async throws {
+        let format = try LocationFormat(parsing: format)
+        let (source, client) = try makeSource()
+        let tracker = ConnectionTracker(source, reporting: verbose ? (serverOptions.server ?? simulate ?? "") : nil)
+        let manager = LocationManager(source: source)
+        do {
+            let fix = try await manager.requestLocation(
+                timeout: .milliseconds(Int64(timeout * 1000)),
+                maximumAge: maxAge.map { .milliseconds(Int64($0 * 1000)) },
+                minimumMode: minMode.lowercased() == "3d" ? .fix3D : .fix2D,
+                desiredAccuracy: accuracy)
+            Output.line(format.render(fix))
+        } catch let error as LocationError {
+            if case .timedOut = error, client != nil, let lost = tracker.lostAndNotBack {
+                Output.error("locate once: \(lost) It did not come back within \(LocationError.format(.milliseconds(Int64(timeout * 1000)))).")
+                throw ExitCode(69)
+            }
+            Output.error("locate once: \(error)")
+            if case .timedOut = error { throw ExitCode(75) }
+            throw ExitCode(69)
+        }
+    }
+
+    private func makeSource() throws -> (any LocationSource, GPSDClient?) {
+        if let simulate {
+            let url = URL(fileURLWithPath: simulate)
+            guard FileManager.default.isReadableFile(atPath: url.path) else {
+                Output.error("locate once: cannot read \(simulate): no such readable file.")
+                throw ExitCode(66)
+            }
+            do {
+                return (try ReplayRecording(contentsOf: url).device(), nil)
+            } catch {
+                Output.error("locate once: \(error)")
+                throw ExitCode(65)
+            }
+        }
+        let address = try serverOptions.address()
+        let client = GPSDClient(host: address.host, port: address.port, device: address.device)
+        return (client, client)
+    }
+}
+
+/// Remembers whether gpsd was lost and has not come back, to tell "lost" (69) from "no fix" (75).
+final class ConnectionTracker: Sendable {
+    private struct State {
+        var lost: LocationError?
+    }
+
+    private let state = Locked(State())
+    private let observation: Locked<LocationObservation?> = Locked(nil)
+
+    /// Tracks `source`; with `reporting`, also prints each connection change, naming it so.
+    init(_ source: any LocationSource, reporting name: String? = nil) {
+        let observation = source.addObserver { [state] event in
+            if let name, case let .connectionChanged(connection) = event {
+                Output.error("locate once: \(name): \(connection)")
+            }
+            switch event {
+            case let .error(error):
+                if case .connectionLost = error { state.withLock { $0.lost = error } }
+            case .connectionChanged(.watching):
+                state.withLock { $0.lost = nil }
+            default:
+                break
+            }
+        }
+        self.observation.withLock { $0 = observation }
+    }
+
+    /// The loss, if gpsd went away and is not back.
+    var lostAndNotBack: LocationError? {
+        state.withLock { $0.lost }
+    }
+}

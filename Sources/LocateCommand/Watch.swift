@@ -1,0 +1,195 @@
+import ArgumentParser
+import CommandSupport
+import GPSCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import LocationFacade
+
+/// Options every command that talks to gpsd shares.
+struct ServerOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp(
+        "The gpsd to use, as [server[:port[:device]]].",
+        discussion: "Defaults to localhost:2947 and every device.",
+        valueName: "server[:port[:device]]"))
+    var server: String?
+
+    func address() throws -> GPSDAddress {
+        do {
+            return try GPSDAddress(parsing: server ?? "")
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    func validate() throws {
+        _ = try address()
+    }
+}
+
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print each fix gpsd reports, one line per fix.",
+        discussion: """
+            Exits 0 once --count fixes are printed, and 69 when gpsd cannot be reached, or is lost \
+            and does not come back within --reconnect-for seconds.
+            """)
+
+    @OptionGroup var serverOptions: ServerOptions
+
+    @Option(help: "Exit after this many fixes.")
+    var count: Int?
+
+    @Flag(help: "Print one JSON object per fix (NDJSON), with the keys of Location's JSON form.")
+    var json = false
+
+    @Option(help: "After losing gpsd, how many seconds to keep reconnecting before giving up.")
+    var reconnectFor: Double = 10
+
+    @Flag(name: .shortAndLong, help: "Report connection changes (connecting, watching, reconnecting) on standard error.")
+    var verbose = false
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count must be at least 1, not \(count).") }
+        guard reconnectFor >= 0, reconnectFor.isFinite else {
+            throw ValidationError("--reconnect-for must be zero or more seconds, not \(reconnectFor).")
+        }
+    }
+
+    func run() async throws {
+        let address = try serverOptions.address()
+        let client = GPSDClient(host: address.host, port: address.port, device: address.device)
+        let session = WatchSession(
+            count: count, json: json, reconnectFor: .milliseconds(Int64(reconnectFor * 1000)), verbose: verbose,
+            address: address)
+        let outcome = await session.run(client)
+        if case let .failed(error) = outcome {
+            Output.error("locate watch: \(error)")
+            throw ExitCode(69)
+        }
+    }
+}
+
+/// Prints fixes as they arrive until the count is reached or gpsd is gone for good.
+final class WatchSession: Sendable {
+    enum Outcome: Sendable {
+        case countReached
+        case failed(LocationError)
+    }
+
+    private struct State {
+        var printed = 0
+        var finished = false
+        var hasWatched = false
+        var lostSince: UInt64?
+        var lossCount: UInt64 = 0
+        var continuation: CheckedContinuation<Outcome, Never>?
+    }
+
+    private let count: Int?
+    private let json: Bool
+    private let reconnectFor: Duration
+    private let verbose: Bool
+    private let address: GPSDAddress
+    private let state = Locked(State())
+    private let output = LineWriter()
+
+    init(count: Int?, json: Bool, reconnectFor: Duration, verbose: Bool, address: GPSDAddress) {
+        self.count = count
+        self.json = json
+        self.reconnectFor = reconnectFor
+        self.verbose = verbose
+        self.address = address
+    }
+
+    func run(_ client: GPSDClient) async -> Outcome {
+        let observation = client.addObserver { [self] event in handle(event) }
+        let outcome = await withCheckedContinuation { continuation in
+            state.withLock { $0.continuation = continuation }
+            client.start()
+        }
+        client.stop()
+        observation.cancel()
+        output.drain()
+        return outcome
+    }
+
+    private func handle(_ event: LocationEvent) {
+        switch event {
+        case let .location(location):
+            print(location)
+        case let .connectionChanged(connection):
+            if connection == .watching {
+                state.withLock { state in
+                    state.hasWatched = true
+                    state.lostSince = nil
+                }
+            }
+            if verbose { Output.error("locate watch: \(address): \(connection)") }
+        case let .error(error):
+            handle(error)
+        default:
+            break
+        }
+    }
+
+    private func print(_ location: Location) {
+        let done: Bool = state.withLock { state in
+            guard !state.finished else { return false }
+            output.append { buffer in
+                if json {
+                    location.appendJSON(to: &buffer)
+                } else {
+                    buffer.append(contentsOf: location.description.utf8)
+                }
+                buffer.append(UInt8(ascii: "\n"))
+            }
+            state.printed += 1
+            return state.printed == count
+        }
+        if done { finish(.countReached) }
+    }
+
+    private func handle(_ error: LocationError) {
+        switch error {
+        case .unreachable:
+            // Before the first watch, gpsd is simply not there; later, the loss timer decides.
+            if !state.withLock({ $0.hasWatched }) { finish(.failed(error)) }
+        case .connectionLost:
+            let loss: UInt64? = state.withLock { state in
+                guard state.lostSince == nil else { return nil }
+                state.lossCount += 1
+                state.lostSince = state.lossCount
+                return state.lossCount
+            }
+            guard let loss else { return }
+            if reconnectFor == .zero {
+                finish(.failed(error))
+                return
+            }
+            Output.error("locate watch: \(error) Reconnecting for up to \(LocationError.format(reconnectFor)).")
+            Task { [self, reconnectFor] in
+                try? await Task.sleep(for: reconnectFor)
+                if state.withLock({ $0.lostSince == loss }) {
+                    finish(.failed(error))
+                }
+            }
+        default:
+            Output.error("locate watch: \(error)")
+        }
+    }
+
+    private func finish(_ outcome: Outcome) {
+        let continuation = state.withLock { state in
+            state.finished = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: outcome)
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import GPSCore
+import GPX
+
+/// Totals of a track, computed as its points stream by: feed it each segment's points in order,
+/// calling ``startSegment()`` at each segment break (`GPXEvent.segmentStart`), and read the totals
+/// at any time. Nothing is measured across a segment break.
+///
+/// ```swift
+/// var totals = TrackStatistics()
+/// _ = try GPXReader().read(fileAt: path) { event in
+///     if case .segmentStart = event { totals.startSegment() }
+///     if case .trackPoint(let point) = event { totals.add(point) }
+/// }
+/// print(totals.distance, totals.elevationGain, totals.movingTime)
+/// ```
+///
+/// The formulas:
+/// - **Distance** (2D): the sum over consecutive points of a segment of the haversine distance
+///   `2R·asin(√(sin²(Δφ/2) + cos φ₁·cos φ₂·sin²(Δλ/2)))` on a sphere of radius
+///   R = 6,371,008.8 m (the mean radius of the WGS84 ellipsoid). Elevation is not counted.
+/// - **Raw elevation gain / loss**: the sums of the positive / negative differences between
+///   consecutive elevations within a segment (points without elevation are passed over).
+///   GPS elevation is noisy, so this overstates climbing.
+/// - **Smoothed elevation gain / loss**: hysteresis: a reference elevation starts at a segment's
+///   first elevation; an elevation at least ``elevationThreshold`` above (below) the reference
+///   adds the difference to the gain (loss) and becomes the new reference; smaller changes are
+///   ignored as noise.
+/// - **Moving time**: the sum of the time between consecutive timed points of a segment, counting
+///   a gap only when it is positive, at most ``maximumMovingGap`` long (a longer one is a pause,
+///   such as a device left off), and covered at more than ``movingSpeed`` (distance / time).
+/// - **Heart rate**: count, minimum, maximum and arithmetic mean of the points' heart rates.
+public struct TrackStatistics: Sendable {
+    /// The mean radius of the WGS84 ellipsoid, metres: the sphere the distances are measured on.
+    @available(*, deprecated, renamed: "Geodesy.meanEarthRadius")
+    public static var earthRadius: Double { Geodesy.meanEarthRadius }
+
+    /// The haversine distance in metres between two WGS84 positions (degrees).
+    @available(*, deprecated, renamed: "Geodesy.distance(_:_:_:_:)")
+    public static func haversine(
+        _ latitude1: Double, _ longitude1: Double, _ latitude2: Double, _ longitude2: Double
+    ) -> Double {
+        Geodesy.distance(latitude1, longitude1, latitude2, longitude2)
+    }
+
+    /// The change of elevation, metres, that the smoothed gain and loss count (default 5 m).
+    public var elevationThreshold: Double
+    /// The speed, metres per second, above which a gap between points counts as moving (0.5 m/s).
+    public var movingSpeed: Double
+    /// The longest gap between points, seconds, that can count as moving (60 s).
+    public var maximumMovingGap: TimeInterval
+
+    /// Points fed.
+    public private(set) var pointCount = 0
+    /// Segments: the number of ``startSegment()`` calls (at least 1 once a point is fed).
+    public private(set) var segmentCount = 0
+    /// Metres, 2D haversine, within segments.
+    public private(set) var distance = 0.0
+    /// Metres, raw sum of rises within segments.
+    public private(set) var elevationGain = 0.0
+    /// Metres, raw sum of drops within segments (positive).
+    public private(set) var elevationLoss = 0.0
+    /// Metres, with the hysteresis of ``elevationThreshold``.
+    public private(set) var smoothedElevationGain = 0.0
+    /// Metres, with the hysteresis of ``elevationThreshold`` (positive).
+    public private(set) var smoothedElevationLoss = 0.0
+    /// The time of the first point that has one.
+    public private(set) var firstTime: GPXTime?
+    /// The time of the last point that has one.
+    public private(set) var lastTime: GPXTime?
+    /// Seconds spent moving (see the type's description).
+    public private(set) var movingTime: TimeInterval = 0
+    /// Points with a heart rate.
+    public private(set) var heartRateCount = 0
+    public private(set) var heartRateMinimum: Double?
+    public private(set) var heartRateMaximum: Double?
+    private var heartRateSum = 0.0
+
+    /// The mean heart rate, or nil without any.
+    public var heartRateAverage: Double? {
+        heartRateCount == 0 ? nil : heartRateSum / Double(heartRateCount)
+    }
+
+    /// From the first to the last time, seconds; nil without times.
+    public var elapsedTime: TimeInterval? {
+        guard let firstTime, let lastTime else { return nil }
+        return lastTime.date.timeIntervalSince(firstTime.date)
+    }
+
+    // The segment being fed.
+    private var previous: (latitude: Double, longitude: Double)?
+    private var previousTimed: (latitude: Double, longitude: Double, time: Date)?
+    private var previousElevation: Double?
+    private var referenceElevation: Double?
+    private var inSegment = false
+
+    public init(elevationThreshold: Double = 5, movingSpeed: Double = 0.5, maximumMovingGap: TimeInterval = 60) {
+        self.elevationThreshold = elevationThreshold
+        self.movingSpeed = movingSpeed
+        self.maximumMovingGap = maximumMovingGap
+    }
+
+    /// Begins a new segment: the next point is not joined to the previous one.
+    public mutating func startSegment() {
+        segmentCount += 1
+        inSegment = true
+        previous = nil
+        previousTimed = nil
+        previousElevation = nil
+        referenceElevation = nil
+    }
+
+    /// Adds the next point of the current segment (starting one if none was started).
+    public mutating func add(_ point: GPXPoint) {
+        if !inSegment { startSegment() }
+        pointCount += 1
+        if let previous {
+            distance += Geodesy.distance(previous.latitude, previous.longitude, point.latitude, point.longitude)
+        }
+        previous = (point.latitude, point.longitude)
+
+        if let elevation = point.elevation {
+            if let previousElevation {
+                let change = elevation - previousElevation
+                if change > 0 { elevationGain += change } else { elevationLoss -= change }
+            }
+            previousElevation = elevation
+            if let reference = referenceElevation {
+                if elevation - reference >= elevationThreshold {
+                    smoothedElevationGain += elevation - reference
+                    referenceElevation = elevation
+                } else if reference - elevation >= elevationThreshold {
+                    smoothedElevationLoss += reference - elevation
+                    referenceElevation = elevation
+                }
+            } else {
+                referenceElevation = elevation
+            }
+        }
+
+        if let time = point.time {
+            if firstTime == nil { firstTime = time }
+            lastTime = time
+            if let before = previousTimed {
+                let gap = time.date.timeIntervalSince(before.time)
+                if gap > 0, gap <= maximumMovingGap {
+                    let covered = Geodesy.distance(before.latitude, before.longitude, point.latitude, point.longitude)
+                    if covered / gap > movingSpeed { movingTime += gap }
+                }
+            }
+            previousTimed = (point.latitude, point.longitude, time.date)
+        }
+
+        if let heartRate = point.heartRate {
+            heartRateCount += 1
+            heartRateSum += heartRate
+            heartRateMinimum = min(heartRateMinimum ?? heartRate, heartRate)
+            heartRateMaximum = max(heartRateMaximum ?? heartRate, heartRate)
+        }
+    }
+}

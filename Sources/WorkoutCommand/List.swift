@@ -1,0 +1,95 @@
+import ArgumentParser
+import CommandSupport
+import Foundation
+import LocationFacade
+import Workout
+import GPSCore
+
+struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the stored workouts, oldest first.",
+        discussion: "One line per workout: the start of its id, start time, activity, distance, duration and name.")
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "Only workouts of this activity.")
+    var activity: String?
+
+    @Option(help: "Only workouts that end at or after this time (RFC 3339, or a date: 2024-05-01).")
+    var from: String?
+
+    @Option(help: "Only workouts that start before this time (RFC 3339, or a date).")
+    var to: String?
+
+    @Flag(help: "One JSON object per workout per line.")
+    var json = false
+
+    func validate() throws {
+        if let activity, WorkoutActivityType(rawValue: activity) == nil {
+            throw ValidationError("--activity must be one of \(WorkoutActivityType.allCases.map(\.rawValue).joined(separator: ", ")), not '\(activity)'.")
+        }
+        for (name, value) in [("--from", from), ("--to", to)] {
+            if let value, Self.date(value) == nil {
+                throw ValidationError("\(name) must be an RFC 3339 time or a date such as 2024-05-01, not '\(value)'.")
+            }
+        }
+    }
+
+    func run() async throws {
+        let store = try storeOptions.open()
+        let workouts = try await storeCall {
+            try await store.workouts(
+                from: from.flatMap(Self.date), to: to.flatMap(Self.date),
+                activityType: activity.flatMap(WorkoutActivityType.init(rawValue:)))
+        }
+        for workout in workouts {
+            if json {
+                Output.line(Format.jsonLine(StoredWorkoutJSON.object(workout)))
+            } else {
+                let name = workout.metadata.values["name"].map { "  \($0)" } ?? ""
+                Output.line([
+                    String(workout.id.uuidString.prefix(8)), Format.dateTime(workout.start),
+                    workout.activityType.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0),
+                    Format.distance(workout.totals.distance).leftPadded(9), Format.duration(workout.duration).leftPadded(8),
+                ].joined(separator: "  ") + name)
+            }
+        }
+        if workouts.isEmpty && !json { Output.error("No workouts in \(store.path ?? "the store").") }
+    }
+
+    /// An RFC 3339 time, or a date (midnight UTC).
+    static func date(_ text: String) -> Date? {
+        RFC3339.parse(text)?.date ?? RFC3339.parse(text + "T00:00:00Z")?.date
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}
+
+/// A stored workout as JSON, for `list --json` and `show --json`.
+enum StoredWorkoutJSON {
+    static func object(_ workout: WorkoutRecord) -> [String: Any] {
+        let totals = workout.totals
+        let metadata = workout.metadata
+        return [
+            "id": workout.id.uuidString,
+            "activity": workout.activityType.rawValue,
+            "start": RFC3339.string(from: workout.start),
+            "end": RFC3339.string(from: workout.end),
+            "distance_m": Format.json(totals.distance),
+            "duration_s": workout.duration,
+            "moving_time_s": Format.json(totals.movingTime),
+            "elevation_gain_m": Format.json(totals.elevationGain),
+            "elevation_loss_m": Format.json(totals.elevationLoss),
+            "energy_kcal": Format.json(totals.energy),
+            "indoor": metadata.isIndoor as Any? ?? NSNull(),
+            "source_device": metadata.sourceDevice as Any? ?? NSNull(),
+            "source_app": metadata.sourceApp as Any? ?? NSNull(),
+            "external_id": metadata.externalID as Any? ?? NSNull(),
+            "metadata": metadata.values,
+        ]
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import LocationFacade
+import Simulators
+import Workout
+
+/// A fake heart-rate strap: a plausible, seeded heart-rate series for a workout, for tests of code
+/// that records, stores or analyses workouts. The same seed and route give the same samples on
+/// every machine.
+///
+/// ```swift
+/// let route = SyntheticTrack.generate(count: 3_600)
+/// let heartRate = FakeHeartRateSensor(seed: 7).samples(for: route)
+/// try await store.addSamples(heartRate, to: workout)
+/// ```
+///
+/// The model is simple and physiological enough to exercise real code: effort comes from speed
+/// (and climbing) along the route; the heart rate moves towards the rate for that effort with a
+/// lag (about 25 s rising, 40 s falling, as a trained heart does); it drifts up slowly over a long
+/// effort (cardiac drift); beat-to-beat noise is correlated, not white; values are whole beats per
+/// minute between the resting and maximum rates.
+public struct FakeHeartRateSensor: Sendable, Hashable {
+    /// The rate at rest, and where a workout starts (count/min).
+    public var restingRate: Double
+    /// The highest rate it ever reports (count/min).
+    public var maximumRate: Double
+    /// The speed (m/s) that takes the heart to its maximum on the flat.
+    public var maximumEffortSpeed: Double
+    /// Seeds the noise.
+    public var seed: UInt64
+
+    public init(restingRate: Double = 62, maximumRate: Double = 186, maximumEffortSpeed: Double = 6.5, seed: UInt64 = 1) {
+        precondition(restingRate > 0 && maximumRate > restingRate, "the maximum rate must be above the resting rate")
+        precondition(maximumEffortSpeed > 0, "the speed of maximum effort must be positive")
+        self.restingRate = restingRate
+        self.maximumRate = maximumRate
+        self.maximumEffortSpeed = maximumEffortSpeed
+        self.seed = seed
+    }
+
+    /// One sample at each fix's time, driven by the fixes' speeds (or the distance between them)
+    /// and climbs. Fixes without a time are skipped.
+    public func samples(for route: [Location]) -> [QuantitySample] {
+        var model = Model(sensor: self)
+        var samples: [QuantitySample] = []
+        samples.reserveCapacity(route.count)
+        var previous: Location?
+        for fix in route {
+            guard let time = fix.time else { continue }
+            var elapsed = 1.0
+            var speed = fix.speed ?? 0
+            var climb = fix.climb ?? 0
+            if let previous, let before = previous.time {
+                elapsed = max(0, time.timeIntervalSince(before))
+                if fix.speed == nil, elapsed > 0 { speed = previous.distance(to: fix) / elapsed }
+                if fix.climb == nil, elapsed > 0, let from = previous.altitude, let to = fix.altitude { climb = (to - from) / elapsed }
+            }
+            previous = fix
+            let rate = model.step(effort: effort(speed: speed, climb: climb), seconds: elapsed)
+            samples.append(QuantitySample(type: .heartRate, value: rate, at: time))
+        }
+        return samples
+    }
+
+    /// A sample every `interval` from `start` for `duration` at a steady `effort` (0 at rest, 1 flat
+    /// out): warm-up, plateau and drift without a route.
+    public func samples(start: Date, duration: TimeInterval, interval: TimeInterval = 1, effort: Double) -> [QuantitySample] {
+        precondition(interval > 0, "the interval must be positive")
+        var model = Model(sensor: self)
+        let count = Int((duration / interval).rounded(.down)) + 1
+        return (0..<count).map { index in
+            let rate = model.step(effort: min(max(effort, 0), 1), seconds: index == 0 ? 0 : interval)
+            return QuantitySample(type: .heartRate, value: rate, at: start.addingTimeInterval(Double(index) * interval))
+        }
+    }
+
+    /// Effort from speed, plus climbing (a vertical metre a second is worth about 10 m/s on the flat).
+    private func effort(speed: Double, climb: Double) -> Double {
+        min(max((speed + 10 * max(climb, 0)) / maximumEffortSpeed, 0), 1)
+    }
+
+    /// The heart's state as the workout goes on.
+    private struct Model {
+        let sensor: FakeHeartRateSensor
+        var rate: Double
+        var noise = 0.0
+        var effortSeconds = 0.0
+        var random: SeededRandom
+
+        init(sensor: FakeHeartRateSensor) {
+            self.sensor = sensor
+            self.rate = sensor.restingRate
+            self.random = SeededRandom(seed: sensor.seed)
+        }
+
+        /// Moves `seconds` on at `effort` and returns the rate, in whole beats per minute.
+        mutating func step(effort: Double, seconds: Double) -> Double {
+            let reserve = sensor.maximumRate - sensor.restingRate
+            effortSeconds += effort * seconds
+            let drift = min(0.08, effortSeconds / 3_600 * 0.04) * reserve  // up to 8 % of the reserve
+            // The rate for an effort rises faster than linearly at low effort (as measured HR-speed curves do).
+            let target = sensor.restingRate + reserve * min(1, pow(effort, 0.8)) + drift * effort
+            let constant = target > rate ? 25.0 : 40.0
+            rate += (target - rate) * (1 - exp(-seconds / constant))
+            // AR(1) noise: about ±1.5 count/min, correlated over some ten seconds.
+            let keep = exp(-seconds / 10)
+            noise = noise * keep + random.uniform(-1, 1) * 2.6 * (1 - keep * keep).squareRoot()
+            return min(max(rate + noise, sensor.restingRate - 3), sensor.maximumRate).rounded()
+        }
+    }
+}

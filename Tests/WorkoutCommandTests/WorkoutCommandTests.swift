@@ -1,0 +1,205 @@
+import Foundation
+import Simulators
+import WorkoutSimulators
+import Testing
+import TestSupport
+@testable import Workout
+import LocationFacade
+
+@testable import workout
+
+/// The `workout` command run as a user runs it, on a store file of its own per test.
+@Suite(.timeLimit(.minutes(1)))
+struct WorkoutCommandTests {
+    let folder: String
+    var store: String { folder + "/workouts.sqlite" }
+
+    init() throws {
+        folder = NSTemporaryDirectory() + "workout-command-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    func run(_ arguments: [String]) async throws -> (status: Int32, output: [String], error: [String]) {
+        let process = try ChildProcess(Repository.builtExecutable("workout").path, arguments)
+        let status = await process.waitUntilExit()
+        return (status, process.lines(.output), process.lines(.error))
+    }
+
+    func fixture(_ name: String) -> String {
+        Repository.fixture("gpx/" + name).path
+    }
+
+    func json(_ line: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    @Test func importPrintsOneJSONObjectPerWorkoutWithTheDocumentedKeys() async throws {
+        let result = try await run(["import", "--store", store, "--json", fixture("two-runs.gpx")])
+        #expect(result.status == 0)
+        #expect(result.output.count == 2)
+        let run = try json(result.output[0])
+        for key in ["id", "activity", "start", "end", "points", "distance_m", "duration_s", "elevation_gain_m",
+                    "heart_rate_avg", "heart_rate_max", "skipped"] {
+            #expect(run[key] != nil, "missing \(key)")
+        }
+        #expect(run["activity"] as? String == "running")
+        #expect(run["points"] as? Int == 5)
+        #expect(run["heart_rate_max"] as? Double == 150)
+        #expect(run["start"] as? String == "2024-05-01T07:00:00.000Z")
+        #expect(run["status"] as? String == "imported")
+        let ride = try json(result.output[1])
+        let skipped = try #require(ride["skipped"] as? [[String: Any]])
+        #expect(skipped.compactMap { $0["line"] as? Int } == [31, 32, 34, 36])
+        #expect(ride["heart_rate_avg"] is NSNull)
+        #expect(result.error.contains { $0.contains("Planned route, no times") && $0.contains("not imported") })
+    }
+
+    @Test func importingTwiceSaysSoAndAddsNothing() async throws {
+        _ = try await run(["import", "--store", store, fixture("two-runs.gpx")])
+        let again = try await run(["import", "--store", store, fixture("two-runs.gpx")])
+        #expect(again.status == 0)
+        #expect(again.output.filter { $0.contains("already in the store as") }.count == 2)
+        let list = try await run(["list", "--store", store])
+        #expect(list.output.count == 2)
+    }
+
+    @Test func malformedXMLExits65NamingFileLineAndColumnAndKeepsEarlierTracks() async throws {
+        let result = try await run(["import", "--store", store, fixture("truncated-second-track.gpx")])
+        #expect(result.status == 65)
+        let message = try #require(result.error.last)
+        #expect(message.contains("truncated-second-track.gpx:17:"), "\(message)")
+        #expect(message.contains("kept"))
+        #expect(result.output.first?.contains("\"Complete\": imported as") == true)
+        #expect(try await run(["list", "--store", store]).output.count == 1)
+    }
+
+    @Test func refusedAndMissingFilesHaveTheirExitCodes() async throws {
+        let refused = try await run(["import", "--store", store, fixture("doctype-xxe.gpx")])
+        #expect(refused.status == 65)
+        #expect(refused.error.first?.contains("doctype-xxe.gpx:") == true)
+        let missing = try await run(["import", "--store", store, folder + "/nothing.gpx"])
+        #expect(missing.status == 66)
+        #expect(missing.error.first?.contains("nothing.gpx") == true)
+    }
+
+    @Test func badUsageExits64() async throws {
+        #expect(try await run(["import", "--store", store, "--activity", "flying", fixture("two-runs.gpx")]).status == 64)
+        #expect(try await run(["import", "--store", store]).status == 64)
+        #expect(try await run(["list", "--store", store, "--from", "last tuesday"]).status == 64)
+        #expect(try await run(["show", "--store", store, "ab"]).status == 64)
+    }
+
+    @Test func listShowAndDeleteFindAWorkoutByTheStartOfItsID() async throws {
+        let imported = try await run(["import", "--store", store, "--json", fixture("two-runs.gpx")])
+        let id = try #require(try json(imported.output[0])["id"] as? String)
+        let list = try await run(["list", "--store", store, "--activity", "running"])
+        #expect(list.output.count == 1)
+        #expect(list.output[0].hasPrefix(String(id.prefix(8))))
+        #expect(list.output[0].contains("Morning run"))
+        let show = try await run(["show", "--store", store, String(id.prefix(8)), "--json"])
+        #expect(show.status == 0)
+        let shown = try json(try #require(show.output.first))
+        #expect(shown["id"] as? String == id)
+        #expect(shown["points"] as? Int == 5)
+        #expect(shown["segments"] as? Int == 2)
+        let text = try await run(["show", "--store", store, id])
+        #expect(text.output.contains { $0.contains("5 points in 2 segments") })
+        #expect(text.output.contains { $0.contains("heart rate") && $0.contains("max 150") })
+        let deleted = try await run(["delete", "--store", store, String(id.prefix(6))])
+        #expect(deleted.status == 0)
+        #expect(try await run(["show", "--store", store, id]).status == 66)
+        #expect(try await run(["list", "--store", store]).output.count == 1)
+    }
+
+    @Test func aStoreThatCannotBeOpenedExits74() async throws {
+        let result = try await run(["list", "--store", folder + "/missing-folder/w.sqlite"])
+        #expect(result.status == 74)
+        #expect(result.error.first?.contains("missing-folder") == true)
+    }
+}
+
+extension WorkoutCommandTests {
+    @Test func exportWritesGPXAndGeoJSONThatReadBack() async throws {
+        let imported = try await run(["import", "--store", store, "--json", fixture("two-runs.gpx")])
+        let id = try #require(try json(imported.output[0])["id"] as? String)
+        let gpx = try await run(["export", "--store", store, String(id.prefix(8))])
+        #expect(gpx.status == 0)
+        let text = gpx.output.joined(separator: "\n")
+        #expect(text.contains("<gpxtpx:hr>150</gpxtpx:hr>"))
+        #expect(text.contains("2024-05-01T07:10:00.250Z"))
+        let file = folder + "/run.geojson"
+        let geojson = try await run(["export", "--store", store, id, "--format", "geojson", "-o", file])
+        #expect(geojson.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+        #expect(object["type"] as? String == "FeatureCollection")
+        #expect(try await run(["export", "--store", store, id, "--format", "kml"]).status == 64)
+        #expect(try await run(["export", "--store", store, id, "-o", folder + "/no/such/dir/x.gpx"]).status == 73)
+    }
+
+    @Test func showPlotDrawsTheWorkout() async throws {
+        let imported = try await run(["import", "--store", store, "--json", fixture("two-runs.gpx")])
+        let id = try #require(try json(imported.output[0])["id"] as? String)
+        let svg = folder + "/run.svg"
+        let result = try await run(["show", "--store", store, id, "--plot", svg])
+        #expect(result.status == 0)
+        let picture = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(picture.hasPrefix("<?xml") || picture.hasPrefix("<svg"))
+        #expect(picture.contains("<polyline"))
+        #expect(picture.contains("Running"))
+    }
+}
+
+extension WorkoutCommandTests {
+    /// A GPX file of one track of `points` points one second apart, with heart rate.
+    func writeTrack(points: Int, to path: String, latitude: Double) throws {
+        var text = #"<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1" xmlns:tpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1"><trk><trkseg>"#
+        text.reserveCapacity(points * 200)
+        let start = 1_714_557_600
+        for index in 0..<points {
+            let time = RFC3339.string(from: Date(timeIntervalSince1970: Double(start + index)), fractionDigits: 0)
+            text += #"<trkpt lat="\#(latitude + Double(index) * 1e-6)" lon="0.5"><ele>\#(index % 50)</ele><time>\#(time)</time>"#
+            text += #"<extensions><tpx:TrackPointExtension><tpx:hr>\#(100 + index % 60)</tpx:hr></tpx:TrackPointExtension></extensions></trkpt>"#
+        }
+        text += "</trkseg></trk></gpx>\n"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    static func size(of path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue ?? 0
+    }
+
+    /// kill -9 while a large track is being imported: the store opens readable, the file imported
+    /// before is complete, the one being imported is absent, and nothing staged is left.
+    @Test(.timeLimit(.minutes(2)))
+    func killedDuringAnImportLeavesEachWorkoutCompleteOrAbsent() async throws {
+        let small = folder + "/small.gpx", large = folder + "/large.gpx"
+        try writeTrack(points: 300, to: small, latitude: 10)
+        try writeTrack(points: 150_000, to: large, latitude: 20)
+        let importer = try ChildProcess(Repository.builtExecutable("workout").path, ["import", "--store", store, "--json", small, large])
+        let first = await importer.waitForLine { $0.contains("small.gpx") }
+        #expect(first != nil, "\(importer.lines(.error))")
+        // Wait (yielding, on the write-ahead log's growth) until the large track's first batches
+        // are written, so the kill lands in the middle of its import.
+        let wal = store + "-wal"
+        let walAfterSmall = Self.size(of: wal)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while Self.size(of: wal) < walAfterSmall + 2_000_000 && ContinuousClock.now < deadline {
+            await Task.yield()
+        }
+        #expect(Self.size(of: wal) >= walAfterSmall + 2_000_000, "the large import never got going")
+        importer.send(signal: SIGKILL)
+        let status = await importer.waitUntilExit()
+        try #require(status == 128 + SIGKILL, "the import ended before it could be killed: \(status)")
+
+        let reopened = try WorkoutStore(path: store)
+        #expect(try await reopened.checkIntegrity() == [])
+        let workouts = try await reopened.workouts()
+        #expect(workouts.count == 1)
+        let kept = try #require(workouts.first)
+        #expect(try await reopened.route(of: kept.id)?.pointCount == 300)
+        #expect(try await reopened.samples(of: kept.id, type: .heartRate).count == 300)
+        let counts = try await reopened.storageCounts()
+        #expect(counts.stagedRoutes + counts.stagedPoints + counts.stagedWorkouts + counts.stagedSamples == 0)
+        #expect(counts.samples == 300 && counts.points == 300)
+    }
+}
