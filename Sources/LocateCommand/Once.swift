@@ -14,6 +14,8 @@ import Simulators
 
 struct Once: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "once",
+        _superCommandName: "locate",  // for its help and errors when parsed as the root (see Locate.main())
         abstract: "Print one fix, then exit.",
         discussion: """
             Waits for the first fix that meets --min-mode and --accuracy, prints it and exits 0. \

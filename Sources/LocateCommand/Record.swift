@@ -14,6 +14,7 @@ import Simulators
 
 struct Record: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "record",
         abstract: "Record what gpsd sends into a replay log.",
         discussion: """
             Writes every report gpsd sends a watching client, one JSON object per line (as \

@@ -13,6 +13,7 @@ import Simulators
 
 struct Replay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "replay",
         abstract: "Serve a recording as a gpsd, for any gpsd client (cgps, gpspipe, your program) to watch.",
         discussion: """
             FILE is a gpsd JSON log (as `gpspipe -w` or `locate record` writes it), an NMEA 0183 \

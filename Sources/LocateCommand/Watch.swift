@@ -34,6 +34,7 @@ struct ServerOptions: ParsableArguments {
 
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Print each fix gpsd reports, one line per fix.",
         discussion: """
             Exits 0 once --count fixes are printed, and 69 when gpsd cannot be reached, or is lost \

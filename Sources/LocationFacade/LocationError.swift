@@ -15,8 +15,9 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An established connection to gpsd at `host`:`port` ended: gpsd closed it, or a read failed.
     case connectionLost(host: String, port: UInt16, reason: String)
     /// No fix meeting the request's criteria arrived within `after`. `best` is the best fix seen
-    /// (most accurate, then newest) while waiting, if any.
-    case timedOut(after: Duration, best: Location?)
+    /// (most accurate, then newest) while waiting, if any; `lastError` the last thing that went
+    /// wrong meanwhile (the connect that never completed, the garbage the peer sent), if anything did.
+    indirect case timedOut(after: Duration, best: Location?, lastError: LocationError? = nil)
     /// The request was cancelled because its source was stopped or shut down.
     case cancelled
     /// gpsd (or a fake of it) sent something that is not a well-formed report. `excerpt` is the start
@@ -31,9 +32,12 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
             "Cannot reach gpsd at \(Self.endpoint(host, port)): \(reason). Is gpsd running and listening there?"
         case let .connectionLost(host, port, reason):
             "Lost the connection to gpsd at \(Self.endpoint(host, port)): \(reason)."
-        case let .timedOut(timeout, best):
+        case let .timedOut(timeout, best, lastError):
             if let best {
                 "No fix met the request within \(Self.format(timeout)); the best seen was \(best)."
+                    + (lastError.map { " Meanwhile: \($0)" } ?? "")
+            } else if let lastError {
+                "No fix arrived within \(Self.format(timeout)). \(lastError)"
             } else {
                 "No fix arrived within \(Self.format(timeout))."
             }

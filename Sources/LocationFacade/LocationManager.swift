@@ -34,8 +34,6 @@ public final class LocationManager: Sendable {
     let clock: ElapsedClock
     let logger: Logger
     let state = Locked(ManagerState())
-    /// Starts, stops and polls of the source, in the order the state decided them.
-    let control = DispatchQueue(label: "LocationFacade.LocationManager.source")
 
     /// How a stream from ``updates(minimumMode:distanceFilter:buffering:)`` treats a consumer that
     /// reads more slowly than fixes arrive.
@@ -142,6 +140,7 @@ public final class LocationManager: Sendable {
                 distanceFilter: distanceFilter)
             updateSource(&state)
         }
+        performSourceActions()
         logger.debug("location stream started", metadata: ["request.id": "\(id)"])
         return stream
     }

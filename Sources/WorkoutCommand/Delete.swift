@@ -4,6 +4,7 @@ import Workout
 
 struct Delete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "delete",
         abstract: "Delete a workout with its samples and route.")
 
     @OptionGroup var storeOptions: StoreOptions

@@ -5,6 +5,7 @@ import Workout
 
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Write a workout as GPX 1.1 (heart rate and cadence in Garmin's TrackPointExtension v2) or GeoJSON.",
         discussion: """
             To standard output, or with -o to a file written whole (a temporary file renamed into place). \

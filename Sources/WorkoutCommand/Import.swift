@@ -6,6 +6,7 @@ import Workout
 
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Import GPX files (plain or .gz): one workout per track.",
         discussion: """
             Prints a summary per workout: points, distance, duration, elevation gain, heart rate, and \

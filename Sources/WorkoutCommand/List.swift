@@ -7,6 +7,7 @@ import GPSCore
 
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "list",
         abstract: "List the stored workouts, oldest first.",
         discussion: "One line per workout: the start of its id, start time, activity, distance, duration and name.")
 

@@ -5,6 +5,7 @@ import Workout
 
 struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "show",
         abstract: "Show a workout: its times, totals, samples and route.")
 
     @OptionGroup var storeOptions: StoreOptions

@@ -53,7 +53,7 @@ struct LocationManagerTests {
         do {
             _ = try await result
             Issue.record("expected a timeout")
-        } catch let LocationError.timedOut(after, best) {
+        } catch let LocationError.timedOut(after, best, _) {
             #expect(after == .seconds(5))
             #expect(best?.latitude == 3, "the most accurate, then the newest")
         }

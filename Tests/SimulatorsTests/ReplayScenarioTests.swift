@@ -101,7 +101,7 @@ struct ReplayScenarioTests {
         #expect(answered.events.contains(.cachedLocation(answered.cachedLocations[0], age: .seconds(60))))
         await clock.advance(by: .seconds(5))
         let error = await #expect(throws: LocationError.self) { try await strict.value }
-        guard case let .timedOut(_, best)? = error else {
+        guard case let .timedOut(_, best, _)? = error else {
             Issue.record("expected a time-out, got \(String(describing: error))")
             return
         }

@@ -43,13 +43,23 @@ for report in session:
 """
 
 
+def send(connection, data):
+    """Sends `data`, unless the client has already gone: a client answered from ?POLL; may print
+    and close while the feed is still answering its WATCH (a real gpsd shrugs that off too)."""
+    try:
+        connection.sendall(data)
+        return True
+    except (BrokenPipeError, ConnectionResetError):
+        return False
+
+
 def one_run(command, listener, answer_poll=False):
     """Spawns `command`, serves it one fix; returns (latency s or None, cpu s, wall s)."""
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     connection, _ = listener.accept()
     connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    connection.sendall(VERSION)
+    send(connection, VERSION)
     pending = b""
     sent_at = None
     while sent_at is None:
@@ -58,18 +68,20 @@ def one_run(command, listener, answer_poll=False):
             raise RuntimeError(f"{command[0]} stalled")
         if process.stdout in readable:  # answered from ?POLL; before any TPV was sent
             break
-        chunk = connection.recv(4096)
+        try:
+            chunk = connection.recv(4096)
+        except ConnectionResetError:
+            break
         if not chunk:
             break
         pending += chunk
         if b"?POLL;" in pending and answer_poll:
-            connection.sendall(POLL)
+            send(connection, POLL)
             pending = pending.replace(b"?POLL;", b"")
         if b"?WATCH" in pending and (b";" in pending.split(b"?WATCH", 1)[1] or b"\n" in pending):
-            connection.sendall(DEVICES + WATCH)
+            send(connection, DEVICES + WATCH)
             pending = pending.split(b"?WATCH", 1)[0]
-            if not answer_poll:
-                connection.sendall(TPV)
+            if not answer_poll and send(connection, TPV):
                 sent_at = time.perf_counter()
     line = process.stdout.readline()
     printed_at = time.perf_counter()
