@@ -64,6 +64,7 @@ public final class GPSDClient: LocationSource {
     public let configuration: Configuration
 
     let logger: Logger
+    let clock: ElapsedClock
     private let observers = LocationObservers()
     private let state: Locked<ClientState>
 
@@ -82,13 +83,18 @@ public final class GPSDClient: LocationSource {
 
     /// Creates a client for gpsd at `host`:`port`, watching `device` (all devices when `nil`).
     /// Nothing happens until ``start()``.
+    ///
+    /// The connect timeout and the waits between reconnects are timed on `clock`: tests pass a test
+    /// clock and step it past each deadline instead of waiting in real time.
     public init(
         host: String = "localhost",
         port: UInt16 = 2947,
         device: String? = nil,
         configuration: Configuration = Configuration(),
+        clock: some Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "LocationFacade.GPSDClient")
     ) {
+        self.clock = ElapsedClock(clock)
         self.host = host
         self.port = port
         self.device = device

@@ -7,8 +7,10 @@ import Testing
 /// Protocol tier: the real GPSDClient (libgps underneath) against the fake gpsd on loopback.
 @Suite("GPSDClient against the fake gpsd", .timeLimit(.minutes(1)))
 struct GPSDClientProtocolTests {
+    /// Timings no test could wait out in real time: the clients run on a `TestClock`, which each
+    /// test steps to just before and just after every deadline.
     static let quick = GPSDClient.Configuration(
-        connectTimeout: .seconds(2), reconnectDelay: .milliseconds(20), maximumReconnectDelay: .milliseconds(80))
+        connectTimeout: .seconds(300), reconnectDelay: .seconds(20), maximumReconnectDelay: .seconds(80))
 
     /// A script of `count` fixes (with SKY reports), ended by a no-fix report from device "end"
     /// so a test can tell it has seen everything before it.
@@ -39,8 +41,10 @@ struct GPSDClientProtocolTests {
         }
     }
 
-    func connect(_ port: UInt16, device: String? = nil) -> (GPSDClient, LocationEventRecorder) {
-        let client = GPSDClient(host: "127.0.0.1", port: port, device: device, configuration: Self.quick)
+    /// A client of the fake gpsd on `port`, started; its connect timeout and reconnect waits run
+    /// on `clock`, which only the test moves.
+    func connect(_ port: UInt16, device: String? = nil, clock: TestClock<Duration> = TestClock()) -> (GPSDClient, LocationEventRecorder) {
+        let client = GPSDClient(host: "127.0.0.1", port: port, device: device, configuration: Self.quick, clock: clock)
         let recorder = LocationEventRecorder(observing: client)
         client.start()
         return (client, recorder)
@@ -94,14 +98,18 @@ struct GPSDClientProtocolTests {
             script: script, pace: .asFastAsClientsRead, faults: [.closeConnections(afterMessages: 101)])
         let port = try server.start()
         defer { server.shutdown() }
-        let (client, recorder) = connect(port)
+        let clientClock = TestClock()
+        let (client, recorder) = connect(port, clock: clientClock)
         defer { client.stop() }
 
+        await recorder.waitUntil { $0.states.contains(.waitingToReconnect(after: .seconds(20), attempt: 1)) }
+        await clientClock.advance(by: .milliseconds(19_999))
+        #expect(recorder.log.states.filter { $0 == .connecting(attempt: 1) }.count == 1)
+        await clientClock.advance(by: .milliseconds(1))
         let log = await recorder.waitUntil(Self.sawEnd)
         Self.expectSameFixes(log.locations, track)
         #expect(log.errors == [.connectionLost(host: "127.0.0.1", port: port, reason: "gpsd closed the connection")])
         #expect(log.states.filter { $0 == .watching }.count == 2)
-        #expect(log.states.contains(.waitingToReconnect(after: .milliseconds(20), attempt: 1)))
         #expect(server.status.acceptedConnections == 2)
     }
 
@@ -199,12 +207,15 @@ struct GPSDClientProtocolTests {
             script: script, pace: .asFastAsClientsRead, faults: [.stall(afterMessages: 60, duration: .seconds(3600))], clock: clock)
         let port = try server.start()
         defer { server.shutdown() }
-        let (client, recorder) = connect(port)
+        let clientClock = TestClock()
+        let (client, recorder) = connect(port, clock: clientClock)
         defer { client.stop() }
 
         await recorder.waitUntil { $0.locations.count == 30 }
         try await server.restart()
         #expect(server.port == port)
+        await recorder.waitUntil { $0.states.contains(.waitingToReconnect(after: .seconds(20), attempt: 1)) }
+        await clientClock.advance(by: .seconds(20))
         await recorder.waitUntil { $0.states.filter { $0 == .watching }.count == 2 }
         await clock.advance(by: .seconds(3600))
         let log = await recorder.waitUntil(Self.sawEnd)
@@ -215,7 +226,14 @@ struct GPSDClientProtocolTests {
 
     @Test func unreachableGPSDIsReportedWithHostAndPortAndRetriedUntilStopped() async throws {
         let port = try RawClient.unusedPort()
-        let (client, recorder) = connect(port)
+        let clock = TestClock()
+        let (client, recorder) = connect(port, clock: clock)
+        await recorder.waitUntil { $0.states.contains(.waitingToReconnect(after: .seconds(20), attempt: 2)) }
+        await clock.advance(by: .seconds(20))
+        await recorder.waitUntil { $0.states.contains(.waitingToReconnect(after: .seconds(40), attempt: 3)) }
+        await clock.advance(by: .milliseconds(39_999))
+        #expect(!recorder.log.states.contains(.connecting(attempt: 3)))
+        await clock.advance(by: .milliseconds(1))
         let log = await recorder.waitUntil { $0.states.contains(.connecting(attempt: 3)) }
         client.stop()
         guard case let .unreachable(host, errorPort, reason)? = log.errors.first else {
@@ -225,23 +243,28 @@ struct GPSDClientProtocolTests {
         #expect(host == "127.0.0.1" && errorPort == port)
         #expect(!reason.isEmpty)
         #expect(log.states.prefix(4) == [
-            .connecting(attempt: 1), .waitingToReconnect(after: .milliseconds(20), attempt: 2),
-            .connecting(attempt: 2), .waitingToReconnect(after: .milliseconds(40), attempt: 3),
+            .connecting(attempt: 1), .waitingToReconnect(after: .seconds(20), attempt: 2),
+            .connecting(attempt: 2), .waitingToReconnect(after: .seconds(40), attempt: 3),
         ])
         #expect(client.connectionState == .stopped)
     }
 
     @Test func aConnectThatHangsTimesOut() async throws {
         let blackhole = try FullBacklogListener()
+        let clock = TestClock()
         let client = GPSDClient(
             host: "127.0.0.1", port: blackhole.port,
-            configuration: .init(connectTimeout: .milliseconds(300), reconnectDelay: .seconds(10)))
+            configuration: .init(connectTimeout: .seconds(300), reconnectDelay: .seconds(10)), clock: clock)
         let recorder = LocationEventRecorder(observing: client)
         client.start()
         defer { client.stop() }
+        await recorder.waitUntil { $0.states.contains(.connecting(attempt: 1)) }
+        await clock.advance(by: .milliseconds(299_999))
+        #expect(recorder.log.errors.isEmpty)
+        await clock.advance(by: .milliseconds(1))
         let log = await recorder.waitUntil { !$0.errors.isEmpty }
         #expect(log.errors.first == .unreachable(
-            host: "127.0.0.1", port: blackhole.port, reason: "the TCP connect did not complete within 300 ms"))
+            host: "127.0.0.1", port: blackhole.port, reason: "the TCP connect did not complete within 300 s"))
     }
 
     @Test func latestFixComesFromPoll() async throws {

@@ -5,8 +5,13 @@
 package struct ElapsedClock: Sendable {
     private let elapsed: @Sendable () -> Duration
     private let sleeper: @Sendable (Duration) async throws -> Void
+    /// Whether the clock follows real time (`ContinuousClock`, `SuspendingClock`): a thread may
+    /// then wait for it with a plain timeout. A test clock moves only when told, so a thread waits
+    /// for it through ``sleep(until:)`` instead.
+    package let followsRealTime: Bool
 
     package init<C: Clock<Duration>>(_ clock: C) {
+        followsRealTime = clock is ContinuousClock || clock is SuspendingClock
         let reference = clock.now
         elapsed = { reference.duration(to: clock.now) }
         sleeper = { deadline in

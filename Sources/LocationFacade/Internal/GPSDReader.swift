@@ -22,6 +22,7 @@ final class GPSDReader: Sendable {
     private let device: String?
     private let configuration: GPSDClient.Configuration
     private let logger: Logger
+    private let clock: ElapsedClock
     private let wake = WakeSignal()
     private let stopRequested = Locked(false)
     private let pollRequested = Locked(false)
@@ -34,6 +35,7 @@ final class GPSDReader: Sendable {
         self.device = client.device
         self.configuration = client.configuration
         self.logger = client.logger
+        self.clock = client.clock
     }
 
     func launch() {
@@ -65,8 +67,11 @@ final class GPSDReader: Sendable {
         var attempt = 0
         while !shouldStop {
             attempt += 1
+            // Deadlines are taken before the state is announced: whoever watches the state and then
+            // moves a test clock past the deadline finds it already set.
+            let connectDeadline = clock.now + configuration.connectTimeout
             emit(.connectionChanged(.connecting(attempt: attempt)))
-            switch connect() {
+            switch connect(until: connectDeadline) {
             case .stopped:
                 return
             case let .failed(error):
@@ -82,18 +87,17 @@ final class GPSDReader: Sendable {
             }
             let delay = configuration.delay(beforeAttempt: max(1, attempt))
             guard !shouldStop else { return }
+            let reconnectAt = clock.now + delay
             emit(.connectionChanged(.waitingToReconnect(after: delay, attempt: attempt + 1)))
-            if waitForStop(timeout: delay) { return }
+            if waitForStop(until: reconnectAt) { return }
         }
     }
 
-    /// Returns true if stop was requested within `timeout`.
-    private func waitForStop(timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
+    /// Returns true if stop was requested before `deadline` (on the client's clock).
+    private func waitForStop(until deadline: Duration) -> Bool {
         while !shouldStop {
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            if remaining <= .zero { return false }
-            if wake.wait(timeout: remaining).woken { wake.drain() }
+            if clock.now >= deadline { return false }
+            if wake.wait(until: deadline, on: clock).woken { wake.drain() }
         }
         return true
     }
@@ -106,14 +110,13 @@ final class GPSDReader: Sendable {
 
     /// Runs libgps's blocking `gps_open` on a helper thread and waits for it no longer than the
     /// connect timeout (or until stopped). A connect that finishes after we gave up is closed there.
-    private func connect() -> ConnectOutcome {
+    private func connect(until deadline: Duration) -> ConnectOutcome {
         let attempt = ConnectAttempt()
         let (host, port, wake) = (self.host, self.port, self.wake)
         Threads.detach {
             attempt.finish(with: LibGPSConnection.open(host: host, port: port))
             wake.signal()
         }
-        let deadline = ContinuousClock.now.advanced(by: configuration.connectTimeout)
         while true {
             if let result = attempt.result {
                 switch result {
@@ -125,13 +128,12 @@ final class GPSDReader: Sendable {
                 attempt.abandon()
                 return .stopped
             }
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            if remaining <= .zero {
+            if clock.now >= deadline {
                 attempt.abandon()
                 let timeout = LocationError.format(configuration.connectTimeout)
                 return .failed(.unreachable(host: host, port: port, reason: "the TCP connect did not complete within \(timeout)"))
             }
-            if wake.wait(timeout: remaining).woken { wake.drain() }
+            if wake.wait(until: deadline, on: clock).woken { wake.drain() }
         }
     }
 

@@ -47,10 +47,39 @@ package final class WakeSignal: Sendable {
         package var woken = false
         package var socketReadable = false
         package var socketFailed = false
+
+        package init(woken: Bool = false, socketReadable: Bool = false, socketFailed: Bool = false) {
+            self.woken = woken
+            self.socketReadable = socketReadable
+            self.socketFailed = socketFailed
+        }
     }
 
-    /// Waits until signalled, `socket` (if any) is readable or fails, or `timeout` passes
-    /// (`nil`: no limit). Interrupted waits resume.
+    /// Waits until signalled, `socket` (if any) is readable or fails, or `deadline` (a time on
+    /// `clock`; `nil`: no limit) has come. Interrupted waits resume.
+    ///
+    /// On a clock that follows real time the deadline is poll(2)'s timeout. On a test clock a task
+    /// sleeps on the clock and signals at the deadline, so the thread waits exactly as long as the
+    /// test advances the clock, and never in real time.
+    package func wait(for socket: Int32? = nil, until deadline: Duration?, on clock: ElapsedClock) -> Readiness {
+        guard let deadline, !clock.followsRealTime else {
+            return wait(for: socket, timeout: deadline.map { $0 - clock.now })
+        }
+        if clock.now >= deadline { return Readiness(woken: true) }
+        let alarm = Task { [self] in
+            do {
+                try await clock.sleep(until: deadline)
+            } catch {
+                return
+            }
+            signal()
+        }
+        defer { alarm.cancel() }
+        return wait(for: socket, timeout: nil)
+    }
+
+    /// Waits until signalled, `socket` (if any) is readable or fails, or `timeout` of real time
+    /// passes (`nil`: no limit). Interrupted waits resume.
     package func wait(for socket: Int32? = nil, timeout: Duration? = nil) -> Readiness {
         var fds = [pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)]
         if let socket {
