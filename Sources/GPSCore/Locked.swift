@@ -5,7 +5,7 @@ import Glibc
 /// Swift's `Synchronization.Mutex` would do, but its prebuilt library is not instrumented for
 /// ThreadSanitizer, which then reports every access it guards as a race; pthread mutexes are
 /// intercepted by TSan, so our CI run with `--sanitize=thread` sees real races only.
-package final class Locked<State>: @unchecked Sendable {
+package final class Locked<State> {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var state: State
 
@@ -31,3 +31,7 @@ package final class Locked<State>: @unchecked Sendable {
         return try body(&state)
     }
 }
+
+/// Like swift-nio's `NIOLockedValueBox`, the box is shared across threads only when what it holds
+/// may be: a lock does not make a non-`Sendable` value safe to hand from one thread to another.
+extension Locked: @unchecked Sendable where State: Sendable {}
