@@ -20,12 +20,16 @@ extension ServerCore {
         Threads.detach { [self] in runIOLoop() }
     }
 
+    /// The I/O thread: it alone reads, writes, accepts and closes sockets, always with the lock
+    /// released; under the lock it only takes and files what the other threads and the sockets
+    /// have to exchange.
     private func runIOLoop() {
         while true {
-            let plan: [pollfd]? = mutate { state in
-                if state.stopped || state.goingDown { closeEverything(&state) }
-                if state.closingListener { closeListener(&state) }
-                if state.stopped { return nil }
+            let plan: (fds: [pollfd], closing: [Int32]) = mutate { state in
+                var closing: [Int32] = []
+                if state.stopped || state.goingDown { closing += closeEverything(&state) }
+                if state.closingListener { closing += closeListener(&state) }
+                if state.stopped { return ([], closing) }  // no fds: the thread ends
                 var fds = [pollfd(fd: wake.fileDescriptor, events: Int16(POLLIN), revents: 0)]
                 if state.listener >= 0 {
                     fds.append(pollfd(fd: state.listener, events: Int16(POLLIN), revents: 0))
@@ -34,57 +38,89 @@ extension ServerCore {
                     let events = POLLIN | (connection.output.isEmpty ? 0 : POLLOUT)
                     fds.append(pollfd(fd: fd, events: Int16(events), revents: 0))
                 }
-                return fds
+                return (fds, closing)
             }
-            guard var fds = plan else { return }
+            plan.closing.forEach { close($0) }
+            var fds = plan.fds
+            guard !fds.isEmpty else { return }
             if poll(&fds, nfds_t(fds.count), -1) < 0 && errno != EINTR { return }
             if fds[0].revents != 0 { wake.drain() }
-            mutate { state in
-                for entry in fds.dropFirst() where entry.revents != 0 {
-                    if entry.fd == state.listener {
-                        acceptAll(&state)
-                    } else if state.connections[entry.fd] != nil, entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                        readCommands(from: entry.fd, in: &state)
-                    }
+            let listener = state.withLock { $0.listener }
+            for entry in fds.dropFirst() where entry.revents != 0 {
+                if entry.fd == listener {
+                    acceptAll(from: listener)
+                } else if entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                    readCommands(from: entry.fd)
                 }
-                flushAll(&state)
+            }
+            flushAll()
+        }
+    }
+
+    private func acceptAll(from listener: Int32) {
+        var clients: [Int32] = []
+        while let client = Sockets.accept(listener) { clients.append(client) }
+        guard !clients.isEmpty else { return }
+        let banner = versionReport()
+        mutate { state in
+            for client in clients {
+                var connection = Connection()
+                connection.output.appendReport(banner)
+                state.connections[client] = connection
+                state.accepted += 1
             }
         }
     }
 
-    private func acceptAll(_ state: inout State) {
-        while let client = Sockets.accept(state.listener) {
-            var connection = Connection()
-            connection.output.appendReport(versionReport())
-            state.connections[client] = connection
-            state.accepted += 1
-        }
-    }
-
-    private func flushAll(_ state: inout State) {
-        for fd in Array(state.connections.keys) {
-            guard var connection = state.connections[fd] else { continue }
-            let healthy = connection.output.write(to: fd)
-            if !healthy || (connection.closeWhenFlushed && connection.output.isEmpty) {
-                close(fd)
-                state.connections[fd] = nil
-            } else {
-                state.connections[fd] = connection
+    /// Writes what each connection has waiting, as much as its socket takes, and closes those that
+    /// failed or were asked to close once flushed.
+    private func flushAll() {
+        let pending: [(fd: Int32, bytes: [UInt8])] = state.withLock { state in
+            state.connections.compactMap { fd, connection in
+                connection.output.isEmpty ? nil : (fd, connection.output.prefix(Self.roomThreshold * 4))
             }
         }
+        var written: [Int32: Int?] = [:]
+        for (fd, bytes) in pending { written[fd] = Sockets.write(bytes, to: fd) }
+        let closing: [Int32] = mutate { state in
+            var closing: [Int32] = []
+            for fd in Array(state.connections.keys) {
+                guard var connection = state.connections[fd] else { continue }
+                if let count = written[fd] {
+                    guard let count else {
+                        closing.append(fd)
+                        state.connections[fd] = nil
+                        continue
+                    }
+                    connection.output.removeFirst(count)
+                }
+                if connection.closeWhenFlushed && connection.output.isEmpty {
+                    closing.append(fd)
+                    state.connections[fd] = nil
+                } else {
+                    state.connections[fd] = connection
+                }
+            }
+            return closing
+        }
+        closing.forEach { close($0) }
     }
 
-    private func readCommands(from fd: Int32, in state: inout State) {
+    private func readCommands(from fd: Int32) {
         switch Sockets.read(fd) {
         case .wouldBlock:
             return
         case .closed:
-            close(fd)
-            state.connections[fd] = nil
+            let known = mutate { $0.connections.removeValue(forKey: fd) != nil }
+            if known { close(fd) }
         case let .bytes(bytes):
-            state.connections[fd]!.input.append(contentsOf: bytes)
-            while let command = GPSDCommand.next(from: &state.connections[fd]!.input) {
-                respond(to: command, on: fd, in: &state)
+            mutate { state in
+                guard var connection = state.connections[fd] else { return }
+                connection.input.append(contentsOf: bytes)
+                var commands: [GPSDCommand] = []
+                while let command = GPSDCommand.next(from: &connection.input) { commands.append(command) }
+                state.connections[fd] = connection
+                for command in commands { respond(to: command, on: fd, in: &state) }
             }
         }
     }
@@ -95,8 +131,7 @@ extension ServerCore {
         state.requests += 1
         switch command {
         case let .watch(options):
-            guard !ignoresWatch else { return }
-            var connection = state.connections[fd]!
+            guard !ignoresWatch, var connection = state.connections[fd] else { return }
             if let options {
                 connection.watching = options.enable
                 connection.deviceFilter = options.enable ? options.device : nil
@@ -108,14 +143,15 @@ extension ServerCore {
             connection.output.appendReport(watchReport(connection))
             state.connections[fd] = connection
         case .poll:
-            state.connections[fd]!.output.appendReport(pollReport(state))
+            let report = pollReport(state)
+            state.connections[fd]?.output.appendReport(report)
         case .devices:
-            state.connections[fd]!.output.appendReport(devicesReport())
+            state.connections[fd]?.output.appendReport(devicesReport())
         case .version:
-            state.connections[fd]!.output.appendReport(versionReport())
+            state.connections[fd]?.output.appendReport(versionReport())
         case let .unknown(text):
             let message = "Unrecognized request '\(text.prefix(40))'"
-            state.connections[fd]!.output.appendReport(#"{"class":"ERROR","message":\#(GPSDReportWriter.quoted(message))}"#)
+            state.connections[fd]?.output.appendReport(#"{"class":"ERROR","message":\#(GPSDReportWriter.quoted(message))}"#)
         }
     }
 

@@ -237,7 +237,7 @@ final class ServerCore: Sendable {
             wake.signal()
             await waitUntil { !$0.isListening && $0.connections == 0 }
         } else {
-            mutate { closeEverything(&$0) }
+            mutate { closeEverything(&$0) }.forEach { close($0) }
         }
     }
 
@@ -251,34 +251,37 @@ final class ServerCore: Sendable {
             wake.signal()
             await waitUntil { !$0.isListening }
         } else {
-            mutate { closeListener(&$0) }
+            mutate { closeListener(&$0) }.forEach { close($0) }
         }
     }
 
-    /// Closes the listener. Called with the lock held.
-    func closeListener(_ state: inout State) {
-        if state.listener >= 0 {
-            close(state.listener)
+    /// Forgets the listener, and returns it for the caller to close once the lock is released.
+    /// Called with the lock held.
+    func closeListener(_ state: inout State) -> [Int32] {
+        defer {
             state.listener = -1
+            state.closingListener = false
         }
-        state.closingListener = false
+        return state.listener >= 0 ? [state.listener] : []
     }
 
-    /// Closes the listener and every connection. Called with the lock held.
-    func closeEverything(_ state: inout State) {
-        closeListener(&state)
-        for fd in state.connections.keys { close(fd) }
+    /// Forgets the listener and every connection, and returns their sockets for the caller to close
+    /// once the lock is released. Called with the lock held.
+    func closeEverything(_ state: inout State) -> [Int32] {
+        var sockets = closeListener(&state)
+        sockets += state.connections.keys
         state.connections.removeAll()
         state.goingDown = false
+        return sockets
     }
 
     /// Stops for good. The I/O thread closes the sockets as it exits (at once if it never ran).
     func shutdown() {
-        let timeline = mutate { state in
+        let (timeline, closing) = mutate { state in
             state.stopped = true
-            if !state.ioThreadRunning { closeEverything(&state) }
-            return state.timeline
+            return (state.timeline, state.ioThreadRunning ? [] : closeEverything(&state))
         }
+        closing.forEach { close($0) }
         wake.signal()
         timeline?.cancel()
     }
@@ -337,7 +340,7 @@ final class ServerCore: Sendable {
             guard let connection = state.connections[fd], connection.watching else { continue }
             if let filter = connection.deviceFilter, let device, filter != device { continue }
             if connection.output.isEmpty { needsWake = true }
-            state.connections[fd]!.output.append(bytes)
+            state.connections[fd]?.output.append(bytes)
         }
         return needsWake
     }

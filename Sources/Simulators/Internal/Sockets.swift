@@ -28,21 +28,18 @@ struct ByteQueue {
         storage.append(contentsOf: Self.lineEnd.utf8)
     }
 
-    /// Writes as much as the socket takes without blocking. Returns false if the socket failed.
-    mutating func write(to socket: Int32) -> Bool {
-        while !isEmpty {
-            let written = storage.withUnsafeBytes { buffer in
-                send(socket, buffer.baseAddress! + head, count, Int32(MSG_NOSIGNAL))
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno == EAGAIN || errno == EWOULDBLOCK
-            }
-            head += written
+    /// A copy of the first `maximum` bytes waiting, to write outside the lock that guards the queue.
+    func prefix(_ maximum: Int) -> [UInt8] {
+        Array(storage[head..<min(storage.count, head + maximum)])
+    }
+
+    /// Drops the first `count` bytes: the ones written.
+    mutating func removeFirst(_ count: Int) {
+        head += min(count, self.count)
+        if head == storage.count {
+            storage.removeAll(keepingCapacity: storage.capacity <= 1 << 20)
+            head = 0
         }
-        storage.removeAll(keepingCapacity: storage.capacity <= 1 << 20)
-        head = 0
-        return true
     }
 }
 
@@ -111,6 +108,23 @@ enum Sockets {
     static func setNonBlocking(_ socket: Int32) {
         _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
         _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
+    }
+
+    /// Writes as much of `bytes` as the socket takes without blocking: how many were written, or
+    /// `nil` if the socket failed.
+    static func write(_ bytes: [UInt8], to socket: Int32) -> Int? {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer in
+                send(socket, buffer.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL))
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return errno == EAGAIN || errno == EWOULDBLOCK ? written : nil
+            }
+            written += count
+        }
+        return written
     }
 
     enum ReadResult {

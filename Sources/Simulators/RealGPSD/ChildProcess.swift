@@ -125,7 +125,7 @@ package final class ChildProcess: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let ready: String?? = state.withLock { state in
-                    let lines = state.lines[stream]!
+                    let lines = state.lines[stream, default: []]
                     if let line = lines.first(where: predicate) { return .some(line) }
                     if let line = Self.unfinishedLine(state, stream), predicate(line) { return .some(line) }
                     if state.closed.contains(stream) || Task.isCancelled { return .some(nil) }
@@ -230,7 +230,7 @@ package final class ChildProcess: Sendable {
         state.withLock { state in
             if data.isEmpty {
                 if let rest = state.partial[stream], !rest.isEmpty {
-                    state.lines[stream]!.append(String(decoding: rest, as: UTF8.self))
+                    state.lines[stream, default: []].append(String(decoding: rest, as: UTF8.self))
                 }
                 state.partial[stream] = []
                 state.closed.insert(stream)
@@ -242,18 +242,18 @@ package final class ChildProcess: Sendable {
                 for index in newStart..<partial.count where partial[index] == UInt8(ascii: "\n") {
                     var line = partial[lineStart..<index]
                     if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-                    state.lines[stream]!.append(String(decoding: line, as: UTF8.self))
+                    state.lines[stream, default: []].append(String(decoding: line, as: UTF8.self))
                     lineStart = index + 1
                 }
                 partial.removeFirst(lineStart)
                 // Prompts without newlines (gpsfake -i) must not pile up: cut very long lines.
                 if partial.count > 1 << 16 {
-                    state.lines[stream]!.append(String(decoding: partial, as: UTF8.self))
+                    state.lines[stream, default: []].append(String(decoding: partial, as: UTF8.self))
                     partial.removeAll()
                 }
                 state.partial[stream] = partial
             }
-            let lines = state.lines[stream]!
+            let lines = state.lines[stream, default: []]
             for (id, waiter) in state.waiters where waiter.stream == stream {
                 if let line = lines[waiter.scanned...].first(where: waiter.predicate) {
                     state.waiters[id] = nil
@@ -262,7 +262,7 @@ package final class ChildProcess: Sendable {
                     state.waiters[id] = nil
                     ready.append((waiter.continuation, line))
                 } else if !state.closed.contains(stream) {
-                    state.waiters[id]!.scanned = lines.count
+                    state.waiters[id]?.scanned = lines.count
                 } else {
                     state.waiters[id] = nil
                     ready.append((waiter.continuation, nil))
