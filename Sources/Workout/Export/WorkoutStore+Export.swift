@@ -99,8 +99,8 @@ extension WorkoutStore {
                 db, sql: "SELECT type, start_time, value FROM quantity_sample WHERE workout = ? ORDER BY start_time",
                 arguments: [stored.key])
             while let row = try rows.next() {
-                let type: String = row[0]
-                let sample = (start: row[1] as Double, value: row[2] as Double)
+                let type: String = row["type"]
+                let sample = (start: row["start_time"] as Double, value: row["value"] as Double)
                 switch QuantityType(rawValue: type) {
                 case .heartRate: samples.heartRate.append(sample)
                 case .cadence: samples.cadence.append(sample)

@@ -59,29 +59,29 @@ enum WorkoutRows {
         }
     }
 
-    /// The workout in `row`, whose columns are ``columns`` in order.
+    /// The workout in `row`, which has the ``columns``, read by name.
     static func decode(_ row: Row, path: String?) throws(WorkoutStoreError) -> WorkoutRecord {
-        let rawType: String = row[1]
+        let rawType: String = row["activity_type"]
         guard let activityType = WorkoutActivityType(rawValue: rawType) else {
-            throw .unreadableRecord(path: path, reason: "workout \(row[0] as UUID) has the unknown activity type \"\(rawType)\"")
+            throw .unreadableRecord(path: path, reason: "workout \(row["uuid"] as UUID) has the unknown activity type \"\(rawType)\"")
         }
         return WorkoutRecord(
-            id: row[0],
+            id: row["uuid"],
             activityType: activityType,
-            start: Date(timeIntervalSince1970: row[2]),
-            end: Date(timeIntervalSince1970: row[3]),
+            start: Date(timeIntervalSince1970: row["start_time"]),
+            end: Date(timeIntervalSince1970: row["end_time"]),
             totals: WorkoutTotals(
-                distance: row[6], duration: row[4], movingTime: row[5],
-                elevationGain: row[7], elevationLoss: row[8], energy: row[9]),
+                distance: row["distance"], duration: row["duration"], movingTime: row["moving_time"],
+                elevationGain: row["elevation_gain"], elevationLoss: row["elevation_loss"], energy: row["energy"]),
             metadata: WorkoutMetadata(
-                isIndoor: row[10], sourceDevice: row[11], sourceApp: row[12], externalID: row[13],
-                values: decode(row[14] as String)))
+                isIndoor: row["indoor"], sourceDevice: row["source_device"], sourceApp: row["source_app"],
+                externalID: row["external_id"], values: decode(row["metadata"] as String)))
     }
 
     /// A stored workout's key and bounds, or `nil` when it is not stored.
     static func find(_ id: UUID, in db: Database) throws -> StoredWorkout? {
         try Row.fetchOne(db, sql: "SELECT id, start_time, end_time FROM workout WHERE uuid = ? AND \(visible)", arguments: [id])
-            .map { StoredWorkout(id: id, key: $0[0], start: $0[1], end: $0[2]) }
+            .map { StoredWorkout(id: id, key: $0["id"], start: $0["start_time"], end: $0["end_time"]) }
     }
 
     /// The stored workout `workout` would duplicate, found by id or else by external id.
@@ -126,20 +126,38 @@ struct StoredWorkout: Sendable {
 
 /// Samples to rows and back.
 enum SampleRows {
+    /// The sample in `row` (columns `type`, `start_time`, `end_time`, `value`, read by name), or
+    /// `nil` for a type this version does not know.
     static func decode(_ row: Row) -> QuantitySample? {
-        guard let type = QuantityType(rawValue: row[0]) else { return nil }
+        guard let type = QuantityType(rawValue: row["type"]) else { return nil }
         return QuantitySample(
-            type: type, value: row[3],
-            start: Date(timeIntervalSince1970: row[1]), end: Date(timeIntervalSince1970: row[2]))
+            type: type, value: row["value"],
+            start: Date(timeIntervalSince1970: row["start_time"]), end: Date(timeIntervalSince1970: row["end_time"]))
     }
 }
 
 /// Route points to rows and back: one prepared statement, bound column by column.
 struct RoutePointRows {
-    static let columns = """
-        ordinal, segment, time, latitude, longitude, altitude, altitude_hae, h_accuracy, v_accuracy, \
-        speed, speed_accuracy, course, course_accuracy, fix
-        """
+    /// The columns a point is read from, in the order of ``columns``. Read by position, as GRDB
+    /// advises for the hot path (a route is read a million rows at a time), but by a named case.
+    enum Column: Int, CaseIterable {
+        case ordinal, segment, time, latitude, longitude, altitude, altitudeHAE, horizontalAccuracy,
+             verticalAccuracy, speed, speedAccuracy, course, courseAccuracy, fix
+
+        var name: String {
+            switch self {
+            case .altitudeHAE: "altitude_hae"
+            case .horizontalAccuracy: "h_accuracy"
+            case .verticalAccuracy: "v_accuracy"
+            case .speedAccuracy: "speed_accuracy"
+            case .courseAccuracy: "course_accuracy"
+            default: "\(self)"
+            }
+        }
+    }
+
+    /// The ``Column``s, for a `SELECT` whose rows ``decode(_:)`` reads.
+    static let columns = Column.allCases.map(\.name).joined(separator: ", ")
 
     private var inserter: RowInserter
     private let route: Int64
@@ -148,7 +166,7 @@ struct RoutePointRows {
     init(route: Int64, count: Int, in db: Database) {
         self.route = route
         inserter = RowInserter(
-            into: "route_point", columns: ["route"] + Self.columns.components(separatedBy: ", "), rowCount: count, in: db)
+            into: "route_point", columns: ["route"] + Column.allCases.map(\.name), rowCount: count, in: db)
     }
 
     /// Inserts one point. `location.time` must be set (validation ensures it).
@@ -178,14 +196,18 @@ struct RoutePointRows {
 
     /// The point in `row`, whose columns are ``columns`` in order.
     static func decode(_ row: Row) -> RoutePoint {
-        let time = Date(timeIntervalSince1970: row[2])
-        let fix: Int = row[13]
+        func value<Value: DatabaseValueConvertible>(_ column: Column) -> Value { row[column.rawValue] }
+        func optional<Value: DatabaseValueConvertible>(_ column: Column) -> Value? { row[column.rawValue] }
+        let time = Date(timeIntervalSince1970: value(.time))
+        let fix: Int = value(.fix)
         let location = Location(
-            latitude: row[3], longitude: row[4], altitude: row[5], ellipsoidalAltitude: row[6],
-            horizontalAccuracy: row[7], verticalAccuracy: row[8], speed: row[9], speedAccuracy: row[10],
-            course: row[11], courseAccuracy: row[12], time: time, receivedAt: time,
+            latitude: value(.latitude), longitude: value(.longitude),
+            altitude: optional(.altitude), ellipsoidalAltitude: optional(.altitudeHAE),
+            horizontalAccuracy: optional(.horizontalAccuracy), verticalAccuracy: optional(.verticalAccuracy),
+            speed: optional(.speed), speedAccuracy: optional(.speedAccuracy),
+            course: optional(.course), courseAccuracy: optional(.courseAccuracy), time: time, receivedAt: time,
             mode: FixMode(gpsdMode: fix & 3), status: FixStatus(gpsdStatus: (fix >> 2) & 15),
             isSimulated: fix & 64 != 0)
-        return RoutePoint(ordinal: row[0], segment: row[1], location: location)
+        return RoutePoint(ordinal: value(.ordinal), segment: value(.segment), location: location)
     }
 }

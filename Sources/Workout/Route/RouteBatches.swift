@@ -55,7 +55,7 @@ public struct RouteBatches: AsyncSequence, Sendable {
                 let found = try await store.read { db -> (Int64, Int)?? in
                     guard let stored = try WorkoutRows.find(workoutID, in: db) else { return nil }
                     return .some(try Row.fetchOne(db, sql: "SELECT id, point_count FROM route WHERE workout = ?", arguments: [stored.key])
-                        .map { ($0[0], $0[1]) })
+                        .map { ($0["id"], $0["point_count"]) })
                 }
                 guard let found else {
                     done = true
@@ -89,8 +89,8 @@ public struct RouteBatches: AsyncSequence, Sendable {
                     SELECT ordinal, xml FROM route_point_extension WHERE route = ? AND ordinal >= ? AND ordinal < ?
                     """, arguments: [routeID, start, start + points.count])
                 while let row = try extensions.next() {
-                    let ordinal: Int = row[0]
-                    points[ordinal - start].unknownExtensions = row[1]
+                    let ordinal: Int = row["ordinal"]
+                    points[ordinal - start].unknownExtensions = row["xml"]
                 }
                 return points
             }

@@ -9,7 +9,7 @@ extension WorkoutStore {
         try await read { db in
             let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
             let foreignKeys = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").map { row in
-                "a row of \(row[0] as String) points to a missing \(row[2] as String)"
+                "a row of \(row["table"] as String) points to a missing \(row["parent"] as String)"
             }
             return integrity + foreignKeys
         }

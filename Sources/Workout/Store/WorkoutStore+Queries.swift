@@ -69,7 +69,7 @@ extension WorkoutStore {
             return try Row.fetchAll(db, sql: sql + " ORDER BY type, start_time, end_time", arguments: arguments).map { row in
                 guard let sample = SampleRows.decode(row) else {
                     throw WorkoutStoreError.unreadableRecord(
-                        path: path, reason: "a sample of workout \(workoutID) has the unknown type \"\(row[0] as String)\"")
+                        path: path, reason: "a sample of workout \(workoutID) has the unknown type \"\(row["type"] as String)\"")
                 }
                 return sample
             }
@@ -91,9 +91,9 @@ extension WorkoutStore {
                 """, arguments: [stored.key])
             return .some(row.map { row in
                 WorkoutRoute(
-                    workoutID: workoutID, pointCount: row[0], segmentCount: row[1],
-                    start: Date(timeIntervalSince1970: row[2]), end: Date(timeIntervalSince1970: row[3]),
-                    droppedDuplicates: row[4], metadata: WorkoutRows.decode(row[5] as String))
+                    workoutID: workoutID, pointCount: row["point_count"], segmentCount: row["segment_count"],
+                    start: Date(timeIntervalSince1970: row["start_time"]), end: Date(timeIntervalSince1970: row["end_time"]),
+                    droppedDuplicates: row["dropped_duplicates"], metadata: WorkoutRows.decode(row["metadata"] as String))
             })
         }
         guard let found else { throw .workoutNotSaved(workoutID: workoutID, step: .read) }
