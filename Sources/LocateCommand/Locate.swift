@@ -11,10 +11,10 @@ struct Locate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "locate",
         abstract: "Get positions from gpsd, or serve recorded ones as a fake gpsd.",
-        discussion: """
-            Exit codes follow sysexits: 0 success, 64 usage, 65 bad input data, 66 missing input, \
-            69 gpsd unavailable, 73 cannot create the output file, 75 timed out.
-            """,
+        discussion: ExitStatus.summary([
+            .success: "success", .usage: "usage", .dataError: "bad input data", .noInput: "missing input",
+            .unavailable: "gpsd unavailable", .cannotCreate: "cannot create the output file", .temporaryFailure: "timed out",
+        ]),
         subcommands: [Once.self, Watch.self, Replay.self, Record.self]
     )
 

@@ -18,11 +18,13 @@ struct Once: AsyncParsableCommand {
         _superCommandName: "locate",  // for its help and errors when parsed as the root (see Locate.main())
         abstract: "Print one fix, then exit.",
         discussion: """
-            Waits for the first fix that meets --min-mode and --accuracy, prints it and exits 0. \
-            With --max-age, a fix gpsd already has that was received no longer ago is printed at once. \
-            Exits 75 when no fix qualifies within --timeout (the best one seen goes to standard error), \
-            69 when gpsd cannot be reached or is lost, 64 on bad usage. --simulate answers from a \
-            replay of FILE (a gpsd JSON log, an NMEA log or a GPX track), with no GPS and no gpsd.
+            Waits for the first fix that meets --min-mode and --accuracy, prints it and exits \
+            \(ExitStatus.success.rawValue). With --max-age, a fix gpsd already has that was received no \
+            longer ago is printed at once. Exits \(ExitStatus.temporaryFailure.rawValue) when no fix \
+            qualifies within --timeout (the best one seen goes to standard error), \
+            \(ExitStatus.unavailable.rawValue) when gpsd cannot be reached or is lost, \
+            \(ExitStatus.usage.rawValue) on bad usage. --simulate answers from a replay of FILE (a gpsd \
+            JSON log, an NMEA log or a GPX track), with no GPS and no gpsd.
             """)
 
     @OptionGroup var serverOptions: ServerOptions
@@ -80,11 +82,11 @@ struct Once: AsyncParsableCommand {
         } catch let error as LocationError {
             if case .timedOut = error, client != nil, let lost = tracker.lostAndNotBack {
                 Output.error("locate once: \(lost) It did not come back within \(LocationError.format(.milliseconds(Int64(timeout * 1000)))).")
-                throw ExitCode(69)
+                throw ExitCode(.unavailable)
             }
             Output.error("locate once: \(error)")
-            if case .timedOut = error { throw ExitCode(75) }
-            throw ExitCode(69)
+            if case .timedOut = error { throw ExitCode(.temporaryFailure) }
+            throw ExitCode(.unavailable)
         }
     }
 
@@ -93,13 +95,13 @@ struct Once: AsyncParsableCommand {
             let url = URL(fileURLWithPath: simulate)
             guard FileManager.default.isReadableFile(atPath: url.path) else {
                 Output.error("locate once: cannot read \(simulate): no such readable file.")
-                throw ExitCode(66)
+                throw ExitCode(.noInput)
             }
             do {
                 return (try ReplayRecording(contentsOf: url).device(), nil)
             } catch {
                 Output.error("locate once: \(error)")
-                throw ExitCode(65)
+                throw ExitCode(.dataError)
             }
         }
         let address = try serverOptions.address()

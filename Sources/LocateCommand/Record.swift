@@ -20,7 +20,7 @@ struct Record: AsyncParsableCommand {
             Writes every report gpsd sends a watching client, one JSON object per line (as \
             `gpspipe -w` does), until --duration is up, gpsd goes away, or Ctrl-C. `locate replay` \
             and the replay device read the file back at its recorded pace. Prints a one-line \
-            summary on standard error. Exits 69 when gpsd cannot be reached.
+            summary on standard error. Exits \(ExitStatus.unavailable.rawValue) when gpsd cannot be reached.
             """)
 
     @OptionGroup var serverOptions: ServerOptions
@@ -48,10 +48,10 @@ struct Record: AsyncParsableCommand {
             Output.error("locate record: wrote \(summary.reports) reports (\(summary.fixes) fixes) to \(output)\(ending)")
         } catch let error as LocationError {
             Output.error("locate record: \(error)")
-            throw ExitCode(69)
+            throw ExitCode(.unavailable)
         } catch let error as FileDescriptorOutput.Failure {
             Output.error("locate record: \(error).")
-            throw ExitCode(73)
+            throw ExitCode(.cannotCreate)
         }
     }
 }

@@ -58,14 +58,14 @@ struct Replay: AsyncParsableCommand {
         let url = URL(fileURLWithPath: file)
         guard FileManager.default.isReadableFile(atPath: url.path) else {
             Output.error("locate replay: cannot read \(file): no such readable file.")
-            throw ExitCode(66)
+            throw ExitCode(.noInput)
         }
         let recording: ReplayRecording
         do {
             recording = try ReplayRecording(contentsOf: url)
         } catch {
             Output.error("locate replay: \(error)")
-            throw ExitCode(65)
+            throw ExitCode(.dataError)
         }
         if viaGpsd {
             try await serveThroughGPSD(recording)
@@ -82,7 +82,7 @@ struct Replay: AsyncParsableCommand {
             boundPort = try server.start()
         } catch {
             Output.error("locate replay: \(error) Is gpsd (or another replay) using it? Pass --port.")
-            throw ExitCode(69)
+            throw ExitCode(.unavailable)
         }
         Output.error("locate replay: serving \(file) (\(recording.format.rawValue), \(recording.fixCount) fixes) as a fake gpsd on 127.0.0.1:\(boundPort)")
         Output.line("127.0.0.1:\(boundPort)")
@@ -102,7 +102,7 @@ struct Replay: AsyncParsableCommand {
             gpsd = try await PrivateGPSD(devices: [device.path], port: port == 0 ? nil : port)
         } catch {
             Output.error("locate replay: \(error)")
-            throw ExitCode(69)
+            throw ExitCode(.unavailable)
         }
         defer { gpsd.stop() }
         Output.error("locate replay: serving \(file) (\(recording.format.rawValue), \(recording.nmea.epochs.count) NMEA epochs) through gpsd on 127.0.0.1:\(gpsd.port), reading \(device.path)")

@@ -37,8 +37,9 @@ struct Watch: AsyncParsableCommand {
         commandName: "watch",
         abstract: "Print each fix gpsd reports, one line per fix.",
         discussion: """
-            Exits 0 once --count fixes are printed, and 69 when gpsd cannot be reached, or is lost \
-            and does not come back within --reconnect-for seconds.
+            Exits \(ExitStatus.success.rawValue) once --count fixes are printed, and \
+            \(ExitStatus.unavailable.rawValue) when gpsd cannot be reached, or is lost and does not come \
+            back within --reconnect-for seconds.
             """)
 
     @OptionGroup var serverOptions: ServerOptions
@@ -71,7 +72,7 @@ struct Watch: AsyncParsableCommand {
         let outcome = await session.run(client)
         if case let .failed(error) = outcome {
             Output.error("locate watch: \(error)")
-            throw ExitCode(69)
+            throw ExitCode(.unavailable)
         }
     }
 }

@@ -45,8 +45,8 @@ struct Export: AsyncParsableCommand {
             }
         } catch {
             Output.error("workout export: \(error)")
-            if case .exportFailed = error { throw ExitCode(73) }
-            throw ExitCode(74)
+            if case .exportFailed = error { throw ExitCode(.cannotCreate) }
+            throw ExitCode(.ioError)
         }
         if summary.samplesNotWritten > 0 {
             Output.error("workout export: \(summary.samplesNotWritten) samples have no place in \(format.rawValue) (between points, or of a type it cannot carry) and were left out.")

@@ -12,9 +12,10 @@ struct Import: AsyncParsableCommand {
             Prints a summary per workout: points, distance, duration, elevation gain, heart rate, and \
             every point skipped with its line. Importing a track the store already holds saves nothing \
             and says so. With --json, one JSON object per workout per line. A file that cannot be read \
-            or is not well-formed GPX stops with its file, line and column (exit 65; 66 when it cannot \
-            be opened); the workouts of its tracks before the error are kept, and the other files are \
-            still imported. Shows progress on a terminal for files over 4 MB.
+            or is not well-formed GPX stops with its file, line and column (exit \
+            \(ExitStatus.dataError.rawValue); \(ExitStatus.noInput.rawValue) when it cannot be opened); \
+            the workouts of its tracks before the error are kept, and the other files are still \
+            imported. Shows progress on a terminal for files over 4 MB.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -43,7 +44,7 @@ struct Import: AsyncParsableCommand {
         let store = try storeOptions.open()
         let importer = GPXImporter(store: store, options: GPXImportOptions(
             activity: activity.flatMap(WorkoutActivityType.init(rawValue:)), strict: strict))
-        var status: Int32 = 0
+        var failures: [ExitStatus] = []
         for file in files {
             let progress = ProgressBar.forFile(file)
             var update: (@Sendable (Int64, Int64?) -> Void)?
@@ -56,10 +57,11 @@ struct Import: AsyncParsableCommand {
                 progress?.finish()
                 for imported in error.imported { print(imported, file: file) }
                 Output.error("workout import: \(error)")
-                status = max(status, Self.exitStatus(for: error))
+                failures.append(Self.exitStatus(for: error))
             }
         }
-        if status != 0 { throw ExitCode(status) }
+        // The highest code of the files that failed: a missing file (66) outranks a bad one (65).
+        if let worst = failures.max(by: { $0.rawValue < $1.rawValue }) { throw ExitCode(worst) }
     }
 
     private func print(_ report: GPXImportReport) {
@@ -82,13 +84,13 @@ struct Import: AsyncParsableCommand {
         }
     }
 
-    static func exitStatus(for error: GPXImportError) -> Int32 {
+    static func exitStatus(for error: GPXImportError) -> ExitStatus {
         switch error {
-        case .read(.unreadable, _): 66
-        case .read: 65
-        case .save(_, _, _, .databaseFailed, _), .save(_, _, _, .cannotOpen, _): 74
-        case .save: 65
-        case .cancelled: 75
+        case .read(.unreadable, _): .noInput
+        case .read: .dataError
+        case .save(_, _, _, .databaseFailed, _), .save(_, _, _, .cannotOpen, _): .ioError
+        case .save: .dataError
+        case .cancelled: .temporaryFailure
         }
     }
 }

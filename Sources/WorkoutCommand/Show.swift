@@ -74,7 +74,7 @@ struct Show: AsyncParsableCommand {
             try Data(svg.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
             Output.error("workout show: cannot write \(path): \(error.localizedDescription)")
-            throw ExitCode(73)
+            throw ExitCode(.cannotCreate)
         }
     }
 }

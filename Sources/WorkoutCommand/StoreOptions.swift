@@ -16,7 +16,7 @@ struct StoreOptions: ParsableArguments {
             return try WorkoutStore()
         } catch {
             Output.error("workout: \(error)")
-            throw ExitCode(74)
+            throw ExitCode(.ioError)
         }
     }
 
@@ -32,14 +32,14 @@ struct StoreOptions: ParsableArguments {
             if matches.count > 1 {
                 Output.error("workout: \(reference) is the start of \(matches.count) workout ids; give more of it: "
                     + matches.prefix(5).map(\.id.uuidString).joined(separator: ", "))
-                throw ExitCode(64)
+                throw ExitCode(.usage)
             }
         } else {
             Output.error("workout: '\(reference)' is not a workout id; give the id or at least its first 4 characters.")
-            throw ExitCode(64)
+            throw ExitCode(.usage)
         }
         Output.error("workout: no workout \(reference) in \(store.path ?? "the store").")
-        throw ExitCode(66)
+        throw ExitCode(.noInput)
     }
 }
 
@@ -49,6 +49,6 @@ func storeCall<T>(_ body: () async throws -> T) async throws -> T {
         return try await body()
     } catch let error as WorkoutStoreError {
         Output.error("workout: \(error)")
-        throw ExitCode(74)
+        throw ExitCode(.ioError)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 
 /// The `workout` command: import GPX files into a workout store, list, show, export and delete.
 @main
@@ -9,10 +10,13 @@ struct WorkoutCommand: AsyncParsableCommand {
         discussion: """
             The store is a SQLite file: --store PATH, else $XDG_DATA_HOME/swift-gps-facade/workouts.sqlite \
             (~/.local/share/... when XDG_DATA_HOME is unset). A workout is named by its id or any \
-            unambiguous start of it (as `workout list` prints). Exit codes: 0 success, 64 usage, \
-            65 bad input data (the message names file, line and column), 66 no such file or workout, \
-            73 an output file cannot be written, 74 the store failed, 75 interrupted.
-            """,
+            unambiguous start of it (as `workout list` prints).
+            """ + "\n\n" + ExitStatus.summary([
+                .success: "success", .usage: "usage",
+                .dataError: "bad input data (the message names file, line and column)",
+                .noInput: "no such file or workout", .cannotCreate: "an output file cannot be written",
+                .ioError: "the store failed", .temporaryFailure: "interrupted",
+            ]),
         subcommands: [Import.self, List.self, Show.self, Export.self, Delete.self]
     )
 }
