@@ -1,3 +1,4 @@
+import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -12,38 +13,69 @@ import LocationFacade
 
 /// How `locate once` prints a fix: `text`, `json`, `geojson`, `gpx`, or a template with tokens
 /// such as `%latitude %longitude %altitude %speed %course %h_accuracy %time`.
-enum LocationFormat: Equatable {
+enum LocationFormat: Equatable, Sendable {
     case text
     case json
     case geojson
     case gpx
     case template([TemplatePart])
 
-    enum TemplatePart: Equatable {
+    enum TemplatePart: Equatable, Sendable {
         case literal(String)
         case field(Location.CodingKeys)
     }
 
+    /// The formats with a name, each with what it prints.
+    static let named: KeyValuePairs<String, (format: LocationFormat, description: String)> = [
+        "text": (.text, "latitude and longitude: LAT LON"),
+        "json": (.json, "one line of Location's JSON form"),
+        "geojson": (.geojson, "a GeoJSON Feature: a Point whose properties are Location's JSON keys"),
+        "gpx": (.gpx, "a GPX 1.1 document with the fix as its one waypoint"),
+    ]
+
     /// The tokens a template may use: `%` and one of Location's JSON keys.
     static var tokens: [String] { Location.CodingKeys.allCases.map { "%" + $0.stringValue } }
 
+    /// A template with a token that is not a field, such as `%lat`.
     struct ParseError: Error, CustomStringConvertible {
-        var description: String
-    }
+        /// The token, as given.
+        var token: String
 
-    /// Parses `--format`'s argument. Anything other than the four names is a template; `%%` is a
-    /// percent sign and `\n`, `\t` are a newline and a tab.
-    init(parsing text: String) throws {
-        switch text {
-        case "text": self = .text
-        case "json": self = .json
-        case "geojson": self = .geojson
-        case "gpx": self = .gpx
-        default: self = .template(try Self.parseTemplate(text))
+        var description: String {
+            """
+            '\(token)' is not a field; use \(LocationFormat.named.map(\.key).joined(separator: ", ")), or a template of \
+            \(LocationFormat.tokens.joined(separator: " ")) (%% for a percent sign).
+            """
         }
     }
 
-    private static func parseTemplate(_ text: String) throws -> [TemplatePart] {
+    /// Parses `--format`'s argument. Anything other than the four names is a template; `%%` is a
+    /// percent sign and `\n`, `\t` are a newline and a tab. Throws ``ParseError`` naming a token
+    /// that is not a field.
+    init(parsing text: String) throws(ParseError) {
+        if let named = Self.named.first(where: { $0.key == text }) {
+            self = named.value.format
+        } else {
+            self = .template(try Self.parseTemplate(text))
+        }
+    }
+
+    /// The argument that gives this format: its name, or the template (with `%%` for a percent
+    /// sign, and `\n`, `\t` for a newline and a tab).
+    var argument: String {
+        if let named = Self.named.first(where: { $0.value.format == self }) { return named.key }
+        guard case let .template(parts) = self else { return "" }
+        return parts.map { part in
+            switch part {
+            case let .literal(text):
+                text.replacing("%", with: "%%").replacing("\n", with: "\\n").replacing("\t", with: "\\t")
+            case let .field(key):
+                "%" + key.stringValue
+            }
+        }.joined()
+    }
+
+    private static func parseTemplate(_ text: String) throws(ParseError) -> [TemplatePart] {
         var parts: [TemplatePart] = []
         var literal = ""
         var index = text.startIndex
@@ -70,11 +102,7 @@ enum LocationFormat: Equatable {
                 continue
             }
             guard let key = keys.first(where: { rest.hasPrefix($0.stringValue) }) else {
-                let word = rest.prefix { $0.isLetter || $0 == "_" }
-                throw ParseError(description: """
-                    --format: '%\(word)' is not a field; use text, json, geojson, gpx, or a template of \
-                    \(tokens.joined(separator: " ")) (%% for a percent sign).
-                    """)
+                throw ParseError(token: "%" + rest.prefix { $0.isLetter || $0 == "_" })
             }
             if !literal.isEmpty {
                 parts.append(.literal(literal))
@@ -151,4 +179,23 @@ enum LocationFormat: Equatable {
         GPXWriter.appendFooter(to: &bytes)
         return String(decoding: bytes.dropLast(), as: UTF8.self)  // without the final newline: the caller prints a line
     }
+}
+
+/// `locate once --format`: help lists the four names with what each prints, and completes them.
+extension LocationFormat: ExpressibleByArgument {
+    /// The format `argument` names, or nil for a template with a token that is not a field
+    /// (``init(parsing:)`` says which).
+    init?(argument: String) {
+        try? self.init(parsing: argument)
+    }
+
+    static var allValueStrings: [String] { named.map(\.key) }
+
+    static var allValueDescriptions: [String: String] {
+        Dictionary(uniqueKeysWithValues: named.map { ($0.key, $0.value.description) })
+    }
+
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
+
+    var defaultValueDescription: String { argument }
 }

@@ -35,16 +35,27 @@ struct Once: AsyncParsableCommand {
     @Option(help: "Accept a fix gpsd already has if it was received no more than this many seconds ago.")
     var maxAge: Double?
 
-    @Option(help: "The least fix to accept: 2d or 3d.")
-    var minMode: String = "2d"
+    @Option(help: "The least fix to accept.")
+    var minMode: FixMode = .fix2D
 
     @Option(help: "The worst horizontal accuracy to accept, in metres.")
     var accuracy: Double?
 
-    @Option(help: ArgumentHelp(
-        "text (LAT LON), json, geojson, gpx, or a template.",
-        discussion: "A template uses Location's JSON keys as tokens: \(LocationFormat.tokens.joined(separator: " "))."))
-    var format: String = "text"
+    // Parsed with LocationFormat(parsing:), not init?(argument:), so that the error for a bad
+    // template names the token that is not a field; the ExpressibleByArgument conformance still
+    // lists the names in help (argumentType) and completes them. Help shows no default for a
+    // parsing closure, so the abstract gives it.
+    @Option(
+        help: ArgumentHelp(
+            "How to print the fix: a name below, or a template. (default: \(LocationFormat.text.defaultValueDescription))",
+            discussion: """
+                A template uses Location's JSON keys as tokens: \(LocationFormat.tokens.joined(separator: " ")); \
+                %% is a percent sign, \\n and \\t a newline and a tab.
+                """,
+            argumentType: LocationFormat.self),
+        completion: LocationFormat.defaultCompletionKind,
+        transform: { try LocationFormat(parsing: $0) })
+    var format: LocationFormat = .text
 
     @Option(help: "Answer from a replay of FILE (a gpsd JSON log, an NMEA log or a GPX track) instead of gpsd.", completion: .file())
     var simulate: String?
@@ -56,19 +67,12 @@ struct Once: AsyncParsableCommand {
         guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds, not \(timeout).") }
         if let maxAge, !(maxAge >= 0 && maxAge.isFinite) { throw ValidationError("--max-age must be zero or more seconds, not \(maxAge).") }
         if let accuracy, !(accuracy > 0 && accuracy.isFinite) { throw ValidationError("--accuracy must be a positive number of metres, not \(accuracy).") }
-        guard ["2d", "3d"].contains(minMode.lowercased()) else { throw ValidationError("--min-mode must be 2d or 3d, not '\(minMode)'.") }
-        do {
-            _ = try LocationFormat(parsing: format)
-        } catch let error as LocationFormat.ParseError {
-            throw ValidationError(error.description)
-        }
         if simulate != nil, serverOptions.server != nil {
             throw ValidationError("--simulate answers without gpsd: give either a server or --simulate, not both.")
         }
     }
 
     func run() async throws {
-        let format = try LocationFormat(parsing: format)
         let (source, client) = try makeSource()
         let tracker = ConnectionTracker(source, reporting: verbose ? (serverOptions.server ?? simulate ?? "") : nil)
         let manager = LocationManager(source: source)
@@ -76,7 +80,7 @@ struct Once: AsyncParsableCommand {
             let fix = try await manager.requestLocation(
                 timeout: .milliseconds(Int64(timeout * 1000)),
                 maximumAge: maxAge.map { .milliseconds(Int64($0 * 1000)) },
-                minimumMode: minMode.lowercased() == "3d" ? .fix3D : .fix2D,
+                minimumMode: minMode,
                 desiredAccuracy: accuracy)
             Output.line(format.render(fix))
         } catch let error as LocationError {
