@@ -18,22 +18,15 @@ struct Export: AsyncParsableCommand {
     @Argument(help: "The workout's id, or the start of it.")
     var id: String
 
-    @Option(help: "gpx or geojson.")
-    var format: String = "gpx"
+    @Option(help: "The file format.")
+    var format: WorkoutExportFormat = .gpx
 
     @Option(name: .shortAndLong, help: "The file to write (default: standard output).", completion: .file())
     var output: String?
 
-    func validate() throws {
-        guard WorkoutExportFormat(rawValue: format.lowercased()) != nil else {
-            throw ValidationError("--format must be gpx or geojson, not '\(format)'.")
-        }
-    }
-
     func run() async throws {
         let store = try storeOptions.open()
         let workout = try await storeOptions.resolve(id, in: store)
-        let format = WorkoutExportFormat(rawValue: format.lowercased())!
         let summary: ExportSummary
         do {
             if let output {

@@ -23,9 +23,8 @@ struct Import: AsyncParsableCommand {
     @Argument(help: "GPX files (.gpx or .gpx.gz).", completion: .file(extensions: ["gpx", "gz"]))
     var files: [String]
 
-    @Option(help: ArgumentHelp("The activity of every workout imported.",
-                               discussion: "One of: \(WorkoutActivityType.allCases.map(\.rawValue).joined(separator: ", ")). Default: each track's <type>."))
-    var activity: String?
+    @Option(help: ArgumentHelp("The activity of every workout imported.", discussion: "Default: each track's <type>."))
+    var activity: WorkoutActivityType?
 
     @Flag(help: "Stop at the first invalid value instead of skipping its point.")
     var strict = false
@@ -35,15 +34,11 @@ struct Import: AsyncParsableCommand {
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("Give at least one GPX file.") }
-        if let activity, WorkoutActivityType(rawValue: activity) == nil {
-            throw ValidationError("--activity must be one of \(WorkoutActivityType.allCases.map(\.rawValue).joined(separator: ", ")), not '\(activity)'.")
-        }
     }
 
     func run() async throws {
         let store = try storeOptions.open()
-        let importer = GPXImporter(store: store, options: GPXImportOptions(
-            activity: activity.flatMap(WorkoutActivityType.init(rawValue:)), strict: strict))
+        let importer = GPXImporter(store: store, options: GPXImportOptions(activity: activity, strict: strict))
         var failures: [ExitStatus] = []
         for file in files {
             let progress = ProgressBar.forFile(file)

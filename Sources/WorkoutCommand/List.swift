@@ -14,7 +14,7 @@ struct List: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     @Option(help: "Only workouts of this activity.")
-    var activity: String?
+    var activity: WorkoutActivityType?
 
     @Option(help: "Only workouts that end at or after this time (RFC 3339, or a date: 2024-05-01).")
     var from: String?
@@ -26,9 +26,6 @@ struct List: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if let activity, WorkoutActivityType(rawValue: activity) == nil {
-            throw ValidationError("--activity must be one of \(WorkoutActivityType.allCases.map(\.rawValue).joined(separator: ", ")), not '\(activity)'.")
-        }
         for (name, value) in [("--from", from), ("--to", to)] {
             if let value, Self.date(value) == nil {
                 throw ValidationError("\(name) must be an RFC 3339 time or a date such as 2024-05-01, not '\(value)'.")
@@ -41,7 +38,7 @@ struct List: AsyncParsableCommand {
         let workouts = try await storeCall {
             try await store.workouts(
                 from: from.flatMap(Self.date), to: to.flatMap(Self.date),
-                activityType: activity.flatMap(WorkoutActivityType.init(rawValue:)))
+                activityType: activity)
         }
         for workout in workouts {
             if json {
