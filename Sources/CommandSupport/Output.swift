@@ -31,9 +31,10 @@ package enum Output {
     }
 
     private static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress else { return }  // nothing to write
         var offset = 0
         while offset < buffer.count {
-            let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            let written = Glibc.write(fd, base + offset, buffer.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 return

@@ -22,14 +22,24 @@ enum Format {
         return String(format: "%d:%02d:%02d", total / 3600, total / 60 % 60, total % 60)
     }
 
-    /// A number for JSON, or null.
+    /// A number for JSON (to a thousandth), or null when unknown or not finite: JSON has no NaN
+    /// or infinity.
     static func json(_ value: Double?) -> Any {
-        value.map { ($0 * 1000).rounded() / 1000 } ?? NSNull()
+        guard let value, value.isFinite else { return NSNull() }
+        return (value * 1000).rounded() / 1000
     }
 
     /// `object` as one line of JSON with sorted keys.
-    static func jsonLine(_ object: Any) -> String {
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+    ///
+    /// `object` is built by this command from strings, numbers (through ``json(_:)``), `NSNull`,
+    /// arrays and dictionaries; anything else is a mistake in the command, and stops it with a
+    /// message naming what could not be written.
+    static func jsonLine(_ object: [String: Any]) -> String {
+        do {
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            return String(decoding: data, as: UTF8.self)
+        } catch {
+            preconditionFailure("workout: cannot write JSON for keys \(object.keys.sorted()): \(error)")
+        }
     }
 }

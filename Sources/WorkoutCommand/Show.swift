@@ -28,8 +28,8 @@ struct Show: AsyncParsableCommand {
         var statistics: [QuantityType: (count: Int, average: Double, maximum: Double)] = [:]
         for type in QuantityType.allCases {
             let values = try await storeCall { try await store.samples(of: workout.id, type: type) }.map(\.value)
-            if !values.isEmpty {
-                statistics[type] = (values.count, values.reduce(0, +) / Double(values.count), values.max()!)
+            if let maximum = values.max() {
+                statistics[type] = (values.count, values.reduce(0, +) / Double(values.count), maximum)
             }
         }
         if json {
