@@ -1,0 +1,108 @@
+import Foundation
+import LocationFacade
+import Simulators
+import Testing
+import TestSupport
+
+/// What `locate` says about its options and how it ends: the values help lists, the usage error
+/// for a value that is not one of them, and the sysexits code of each kind of failure.
+@Suite("locate options and exit codes", .timeLimit(.minutes(1)))
+struct ArgumentsAndExitCodesTests {
+    /// `lines` as one line with single spaces, as help text reads once unwrapped.
+    static func unwrapped(_ lines: [String]) -> String {
+        lines.joined(separator: " ").split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    @Test func helpListsTheCodesTheCommandExitsWith() async throws {
+        let result = try await Locate.run(["--help"])
+        #expect(result.status == 0)
+        #expect(Self.unwrapped(result.output).contains("""
+            Exit codes follow sysexits: 0 success, 64 usage, 65 bad input data, 66 missing input, \
+            69 gpsd unavailable, 73 cannot create the output file, 75 timed out.
+            """))
+    }
+
+    @Test func onceHelpListsTheModesAndFormats() async throws {
+        let result = try await Locate.run(["once", "--help"])
+        #expect(result.status == 0)
+        let help = Self.unwrapped(result.output)
+        #expect(help.contains("--min-mode <min-mode> The least fix to accept. (values: 2d, 3d; default: 2d)"), "\(help)")
+        #expect(help.contains("(default: text)"))
+        for name in ["text", "json", "geojson", "gpx"] {
+            #expect(result.output.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix(name + " ") }, "help lists --format \(name)")
+        }
+        #expect(help.contains("%latitude %longitude"))
+    }
+
+    @Test(arguments: ["4d", "none", "3"])
+    func aModeThatIsNotOneOfTheValuesIsAUsageErrorNamingThem(mode: String) async throws {
+        let result = try await Locate.run(["once", "--min-mode", mode, "--simulate", Repository.fixture("gpsd/greenwich-walk.json").path])
+        #expect(result.status == 64)
+        #expect(result.output.isEmpty)
+        #expect(result.error.first == "Error: The value '\(mode)' is invalid for '--min-mode <min-mode>'. Please provide one of '2d' and '3d'.")
+        #expect(result.error.contains("  See 'locate once --help' for more information."))
+    }
+
+    @Test func aTemplateWithAnUnknownFieldIsAUsageErrorNamingIt() async throws {
+        let result = try await Locate.run(["once", "--format", "%latitude %lat", "--simulate", Repository.fixture("gpsd/greenwich-walk.json").path])
+        #expect(result.status == 64)
+        #expect(result.output.isEmpty)
+        let message = try #require(result.error.first)
+        #expect(message.hasPrefix("Error: The value '%latitude %lat' is invalid for '--format <format>': '%lat' is not a field; use text, json, geojson, gpx, or a template of %latitude %longitude"), "\(message)")
+    }
+
+    /// The first three fixes are 2D: `3D`, in gpsd's spelling, asks for the fourth as `3d` does.
+    @Test(arguments: ["3D", "3d"])
+    func upperCaseModesStillWork(mode: String) async throws {
+        var fixes = SyntheticTrack.generate(count: 6, seed: 3)
+        for index in 0..<3 { fixes[index].mode = .fix2D }
+        let server = FakeGPSDServer(script: .fixes(fixes), pace: .asFastAsClientsRead)
+        defer { server.shutdown() }
+        let address = "127.0.0.1:\(try server.start())"
+        let result = try await Locate.run(["once", address, "--min-mode", mode, "--format", "%mode %latitude"])
+        #expect(result.status == 0)
+        #expect(result.output == ["3d \(fixes[3].latitude)"])
+    }
+
+    @Test func upperCase2DIsTheDefaultMode() async throws {
+        let result = try await Locate.run(["once", "--min-mode", "2D", "--simulate", Repository.fixture("gpsd/greenwich-walk.json").path])
+        #expect(result.status == 0)
+        #expect(result.output == ["51.477928 -0.001545"])
+    }
+
+    @Test func recordingToAFileThatCannotBeCreatedExits73() async throws {
+        let server = FakeGPSDServer(script: .fixes(SyntheticTrack.generate(count: 3, seed: 1)), pace: .asFastAsClientsRead)
+        defer { server.shutdown() }
+        let address = "127.0.0.1:\(try server.start())"
+        let result = try await Locate.run(["record", address, "-o", "/nonexistent-\(UUID())/log.json", "--duration", "5"])
+        #expect(result.status == 73)
+        #expect(result.error.first?.hasPrefix("locate record: ") == true)
+    }
+
+    @Test func recordingAndWatchingWithoutGPSDExit69() async throws {
+        let address = "127.0.0.1:\(try GPSFake.freePort())"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("unrecorded-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let record = try await Locate.run(["record", address, "-o", file.path, "--duration", "5"])
+        #expect(record.status == 69)
+        let watch = try await Locate.run(["watch", address])
+        #expect(watch.status == 69)
+    }
+
+    @Test func replayExitsWithTheCodeOfWhatWentWrong() async throws {
+        let missing = try await Locate.run(["replay", "/nonexistent-\(UUID()).nmea"])
+        #expect(missing.status == 66)
+        let bad = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID()).json")
+        try "{\"class\":\"TPV\"}\n{oops\n".write(to: bad, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: bad) }
+        let unreadable = try await Locate.run(["replay", bad.path])
+        #expect(unreadable.status == 65)
+        // A port some other server holds: the fake gpsd cannot listen there.
+        let holder = FakeGPSDServer(script: .fixes([]), pace: .asFastAsClientsRead)
+        defer { holder.shutdown() }
+        let port = try holder.start()
+        let taken = try await Locate.run(["replay", Repository.fixture("gpsd/greenwich-walk.json").path, "--port", "\(port)", "--exit-when-done"])
+        #expect(taken.status == 69)
+        #expect(taken.error.first?.contains("Pass --port.") == true)
+    }
+}
