@@ -59,7 +59,8 @@ struct OnceCommandTests {
         let plain = try await once(["--format", "%latitude,%longitude %mode %%"])
         #expect(plain.output == ["\(first.latitude),\(first.longitude) 3d %"])
         let escaped = try await once(["--format", "%time ±%h_accuracy\\t%device%status"])
-        #expect(escaped.output == ["2024-05-01T10:00:00.000Z ±\(first.horizontalAccuracy!)\tsimulated0simulated"])
+        let accuracy = try #require(first.horizontalAccuracy)
+        #expect(escaped.output == ["2024-05-01T10:00:00.000Z ±\(accuracy)\tsimulated0simulated"])
     }
 
     @Test func geoJSONAndGPXAreDocumentsOfTheirKind() async throws {
@@ -67,7 +68,8 @@ struct OnceCommandTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(geo.output.joined().utf8)) as? [String: Any])
         let geometry = try #require(object["geometry"] as? [String: Any])
         #expect(object["type"] as? String == "Feature")
-        #expect(geometry["coordinates"] as? [Double] == [Self.track[0].longitude, Self.track[0].latitude, Self.track[0].altitude!])
+        let altitude = try #require(Self.track[0].altitude)
+        #expect(geometry["coordinates"] as? [Double] == [Self.track[0].longitude, Self.track[0].latitude, altitude])
         let gpx = try await once(["--format", "gpx"])
         let document = try XMLDocument(data: Data(gpx.output.joined(separator: "\n").utf8))
         let gpxNamespace = "http://www.topografix.com/GPX/1/1"

@@ -67,7 +67,8 @@ struct ReplayInputsTests {
         let (replay, recorder, client) = try await watch(file, ["--fast", "--loop"])
         defer { client.stop(); replay.terminate() }
         let log = await recorder.waitUntil { $0.locations.count >= 7 }
-        let times = log.locations.prefix(7).map { $0.time!.timeIntervalSince(Self.walk[0].time!) }
+        let start = try #require(Self.walk[0].time)
+        let times = log.locations.prefix(7).map { $0.time?.timeIntervalSince(start) }
         #expect(times == [0, 1, 2, 3, 4, 5, 6], "three fixes a second apart, then again 3 s on")
         #expect(log.locations[3].latitude == Self.walk[0].latitude)
     }
@@ -77,11 +78,12 @@ struct ReplayInputsTests {
         let (replay, recorder, client) = try await watch(Repository.fixture("nmea/greenwich-walk.nmea"), ["--via-gpsd", "--speed", "25"])
         defer { client.stop(); replay.terminate() }
         let log = await recorder.waitUntil { $0.locations.last?.time == Self.walk.last?.time }
-        let byTime = Dictionary(uniqueKeysWithValues: Self.walk.map { ($0.time!, $0) })
+        let byTime = Dictionary(uniqueKeysWithValues: Self.walk.compactMap { fix in fix.time.map { ($0, fix) } })
         let fixes = log.locations.filter { $0.mode >= .fix2D }
         #expect(fixes.count > Self.walk.count / 2, "most of the walk arrives after the client connects")
         for fix in fixes {
-            let expected = try #require(byTime[fix.time!])
+            let time = try #require(fix.time)
+            let expected = try #require(byTime[time])
             #expect(abs(fix.latitude - expected.latitude) < 1e-6 && abs(fix.longitude - expected.longitude) < 1e-6)
             #expect(fix.device?.hasPrefix("/dev/pts/") == true, "gpsd read a pseudo-terminal")
         }
