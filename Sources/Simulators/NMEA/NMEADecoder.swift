@@ -12,8 +12,10 @@ import LocationFacade
 /// Reads NMEA 0183 logs (RMC, GGA, GSA, VTG, GLL, any talker) into fixes, one per epoch, for the
 /// in-process replay device. It is not gpsd: it takes what the sentences say and nothing more.
 ///
-/// - A sentence whose checksum is wrong, or that is not NMEA at all (binary, comments), is skipped
-///   and counted.
+/// - Lines that are not NMEA sentences (comments, as gpsd's regression logs and gpsfake logs
+///   begin; free text; binary noise; a first sentence cut off mid-line), and sentences whose
+///   checksum is wrong, are skipped and counted. A sentence without a checksum is taken, as gpsd
+///   takes it. Proprietary sentences (`$P...`) are ignored.
 /// - An epoch is the sentences that share a time of day; its fix is emitted when the time changes.
 /// - The mode comes from GSA when present, else from GGA's quality and altitude, else from RMC's
 ///   status. A 2D fix carries no altitude.
@@ -35,14 +37,13 @@ public struct NMEADecoder: Sendable {
     public func decode(_ text: String, device: String? = nil) -> Result {
         var epochs = EpochBuilder(device: device)
         var skipped = 0
-        for line in text.split(whereSeparator: \.isNewline) {
-            let sentence = line.trimmingWhitespace()
-            guard !sentence.isEmpty else { continue }
-            guard NMEAEncoder.isValid(sentence), let body = Self.body(of: sentence) else {
-                skipped += 1
+        for line in NMEASentence.lines(of: text) {
+            guard let sentence = NMEASentence(line: line) else {
+                if line.utf8.contains(where: { !NMEASentence.isSpace($0) }) { skipped += 1 }
                 continue
             }
-            epochs.take(body)
+            guard sentence.text.first == "$", !sentence.isProprietary else { continue }
+            epochs.take(sentence.fields)
         }
         epochs.finish()
         return Result(timeline: epochs.timeline, skippedLines: skipped)
@@ -53,14 +54,6 @@ public struct NMEADecoder: Sendable {
         guard field.count >= 6, let hours = Double(field.prefix(2)), let minutes = Double(field.dropFirst(2).prefix(2)),
               let seconds = Double(field.dropFirst(4)) else { return nil }
         return hours * 3600 + minutes * 60 + seconds
-    }
-
-    /// The fields of `$TTSSS,...*CS` without `$` and checksum.
-    private static func body(of sentence: String) -> [Substring]? {
-        guard let star = sentence.lastIndex(of: "*") else { return nil }
-        let fields = sentence[sentence.index(after: sentence.startIndex)..<star].split(separator: ",", omittingEmptySubsequences: false)
-        guard let address = fields.first, address.count >= 5 else { return nil }
-        return fields
     }
 }
 

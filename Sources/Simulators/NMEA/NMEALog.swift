@@ -36,20 +36,20 @@ public struct NMEALog: Sendable, Hashable {
         (epochs.last?.offset ?? .zero) + .seconds(1)
     }
 
-    /// A recorded log. A sentence with a time of day (RMC, GGA, GLL, ZDA) that differs from the
-    /// epoch's starts a new epoch; sentences without one (GSA, GSV, VTG) join the current epoch.
-    /// Lines that are not checksummed NMEA sentences are left out. Times of day that go backwards
-    /// are taken as a new day.
+    /// A recorded log. A sentence with a time of day (RMC, GGA, GLL, GNS, ZDA) that differs from
+    /// the epoch's starts a new epoch; sentences without one (GSA, GSV, VTG) join the current epoch.
+    /// Lines that are not NMEA sentences (comments, free text, noise, bad checksums; see
+    /// ``NMEADecoder``) are left out, and so is noise before a sentence on its line; sentences
+    /// without a checksum are kept as they are. Times of day that go backwards are taken as a new day.
     public init(text: String) {
         var epochs: [Epoch] = []
         var current: (time: Double, sentences: [String])?
         var first: Double?
         var dayOffset = 0.0
         var last = 0.0
-        for line in text.split(whereSeparator: \.isNewline) {
-            let sentence = line.trimmingWhitespace()
-            guard NMEAEncoder.isValid(sentence) else { continue }
-            let withEnding = sentence + "\r\n"
+        for line in NMEASentence.lines(of: text) {
+            guard let sentence = NMEASentence(line: line) else { continue }
+            let withEnding = String(sentence.text) + "\r\n"
             if let seconds = Self.timeOfDay(in: sentence), seconds + dayOffset != current?.time {
                 if let current {
                     epochs.append(Epoch(offset: GPSDScript.duration(current.time - (first ?? current.time)), sentences: current.sentences))
@@ -107,16 +107,12 @@ public struct NMEALog: Sendable, Hashable {
         epochs.flatMap(\.sentences).joined()
     }
 
-    /// The time of day (seconds) in an RMC, GGA, GLL or ZDA sentence.
-    private static func timeOfDay(in sentence: String) -> Double? {
-        let fields = sentence.split(separator: ",", omittingEmptySubsequences: false)
-        guard let address = fields.first, address.count >= 6 else { return nil }
-        let field: Substring
-        switch address.suffix(3) {
-        case "RMC", "GGA", "ZDA": field = fields.count > 1 ? fields[1] : ""
-        case "GLL": field = fields.count > 5 ? fields[5] : ""
-        default: return nil
+    /// The time of day (seconds) in an RMC, GGA, GLL, GNS or ZDA sentence.
+    private static func timeOfDay(in sentence: NMEASentence) -> Double? {
+        switch sentence.type {
+        case "RMC", "GGA", "GNS", "ZDA": NMEADecoder.timeOfDay(sentence[1])
+        case "GLL": NMEADecoder.timeOfDay(sentence[5])
+        default: nil
         }
-        return NMEADecoder.timeOfDay(field)
     }
 }

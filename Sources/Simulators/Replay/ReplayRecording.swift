@@ -77,7 +77,7 @@ public struct ReplayRecording: Sendable {
         case .nmea?:
             let text = String(decoding: data, as: UTF8.self)
             let log = NMEALog(text: text)
-            guard !log.epochs.isEmpty else { throw ReadError(file: url.path, reason: "no NMEA sentence with a valid checksum") }
+            guard !log.epochs.isEmpty else { throw ReadError(file: url.path, reason: "no NMEA sentence (or none with a right checksum)") }
             let timeline = NMEADecoder().decode(text, device: url.lastPathComponent).timeline
             self.init(format: .nmea, timeline: timeline, script: GPSDScript(timeline: timeline), nmea: log)
         case .gpx?:
@@ -110,19 +110,23 @@ public struct ReplayRecording: Sendable {
         ReplayLocationSource(timeline: timeline, speed: speed, loop: loop, startOffset: startOffset, clock: clock)
     }
 
-    /// The format of a file from its first bytes: `{` a gpsd log, `$` or `!` NMEA, `<` (after a
-    /// byte-order mark) or the gzip magic number GPX.
+    /// The format of a file from its first lines that say: `{` a gpsd log, `<` GPX, an NMEA
+    /// sentence NMEA; or the gzip magic number, GPX. Blank lines, comments (`#`, as gpsd's
+    /// regression logs and gpsfake logs begin) and anything else (a free-text header, a sentence
+    /// cut off when the recording began, noise) are passed over, in the first 64 KiB.
     static func format(of data: Data) -> Format? {
         if data.starts(with: [0x1F, 0x8B]) { return .gpx }
-        var bytes = data.prefix(4096)[...]
+        var bytes = data.prefix(65_536)[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        guard let first = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
-        switch first {
-        case UInt8(ascii: "{"): return .gpsdJSON
-        case UInt8(ascii: "$"), UInt8(ascii: "!"): return .nmea
-        case UInt8(ascii: "<"): return .gpx
-        default: return nil
+        for line in bytes.split(whereSeparator: { $0 == 0x0A || $0 == 0x0D }) {
+            switch line.first(where: { $0 != 0x20 && $0 != 0x09 }) {
+            case UInt8(ascii: "{"): return .gpsdJSON
+            case UInt8(ascii: "<"): return .gpx
+            case nil, UInt8(ascii: "#"): continue
+            default: if NMEASentence(line: String(decoding: line, as: UTF8.self)[...]) != nil { return .nmea }
+            }
         }
+        return nil
     }
 }
 

@@ -1,0 +1,113 @@
+import Foundation
+import LocationFacade
+import Simulators
+import Testing
+import TestSupport
+
+/// NMEA logs as real receivers and tools write them (`fixtures/nmea/`, small files of our own),
+/// read as `locate replay`, `locate once --simulate` and `ReplayLocationSource(nmeaLog:)` read
+/// them: through ``ReplayRecording``, which tells the format from the content.
+@Suite("NMEA logs as real tools write them")
+struct NMEARealWorldLogTests {
+    /// The fixtures' positions: 51°28.67568'N 0°00.09270'W and on, 0.00032' north and 0.0003'
+    /// west a second.
+    static func position(_ second: Int) -> (latitude: Double, longitude: Double) {
+        (51 + (28.67568 + 0.00032 * Double(second)) / 60, -(0.09270 + 0.0003 * Double(second)) / 60)
+    }
+
+    static func time(_ text: String) -> Date {
+        RFC3339.parse(text)!.date
+    }
+
+    func recording(_ name: String) throws -> ReplayRecording {
+        try ReplayRecording(contentsOf: Repository.fixture("nmea/\(name)"))
+    }
+
+    func fixes(_ name: String) throws -> [Location] {
+        try recording(name).timeline.compactMap(\.event.location)
+    }
+
+    func skippedLines(_ name: String) throws -> Int {
+        NMEADecoder().decode(try String(contentsOf: Repository.fixture("nmea/\(name)"), encoding: .utf8)).skippedLines
+    }
+
+    /// The fixes are the walk's seconds `seconds`, at 2024-05-01T10:00:0s, in 3D.
+    func expectWalk(_ fixes: [Location], seconds: [Int], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(fixes.count == seconds.count, "\(fixes)", sourceLocation: sourceLocation)
+        for (fix, second) in zip(fixes, seconds) {
+            let want = Self.position(second)
+            #expect(abs(fix.latitude - want.latitude) < 1e-9 && abs(fix.longitude - want.longitude) < 1e-9, "\(fix)", sourceLocation: sourceLocation)
+            #expect(fix.time == Self.time("2024-05-01T10:00:0\(second)Z"), sourceLocation: sourceLocation)
+            #expect(fix.mode == .fix3D, sourceLocation: sourceLocation)
+            #expect(fix.altitude == 30, sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func aLogBeginningWithCommentLinesIsAnNMEALog() throws {
+        // gpsd's regression logs and gpsfake's logs begin with `# Name:`, `# Date:`...
+        let recording = try recording("comments.nmea")
+        #expect(recording.format == .nmea)
+        expectWalk(recording.timeline.compactMap(\.event.location), seconds: [0, 1, 2])
+        #expect(recording.nmea.epochs.count == 3)
+        #expect(recording.nmea.text.hasPrefix("$GPRMC,100000.00,"), "comments are not played to the serial device")
+        #expect(try skippedLines("comments.nmea") == 5)
+    }
+
+    @Test func aFirstSentenceCutOffIsSkipped() throws {
+        // The recording began mid-sentence; later a sentence was cut off by the next one, which
+        // counts (gpsd starts again at each `$`).
+        let recording = try recording("truncated-start.nmea")
+        #expect(recording.format == .nmea)
+        expectWalk(recording.timeline.compactMap(\.event.location), seconds: [1, 2, 3])
+        #expect(try skippedLines("truncated-start.nmea") == 1)
+        #expect(!recording.nmea.text.contains("$GPGSV,3,1,12,02,62,041,4$"), "the cut-off sentence is not played")
+        #expect(recording.nmea.text.contains("\r\n$GPRMC,100002.00,"))
+    }
+
+    @Test func aFreeTextHeaderIsSkipped() throws {
+        let recording = try recording("free-text-header.nmea")
+        #expect(recording.format == .nmea)
+        expectWalk(recording.timeline.compactMap(\.event.location), seconds: [0, 1])
+        #expect(try skippedLines("free-text-header.nmea") == 2)
+    }
+
+    @Test func sentencesWithoutChecksumsAreTakenAndWrongChecksumsAreNot() throws {
+        let recording = try recording("no-checksums.nmea")
+        #expect(recording.format == .nmea)
+        // The third second's RMC, with another position, has a wrong checksum: GGA's position counts.
+        expectWalk(recording.timeline.compactMap(\.event.location), seconds: [0, 1, 2])
+        #expect(try skippedLines("no-checksums.nmea") == 1)
+        #expect(recording.nmea.text.hasPrefix("$GPRMC,100000.00,A,5128.67568,N,00000.09270,W,1.2,90.0,010524,,,A\r\n"), "played as written")
+    }
+
+    @Test func proprietarySentencesAreIgnored() throws {
+        // Garmin's PGRMT, PGRME, PGRMM, and u-blox's PUBX,00 with a position of its own (51.5°N).
+        let recording = try recording("proprietary.nmea")
+        expectWalk(recording.timeline.compactMap(\.event.location), seconds: [0, 1, 2])
+        #expect(try skippedLines("proprietary.nmea") == 0, "they are NMEA sentences, of no use to a replay")
+        #expect(recording.nmea.text.contains("$PUBX,00,"), "the serial device plays them, as the receiver did")
+    }
+
+    @Test func aFileWithoutSentencesIsRefused() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("not-nmea-\(UUID()).log")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try "# A comment\nSome text, $5 a month\n$GPRMC,100000.00,A*00\n".write(to: file, atomically: true, encoding: .utf8)
+        #expect {
+            try ReplayRecording(contentsOf: file)
+        } throws: { error in
+            (error as? ReplayRecording.ReadError)?.reason == "not a gpsd JSON log, an NMEA log or a GPX file"
+        }
+    }
+
+    @Test func gpsdLogsAndGPXAreStillToldApart() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("formats-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let json = folder.appendingPathComponent("log.json"), gpx = folder.appendingPathComponent("track.gpx")
+        let log = try String(contentsOf: Repository.fixture("gpsd/greenwich-walk.json"), encoding: .utf8)
+        try ("\n" + log).write(to: json, atomically: true, encoding: .utf8)
+        try Fixtures.greenwichWalkGPX().write(to: gpx, atomically: true, encoding: .utf8)
+        #expect(try ReplayRecording(contentsOf: json).format == .gpsdJSON)
+        #expect(try ReplayRecording(contentsOf: gpx).format == .gpx)
+    }
+}
