@@ -88,6 +88,43 @@ struct NMEARealWorldLogTests {
         #expect(recording.nmea.text.contains("$PUBX,00,"), "the serial device plays them, as the receiver did")
     }
 
+    @Test func everyTalkerGivesPositions() throws {
+        // GN (GPS with GLONASS), GL (GLONASS), GA (Galileo), GB and BD (BeiDou), QZ (QZSS), GP (GPS).
+        expectWalk(try fixes("talkers.nmea"), seconds: [0, 1, 2, 3, 4, 5, 6])
+    }
+
+    @Test func gllPositionsDatedByZDA() throws {
+        let fixes = try fixes("gll-zda.nmea")
+        #expect(fixes.map(\.time) == ["2023-12-31T23:59:57Z", "2023-12-31T23:59:58Z", "2023-12-31T23:59:59Z"].map(Self.time))
+        for (second, fix) in fixes.enumerated() {
+            #expect(abs(fix.latitude - Self.position(second).latitude) < 1e-9 && abs(fix.longitude - Self.position(0).longitude) < 1e-9)
+            #expect(fix.mode == .fix2D, "GLL has no altitude")
+            #expect(fix.altitude == nil)
+        }
+    }
+
+    @Test func gnsPositionsDatedByZDAIntoANewYear() throws {
+        let recording = try recording("gns-zda.nmea")
+        let fixes = recording.timeline.compactMap(\.event.location)
+        let times = ["2023-12-31T23:59:58Z", "2023-12-31T23:59:59Z", "2024-01-01T00:00:00Z", "2024-01-01T00:00:01Z"]
+        #expect(fixes.map(\.time) == times.map(Self.time))
+        #expect(recording.timeline.map(\.offset) == [.zero, .seconds(1), .seconds(2), .seconds(3)], "paced across midnight")
+        for (second, fix) in fixes.enumerated() {
+            #expect(abs(fix.latitude - Self.position(second).latitude) < 1e-9 && abs(fix.longitude - Self.position(0).longitude) < 1e-9)
+            #expect(fix.mode == .fix3D)
+            #expect(fix.altitude == 30)
+            #expect(abs((fix.ellipsoidalAltitude ?? 0) - 75.6) < 1e-9, "30 m above the geoid, which is 45.6 m above the ellipsoid")
+        }
+    }
+
+    @Test func timesOfDayCountOnceADateIsKnown() {
+        // GGA carries no date: its fixes have no time until an RMC or a ZDA gives one.
+        let gga = { (time: String) in NMEAEncoder.sentence("GPGGA,\(time),5128.67568,N,00000.09270,W,1,08,0.9,30.0,M,45.6,M,,") }
+        let text = gga("100000.00") + NMEAEncoder.sentence("GPZDA,100001.00,01,05,2024,00,00") + gga("100001.00") + gga("100002.00")
+        let fixes = NMEADecoder().decode(text).timeline.compactMap(\.event.location)
+        #expect(fixes.map(\.time) == [nil, Self.time("2024-05-01T10:00:01Z"), Self.time("2024-05-01T10:00:02Z")])
+    }
+
     @Test func aFileWithoutSentencesIsRefused() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("not-nmea-\(UUID()).log")
         defer { try? FileManager.default.removeItem(at: file) }
