@@ -64,6 +64,18 @@ struct NMEARealWorldLogTests {
         #expect(recording.nmea.text.contains("\r\n$GPRMC,100002.00,"))
     }
 
+    @Test func theSerialDevicePlaysALogAtItsPace() throws {
+        // What comes before the first time of day (here a GSA) is played with the first epoch,
+        // not ten hours before it.
+        let log = try recording("truncated-start.nmea").nmea
+        #expect(log.epochs.map(\.offset) == [.zero, .seconds(1), .seconds(2)])
+        #expect(log.epochs.first?.sentences.first?.hasPrefix("$GPGSA,") == true)
+        // A time a little before the last (a receiver's jitter) is played at once, not a day later.
+        let rmc = { (time: String) in NMEAEncoder.sentence("GPRMC,\(time),A,5128.67568,N,00000.09270,W,1.2,90.0,010524,,,A") }
+        let jittery = NMEALog(text: rmc("100001.00") + rmc("100000.90") + rmc("100002.00"))
+        #expect(jittery.epochs.map(\.offset) == [.zero, .zero, .seconds(1)])
+    }
+
     @Test func aFreeTextHeaderIsSkipped() throws {
         let recording = try recording("free-text-header.nmea")
         #expect(recording.format == .nmea)

@@ -241,10 +241,11 @@ extension NMEACycleReader {
     }
 
     /// The date and time built up so far, in seconds since 1970.
-    func utc() -> Double {
-        // Months past December roll into the year, as C's `mkgmtime` takes them.
-        let days = RFC3339.daysFromCivil(year: year + (month - 1) / 12, month: (month - 1) % 12 + 1, day: day)
-        return Double(days * 86_400 + hour * 3600 + minute * 60 + second) + Double(nanoseconds) / 1e9
+    func utc() -> Double? {
+        // Days past a month's end roll into the next, as C's `mkgmtime` takes them.
+        let days = RFC3339.daysFromCivil(year: year, month: min(max(month, 1), 12), day: day)
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second) + Double(nanoseconds) / 1e9
+        return seconds > 0 ? seconds : nil  // gpsd reports no time before 1970 (a date forgotten)
     }
 
     // MARK: - Fields
@@ -289,7 +290,7 @@ extension NMEACycleReader {
             return nil
         }
         guard digits > 0 else { return 0 }
-        return Double(String(decoding: bytes[..<end], as: UTF8.self))
+        return Double(String(decoding: bytes[..<end], as: UTF8.self)).flatMap { $0.isFinite ? $0 : nil }
     }
 
     /// The integer at the start of `field`, as C's `atoi` reads it; 0 when there is none.

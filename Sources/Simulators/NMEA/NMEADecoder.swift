@@ -57,11 +57,22 @@ public struct NMEADecoder: Sendable {
         return Result(timeline: timeline.entries, skippedLines: skipped)
     }
 
-    /// `hhmmss(.ss)` as seconds of the day.
+    /// `hhmmss(.ss)` as seconds of the day; `nil` unless it starts with six digits.
     static func timeOfDay(_ field: Substring) -> Double? {
-        guard field.count >= 6, let hours = Double(field.prefix(2)), let minutes = Double(field.dropFirst(2).prefix(2)),
-              let seconds = Double(field.dropFirst(4)) else { return nil }
-        return hours * 3600 + minutes * 60 + seconds
+        let digits = field.utf8.prefix(6).compactMap { (48...57).contains($0) ? Double($0 - 48) : nil }
+        guard digits.count == 6 else { return nil }
+        let seconds = (digits[0] * 10 + digits[1]) * 3600 + (digits[2] * 10 + digits[3]) * 60 + digits[4] * 10 + digits[5]
+        let fraction = field.dropFirst(6)
+        guard fraction.first == ".", let value = Double("0" + fraction.prefix(while: { $0 == "." || ("0"..."9").contains($0) })) else {
+            return seconds
+        }
+        return seconds + value
+    }
+
+    /// An offset of `seconds` into a log, held under a century: a log that claims to run longer
+    /// (times of day that go back and forth over midnight) is noise, not a reason to stop.
+    static func offset(_ seconds: Double) -> Duration {
+        GPSDScript.duration(min(max(seconds, 0), 3e9))
     }
 }
 
@@ -91,7 +102,7 @@ private struct TimelineBuilder {
         lastSeconds = seconds
         let first = firstSeconds ?? seconds
         firstSeconds = first
-        lastOffset = max(lastOffset, GPSDScript.duration(seconds - first))
+        lastOffset = max(lastOffset, NMEADecoder.offset(seconds - first))
         let time = fix.time.map { Date(timeIntervalSince1970: $0) }
         guard fix.mode >= 2, let latitude = fix.latitude, let longitude = fix.longitude else {
             entries.append(.init(offset: lastOffset, event: .noFix(device: device, time: time)))

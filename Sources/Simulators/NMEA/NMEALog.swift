@@ -37,41 +37,39 @@ public struct NMEALog: Sendable, Hashable {
     }
 
     /// A recorded log. A sentence with a time of day (RMC, GGA, GLL, GNS, ZDA) that differs from
-    /// the epoch's starts a new epoch; sentences without one (GSA, GSV, VTG) join the current epoch.
-    /// Lines that are not NMEA sentences (comments, free text, noise, bad checksums; see
-    /// ``NMEADecoder``) are left out, and so is noise before a sentence on its line; sentences
-    /// without a checksum are kept as they are. Times of day that go backwards are taken as a new day.
+    /// the epoch's starts a new epoch; sentences without one (GSA, GSV, VTG) join the current
+    /// epoch, and those before the first time of day join the first epoch. Lines that are not NMEA
+    /// sentences (comments, free text, noise, bad checksums; see ``NMEADecoder``) are left out, and
+    /// so is noise before a sentence on its line; sentences without a checksum are kept as they
+    /// are. A time of day more than half a day before the last is the next day; a little before
+    /// (a receiver's jitter) is played at once.
     public init(text: String) {
         var epochs: [Epoch] = []
-        var current: (time: Double, sentences: [String])?
-        var first: Double?
-        var dayOffset = 0.0
-        var last = 0.0
+        var sentences: [String] = []   // the current epoch's
+        var time: Double?               // its time: seconds from the start of the log's first day
+        var firstTime: Double?
+        var days = 0.0
+        func close() {
+            guard !sentences.isEmpty else { return }
+            let offset = NMEADecoder.offset((time ?? 0) - (firstTime ?? 0))
+            epochs.append(Epoch(offset: max(offset, epochs.last?.offset ?? .zero), sentences: sentences))
+            sentences = []
+        }
         for line in NMEASentence.lines(of: text) {
             guard let sentence = NMEASentence(line: line) else { continue }
-            let withEnding = String(sentence.text) + "\r\n"
-            if let seconds = Self.timeOfDay(in: sentence), seconds + dayOffset != current?.time {
-                if let current {
-                    epochs.append(Epoch(offset: GPSDScript.duration(current.time - (first ?? current.time)), sentences: current.sentences))
+            if let seconds = Self.timeOfDay(in: sentence) {
+                var sentenceTime = days * 86_400 + seconds
+                if let time, sentenceTime < time - 43_200 {
+                    days += 1
+                    sentenceTime += 86_400
                 }
-                var time = seconds + dayOffset
-                if time < last {
-                    dayOffset += 86_400
-                    time += 86_400
-                }
-                last = time
-                first = first ?? time
-                current = (time, [withEnding])
-            } else if current != nil {
-                current!.sentences.append(withEnding)
-            } else {
-                current = (0, [withEnding])
-                first = 0
+                if let time, sentenceTime != time { close() }
+                time = sentenceTime
+                firstTime = firstTime ?? sentenceTime
             }
+            sentences.append(String(sentence.text) + "\r\n")
         }
-        if let current {
-            epochs.append(Epoch(offset: GPSDScript.duration(current.time - (first ?? current.time)), sentences: current.sentences))
-        }
+        close()
         self.epochs = epochs
     }
 
