@@ -98,9 +98,9 @@ struct NMEACycleReader {
     /// receiver epochs less than 10 ms apart make one gpsd cycle), the earlier report.
     mutating func read(_ sentence: NMEASentence) -> [Report] {
         let type = sentence.type
-        // gpsd drops sentences longer than 102 bytes with their line end: two sentences run
-        // together (a Garmin GPS-10 fault), or noise.
-        guard sentence.text.first == "$", sentence.text.utf8.count <= 100 else { return [] }  // `!`: AIS, not a fix
+        // `!` sentences are AIS, not a fix. gpsd drops sentences longer than 102 bytes with their
+        // line end: two sentences run together (a Garmin GPS-10 fault), or noise.
+        guard sentence.text.first == "$", sentence.text.utf8.count <= 100 else { return [] }
         if type != "GSA" { lastGSATalker = 0 }
         // gpsd counts the fields after the address, plus one when there is a checksum.
         let count = sentence.fields.count - (sentence.hasChecksum ? 0 : 1)
@@ -145,8 +145,8 @@ struct NMEACycleReader {
             cycleEnders.insert(tag)
         }
         if registered != nil || cycleContinues, cycleEnders.contains(tag) { reports = true }
-        // Until gpsd has learned that (in the first cycle), a cycle is taken as it would have been
-        // reported: at its last sentence with a time of day.
+        // Until gpsd has learned where cycles end (in the first cycle), the cycle is taken as it
+        // would have been reported: at its last sentence with a time of day.
         if cycleEnders.isEmpty, registered != nil { reports = true }
         if registered != nil { lastTag = tag }
 
