@@ -6,7 +6,7 @@ import TestSupport
 @testable import Workout
 import LocationFacade
 
-@testable import workout
+@testable import WorkoutCommand
 
 /// The `workout` command run as a user runs it, on a store file of its own per test.
 @Suite(.timeLimit(.minutes(1)))
