@@ -58,24 +58,19 @@ package final class WakeSignal: Sendable {
     /// Waits until signalled, `socket` (if any) is readable or fails, or `deadline` (a time on
     /// `clock`; `nil`: no limit) has come. Interrupted waits resume.
     ///
-    /// On a clock that follows real time the deadline is poll(2)'s timeout. On a test clock a task
-    /// sleeps on the clock and signals at the deadline, so the thread waits exactly as long as the
-    /// test advances the clock, and never in real time.
+    /// On a clock that follows real time the deadline is poll(2)'s timeout. A test clock moves only
+    /// when the test advances it, which no timeout can foresee: the thread then looks at the clock
+    /// every few milliseconds of real time. (A task sleeping on the clock would not do: a test
+    /// clock moved to exactly the deadline before that task got to sleep leaves it asleep for good.)
     package func wait(for socket: Int32? = nil, until deadline: Duration?, on clock: ElapsedClock) -> Readiness {
         guard let deadline, !clock.followsRealTime else {
             return wait(for: socket, timeout: deadline.map { $0 - clock.now })
         }
-        if clock.now >= deadline { return Readiness(woken: true) }
-        let alarm = Task { [self] in
-            do {
-                try await clock.sleep(until: deadline)
-            } catch {
-                return
-            }
-            signal()
+        while clock.now < deadline {
+            let readiness = wait(for: socket, timeout: .milliseconds(5))
+            if readiness.woken || readiness.socketReadable || readiness.socketFailed { return readiness }
         }
-        defer { alarm.cancel() }
-        return wait(for: socket, timeout: nil)
+        return Readiness(woken: true)
     }
 
     /// Waits until signalled, `socket` (if any) is readable or fails, or `timeout` of real time
