@@ -138,7 +138,7 @@ enum GPSDecodeCorpus {
         let theirs = fixes(inReports: decoded.reports)
         let timeline: [ReplayLocationSource.Entry]
         do {
-            timeline = try ReplayRecording(contentsOf: log).timeline
+            timeline = try ReplayRecording(contentsOf: log).readTimeline()
         } catch {
             return theirs.isEmpty ? .agrees(0) : .failed("a replay cannot read it (\(error)); gpsdecode reports \(theirs.count) fixes")
         }

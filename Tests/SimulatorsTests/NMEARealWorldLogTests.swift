@@ -24,7 +24,7 @@ struct NMEARealWorldLogTests {
     }
 
     func fixes(_ name: String) throws -> [Location] {
-        try recording(name).timeline.compactMap(\.event.location)
+        try recording(name).readTimeline().compactMap(\.event.location)
     }
 
     func skippedLines(_ name: String) throws -> Int {
@@ -47,9 +47,9 @@ struct NMEARealWorldLogTests {
         // gpsd's regression logs and gpsfake's logs begin with `# Name:`, `# Date:`...
         let recording = try recording("comments.nmea")
         #expect(recording.format == .nmea)
-        expectWalk(recording.timeline.compactMap(\.event.location), seconds: [0, 1, 2])
-        #expect(recording.nmea.epochs.count == 3)
-        #expect(recording.nmea.text.hasPrefix("$GPRMC,100000.00,"), "comments are not played to the serial device")
+        expectWalk(try recording.readTimeline().compactMap(\.event.location), seconds: [0, 1, 2])
+        #expect(try recording.readNMEA().epochs.count == 3)
+        #expect(try recording.readNMEA().text.hasPrefix("$GPRMC,100000.00,"), "comments are not played to the serial device")
         #expect(try skippedLines("comments.nmea") == 5)
     }
 
@@ -58,16 +58,16 @@ struct NMEARealWorldLogTests {
         // counts (gpsd starts again at each `$`).
         let recording = try recording("truncated-start.nmea")
         #expect(recording.format == .nmea)
-        expectWalk(recording.timeline.compactMap(\.event.location), seconds: [1, 2, 3])
+        expectWalk(try recording.readTimeline().compactMap(\.event.location), seconds: [1, 2, 3])
         #expect(try skippedLines("truncated-start.nmea") == 1)
-        #expect(!recording.nmea.text.contains("$GPGSV,3,1,12,02,62,041,4$"), "the cut-off sentence is not played")
-        #expect(recording.nmea.text.contains("\r\n$GPRMC,100002.00,"))
+        #expect(try !recording.readNMEA().text.contains("$GPGSV,3,1,12,02,62,041,4$"), "the cut-off sentence is not played")
+        #expect(try recording.readNMEA().text.contains("\r\n$GPRMC,100002.00,"))
     }
 
     @Test func theSerialDevicePlaysALogAtItsPace() throws {
         // What comes before the first time of day (here a GSA) is played with the first epoch,
         // not ten hours before it.
-        let log = try recording("truncated-start.nmea").nmea
+        let log = try recording("truncated-start.nmea").readNMEA()
         #expect(log.epochs.map(\.offset) == [.zero, .seconds(1), .seconds(2)])
         #expect(log.epochs.first?.sentences.first?.hasPrefix("$GPGSA,") == true)
         // A time a little before the last (a receiver's jitter) is played at once, not a day later.
@@ -79,7 +79,7 @@ struct NMEARealWorldLogTests {
     @Test func aFreeTextHeaderIsSkipped() throws {
         let recording = try recording("free-text-header.nmea")
         #expect(recording.format == .nmea)
-        expectWalk(recording.timeline.compactMap(\.event.location), seconds: [0, 1])
+        expectWalk(try recording.readTimeline().compactMap(\.event.location), seconds: [0, 1])
         #expect(try skippedLines("free-text-header.nmea") == 2)
     }
 
@@ -87,17 +87,17 @@ struct NMEARealWorldLogTests {
         let recording = try recording("no-checksums.nmea")
         #expect(recording.format == .nmea)
         // The third second's RMC, with another position, has a wrong checksum: GGA's position counts.
-        expectWalk(recording.timeline.compactMap(\.event.location), seconds: [0, 1, 2])
+        expectWalk(try recording.readTimeline().compactMap(\.event.location), seconds: [0, 1, 2])
         #expect(try skippedLines("no-checksums.nmea") == 1)
-        #expect(recording.nmea.text.hasPrefix("$GPRMC,100000.00,A,5128.67568,N,00000.09270,W,1.2,90.0,010524,,,A\r\n"), "played as written")
+        #expect(try recording.readNMEA().text.hasPrefix("$GPRMC,100000.00,A,5128.67568,N,00000.09270,W,1.2,90.0,010524,,,A\r\n"), "played as written")
     }
 
     @Test func proprietarySentencesAreIgnored() throws {
         // Garmin's PGRMT, PGRME, PGRMM, and u-blox's PUBX,00 with a position of its own (51.5°N).
         let recording = try recording("proprietary.nmea")
-        expectWalk(recording.timeline.compactMap(\.event.location), seconds: [0, 1, 2])
+        expectWalk(try recording.readTimeline().compactMap(\.event.location), seconds: [0, 1, 2])
         #expect(try skippedLines("proprietary.nmea") == 0, "they are NMEA sentences, of no use to a replay")
-        #expect(recording.nmea.text.contains("$PUBX,00,"), "the serial device plays them, as the receiver did")
+        #expect(try recording.readNMEA().text.contains("$PUBX,00,"), "the serial device plays them, as the receiver did")
     }
 
     @Test func everyTalkerGivesPositions() throws {
@@ -117,10 +117,10 @@ struct NMEARealWorldLogTests {
 
     @Test func gnsPositionsDatedByZDAIntoANewYear() throws {
         let recording = try recording("gns-zda.nmea")
-        let fixes = recording.timeline.compactMap(\.event.location)
+        let fixes = try recording.readTimeline().compactMap(\.event.location)
         let times = ["2023-12-31T23:59:58Z", "2023-12-31T23:59:59Z", "2024-01-01T00:00:00Z", "2024-01-01T00:00:01Z"]
         #expect(fixes.map(\.time) == times.map(Self.time))
-        #expect(recording.timeline.map(\.offset) == [.zero, .seconds(1), .seconds(2), .seconds(3)], "paced across midnight")
+        #expect(try recording.readTimeline().map(\.offset) == [.zero, .seconds(1), .seconds(2), .seconds(3)], "paced across midnight")
         for (second, fix) in fixes.enumerated() {
             #expect(abs(fix.latitude - Self.position(second).latitude) < 1e-9 && abs(fix.longitude - Self.position(0).longitude) < 1e-9)
             #expect(fix.mode == .fix3D)

@@ -47,7 +47,7 @@ struct TestingYourCodeExample {
         let clock = VirtualClock()
         let device = recording.device(clock: clock)           // every fix it plays is marked simulated
         let manager = LocationManager(source: device, clock: clock)
-        let first = try #require(recording.timeline.first.flatMap { entry -> Location? in
+        let first = try #require(recording.readTimeline().first.flatMap { entry -> Location? in
             if case let .location(fix) = entry.event { fix } else { nil }
         })
         let alarm = GeofenceAlarm(home: (first.latitude, first.longitude), radius: 50)

@@ -72,8 +72,16 @@ public final class FakeGPSDServer: Sendable {
         public var description: String
     }
 
-    /// The reports it serves.
-    public let script: GPSDScript
+    /// The reports it serves, whole: the script it was made with, or (for a server reading a
+    /// recording as it plays) the whole recording read now.
+    public var script: GPSDScript {
+        switch reports {
+        case let .script(script): script
+        case let .stream(open): GPSDScript(entries: (try? open().collect()) ?? [])
+        }
+    }
+
+    let reports: Reports
     /// How fast.
     public let pace: Pace
     /// When the timeline starts.
@@ -97,7 +105,7 @@ public final class FakeGPSDServer: Sendable {
     ///   - loop: start the script again after its end, with its times moved on.
     ///   - port: the port to listen on; 0 (the default) picks a free one.
     ///   - clock: the clock for pacing, stalls and restarts; a `TestClock` makes it deterministic.
-    public init(
+    public convenience init(
         script: GPSDScript,
         pace: Pace = .recorded(speed: 1),
         startPolicy: StartPolicy = .onFirstWatch,
@@ -106,16 +114,52 @@ public final class FakeGPSDServer: Sendable {
         port: UInt16 = 0,
         clock: some Clock<Duration> = ContinuousClock()
     ) {
+        self.init(
+            reports: .script(script), devices: script.devices, pace: pace, startPolicy: startPolicy, faults: faults,
+            loop: loop, port: port, clock: clock)
+    }
+
+    /// Creates a server of `recording`, read as it plays: a file of any length is served in
+    /// constant memory, and the server listens at once. The devices announced are those of the
+    /// recording's first report; others join the list as they appear. If the recording cannot be
+    /// read to its end, the timeline stops there and ``readError`` says why.
+    public convenience init(
+        recording: ReplayRecording,
+        pace: Pace = .recorded(speed: 1),
+        startPolicy: StartPolicy = .onFirstWatch,
+        faults: [GPSDFault] = [],
+        loop: Bool = false,
+        port: UInt16 = 0,
+        clock: some Clock<Duration> = ContinuousClock()
+    ) {
+        let open: @Sendable () throws(ReplayRecording.ReadError) -> any ReplayStream<GPSDScript.Entry> = {
+            try recording.scriptStream()
+        }
+        let first = (try? open().next())?.device
+        self.init(
+            reports: .stream(open), devices: first.map { [$0] } ?? [], pace: pace, startPolicy: startPolicy,
+            faults: faults, loop: loop, port: port, clock: clock)
+    }
+
+    init(
+        reports: Reports, devices: [String], pace: Pace, startPolicy: StartPolicy, faults: [GPSDFault], loop: Bool,
+        port: UInt16, clock: some Clock<Duration>
+    ) {
         self.loops = loop
         if case let .recorded(speed) = pace {
             precondition(speed > 0 && speed.isFinite, "a recorded pace needs a positive speed")
         }
-        self.script = script
+        self.reports = reports
         self.pace = pace
         self.startPolicy = startPolicy
         self.faults = faults
         self.clock = ElapsedClock(clock)
-        self.core = ServerCore(script: script, requestedPort: port, ignoresWatch: faults.contains(.ignoreWatch))
+        self.core = ServerCore(devices: devices, requestedPort: port, ignoresWatch: faults.contains(.ignoreWatch))
+    }
+
+    /// Why the recording could not be read to its end, if the timeline stopped for that.
+    public var readError: ReplayRecording.ReadError? {
+        core.readError
     }
 
     deinit {
@@ -127,8 +171,11 @@ public final class FakeGPSDServer: Sendable {
     public func start() throws -> UInt16 {
         let port = try core.listen()
         core.launchIOThread()
-        let timeline = Task { [core, script, pace, faults, clock] in
-            await Self.runTimeline(core: core, entries: script.entries, pace: pace, faults: faults, loop: loops, clock: clock)
+        let waitsForWatchers = startPolicy == .onFirstWatch
+        let timeline = Task { [core, reports, pace, faults, loops, clock] in
+            await Self.runTimeline(
+                core: core, reports: reports, pace: pace, faults: faults, loop: loops, waitsForWatchers: waitsForWatchers,
+                clock: clock)
         }
         core.adoptTimeline(timeline)
         if startPolicy == .immediately { play() }

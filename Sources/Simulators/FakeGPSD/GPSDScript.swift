@@ -116,8 +116,7 @@ public struct GPSDScript: Sendable, Hashable {
     public init(recordedLog text: String, source: String = "log", markingSimulated: Bool = true) throws(ReadError) {
         var text = text
         var entries: [Entry] = []
-        var firstTime: Date?
-        var offset = Duration.zero
+        var parser = LogParser(source: source, markingSimulated: markingSimulated)
         let readError: ReadError? = text.withUTF8 { bytes in
             var lineNumber = 0
             var lineStart = 0
@@ -126,36 +125,62 @@ public struct GPSDScript: Sendable, Hashable {
                 var lineEnd = lineStart
                 while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
                 defer { lineStart = lineEnd + 1 }
-                var first = lineStart
-                var last = lineEnd
-                while first < last, Self.isSpace(bytes[first]) { first += 1 }
-                while last > first, Self.isSpace(bytes[last - 1]) { last -= 1 }
-                if first == last || bytes[first] == UInt8(ascii: "#") { continue }
-                let line = UnsafeBufferPointer(rebasing: bytes[first..<last])
-                guard line.first == UInt8(ascii: "{"), line.last == UInt8(ascii: "}") else {
-                    let excerpt = String(decoding: UnsafeBufferPointer(rebasing: line.prefix(60)), as: UTF8.self)
-                    return ReadError(source: source, line: lineNumber, reason: "not a gpsd JSON report: \(excerpt)")
-                }
-                let fields = Self.fields(of: line)
-                guard let className = fields.className else {
-                    return ReadError(source: source, line: lineNumber, reason: "a JSON object without a \"class\"")
-                }
-                if Self.serverOwnClasses.contains(className) { continue }
-                if let time = fields.time {
-                    if let firstTime {
-                        offset = max(offset, Self.duration(time.timeIntervalSince(firstTime)))
-                    } else {
-                        firstTime = time
+                do throws(ReadError) {
+                    if let entry = try parser.entry(for: UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]), line: lineNumber) {
+                        entries.append(entry)
                     }
+                } catch {
+                    return error
                 }
-                let report = markingSimulated && className == "TPV"
-                    ? Self.markedSimulated(line) : String(decoding: line, as: UTF8.self)
-                entries.append(Entry(offset: offset, device: fields.device, className: className, line: report))
             }
             return nil
         }
         if let readError { throw readError }
         self.init(entries: entries)
+    }
+
+    /// Reads a gpsd JSON log a line at a time (``init(recordedLog:source:markingSimulated:)`` for a
+    /// whole text; a replay streaming a file feeds it line by line), keeping the pace across lines.
+    struct LogParser {
+        let source: String
+        let markingSimulated: Bool
+        private var firstTime: Date?
+        private var offset = Duration.zero
+
+        init(source: String, markingSimulated: Bool) {
+            self.source = source
+            self.markingSimulated = markingSimulated
+        }
+
+        /// The script entry for one line of the log, or `nil` for a blank line, a `#` comment or a
+        /// report the server writes itself.
+        mutating func entry(for raw: UnsafeBufferPointer<UInt8>, line lineNumber: Int) throws(ReadError) -> Entry? {
+            var first = 0
+            var last = raw.count
+            while first < last, GPSDScript.isSpace(raw[first]) { first += 1 }
+            while last > first, GPSDScript.isSpace(raw[last - 1]) { last -= 1 }
+            if first == last || raw[first] == UInt8(ascii: "#") { return nil }
+            let line = UnsafeBufferPointer(rebasing: raw[first..<last])
+            guard line.first == UInt8(ascii: "{"), line.last == UInt8(ascii: "}") else {
+                let excerpt = JSONScan.excerpt(UnsafeBufferPointer(rebasing: line.prefix(60)), maximum: 60)
+                throw ReadError(source: source, line: lineNumber, reason: "not a gpsd JSON report: \(excerpt)")
+            }
+            let fields = GPSDScript.fields(of: line)
+            guard let className = fields.className else {
+                throw ReadError(source: source, line: lineNumber, reason: "a JSON object without a \"class\"")
+            }
+            if GPSDScript.serverOwnClasses.contains(className) { return nil }
+            if let time = fields.time {
+                if let firstTime {
+                    offset = max(offset, GPSDScript.duration(time.timeIntervalSince(firstTime)))
+                } else {
+                    firstTime = time
+                }
+            }
+            let report = markingSimulated && className == "TPV"
+                ? GPSDScript.markedSimulated(line) : String(decoding: line, as: UTF8.self)
+            return Entry(offset: offset, device: fields.device, className: className, line: report)
+        }
     }
 
     /// Reads a recorded gpsd JSON log from a file; see ``init(recordedLog:source:markingSimulated:)``.
@@ -232,7 +257,7 @@ public struct GPSDScript: Sendable, Hashable {
         )
     }
 
-    private static func isSpace(_ byte: UInt8) -> Bool {
+    fileprivate static func isSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
     }
 

@@ -136,7 +136,7 @@ extension ServerCore {
                 connection.watching = options.enable
                 connection.deviceFilter = options.enable ? options.device : nil
                 if options.enable {
-                    connection.output.appendReport(devicesReport())
+                    connection.output.appendReport(devicesReport(state))
                     if !state.started { state.started = true }
                 }
             }
@@ -146,7 +146,8 @@ extension ServerCore {
             let report = pollReport(state)
             state.connections[fd]?.output.appendReport(report)
         case .devices:
-            state.connections[fd]?.output.appendReport(devicesReport())
+            let report = devicesReport(state)
+            state.connections[fd]?.output.appendReport(report)
         case .version:
             state.connections[fd]?.output.appendReport(versionReport())
         case let .unknown(text):
@@ -159,8 +160,8 @@ extension ServerCore {
         #"{"class":"VERSION","release":"3.22","rev":"3.22 (fake gpsd, swift-gps-facade Simulators)","proto_major":3,"proto_minor":14}"#
     }
 
-    func devicesReport() -> String {
-        let list = devices.map { GPSDReportWriter.device(path: $0, driver: "Simulated", activated: startedAt) }
+    func devicesReport(_ state: State) -> String {
+        let list = devices(state).map { GPSDReportWriter.device(path: $0, driver: "Simulated", activated: startedAt) }
         return #"{"class":"DEVICES","devices":[\#(list.joined(separator: ","))]}"#
     }
 
@@ -171,7 +172,7 @@ extension ServerCore {
     }
 
     private func pollReport(_ state: State) -> String {
-        let active = devices.filter { state.latestTPV[$0] != nil }
+        let active = devices(state).filter { state.latestTPV[$0] != nil }
         let tpv = active.compactMap { state.latestTPV[$0] }
         let sky = active.compactMap { state.latestSKY[$0] }
         return #"{"class":"POLL","time":"\#(RFC3339.string(from: Date()))","active":\#(active.count),"tpv":[\#(tpv.joined(separator: ","))],"gst":[],"sky":[\#(sky.joined(separator: ","))]}"#

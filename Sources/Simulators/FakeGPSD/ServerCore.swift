@@ -41,6 +41,10 @@ final class ServerCore: Sendable {
         var ioThreadRunning = false
         var goingDown = false
         var closingListener = false
+        /// Devices the script named that were not announced at the start, in order.
+        var laterDevices: [String] = []
+        /// Why the recording could not be read on, when the timeline stopped for that.
+        var readError: ReplayRecording.ReadError?
     }
 
     struct ConditionWaiter {
@@ -51,20 +55,23 @@ final class ServerCore: Sendable {
     /// A client may have this much unread output before the fast pace waits for it.
     static let roomThreshold = 64 * 1024
 
-    let script: GPSDScript
     let requestedPort: UInt16
     let ignoresWatch: Bool
-    let devices: [String]
+    /// The devices announced before the script names any (a streamed script names them as it goes).
+    let initialDevices: [String]
     let startedAt = Date()
     let wake = WakeSignal()
     let state = Locked(State())
 
-    init(script: GPSDScript, requestedPort: UInt16, ignoresWatch: Bool) {
-        self.script = script
+    init(devices: [String], requestedPort: UInt16, ignoresWatch: Bool) {
         self.requestedPort = requestedPort
         self.ignoresWatch = ignoresWatch
-        let devices = script.devices
-        self.devices = devices.isEmpty ? [GPSDScript.defaultDevice] : devices
+        self.initialDevices = devices.isEmpty ? [GPSDScript.defaultDevice] : devices
+    }
+
+    /// The devices gpsd would list: those announced at the start, then any other the script names.
+    func devices(_ state: State) -> [String] {
+        initialDevices + state.laterDevices
     }
 
     // MARK: - Changing state
@@ -165,6 +172,12 @@ final class ServerCore: Sendable {
                 }
             }
         }
+    }
+
+    /// Returns when at least one client watches (or on stop/cancel): a recorded pace waits here
+    /// rather than play to nobody, so a looping replay left alone sleeps instead of spinning.
+    func waitForWatcher() async {
+        await waitUntil { $0.watchers > 0 }
     }
 
     /// Returns when every watcher has room for more, and there is at least one (or on stop/cancel).
@@ -290,11 +303,23 @@ final class ServerCore: Sendable {
         mutate { $0.finished = true }
     }
 
+    /// The recording could not be read on: the timeline ends here, saying why.
+    func fail(_ error: ReplayRecording.ReadError) {
+        mutate { state in
+            state.readError = error
+            state.finished = true
+        }
+    }
+
+    var readError: ReplayRecording.ReadError? {
+        state.withLock { $0.readError }
+    }
+
     // MARK: - Sending
 
-    /// Sends report `index` of the script (or one part of it) to every watcher it concerns.
-    func send(entryAt index: Int, part: LinePart = .whole, shiftedBy seconds: Double = 0) {
-        var entry = script.entries[index]
+    /// Sends a report of the script (or one part of it) to every watcher it concerns.
+    func send(_ entry: GPSDScript.Entry, part: LinePart = .whole, shiftedBy seconds: Double = 0) {
+        var entry = entry
         entry.line = GPSDScript.shiftingTimes(in: entry.line, by: seconds)
         let text: String
         switch part {
@@ -306,6 +331,9 @@ final class ServerCore: Sendable {
         let needsWake = mutate { state in
             if part != .firstHalf {
                 state.sent += 1
+                if let device = entry.device, !initialDevices.contains(device), !state.laterDevices.contains(device) {
+                    state.laterDevices.append(device)
+                }
                 if let device = entry.device {
                     if entry.className == "TPV" { state.latestTPV[device] = entry.line }
                     if entry.className == "SKY" { state.latestSKY[device] = entry.line }

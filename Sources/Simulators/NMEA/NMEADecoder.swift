@@ -44,17 +44,18 @@ public struct NMEADecoder: Sendable {
     /// Decodes a whole NMEA log.
     public func decode(_ text: String, device: String? = nil) -> Result {
         var reader = NMEACycleReader()
-        var timeline = TimelineBuilder(device: device)
+        var timeline = NMEATimelineBuilder(device: device)
+        var entries: [ReplayLocationSource.Entry] = []
         var skipped = 0
         for line in NMEASentence.lines(of: text) {
             guard let sentence = NMEASentence(line: line) else {
                 if line.utf8.contains(where: { !NMEASentence.isSpace($0) }) { skipped += 1 }
                 continue
             }
-            for report in reader.read(sentence) { timeline.add(report) }
+            for report in reader.read(sentence) { entries.append(timeline.entry(for: report)) }
         }
-        if let report = reader.finish() { timeline.add(report) }
-        return Result(timeline: timeline.entries, skippedLines: skipped)
+        if let report = reader.finish() { entries.append(timeline.entry(for: report)) }
+        return Result(timeline: entries, skippedLines: skipped)
     }
 
     /// `hhmmss(.ss)` as seconds of the day; `nil` unless it starts with six digits.
@@ -77,9 +78,8 @@ public struct NMEADecoder: Sendable {
 }
 
 /// Turns cycles into timeline entries, paced by their times of day.
-private struct TimelineBuilder {
+struct NMEATimelineBuilder {
     let device: String?
-    var entries: [ReplayLocationSource.Entry] = []
 
     private var firstSeconds: Double?
     private var lastSeconds: Double?
@@ -90,8 +90,8 @@ private struct TimelineBuilder {
         self.device = device
     }
 
-    /// Adds a cycle's report.
-    mutating func add(_ report: NMEACycleReader.Report) {
+    /// The entry for a cycle's report.
+    mutating func entry(for report: NMEACycleReader.Report) -> ReplayLocationSource.Entry {
         let (fix, timeOfDay) = report
         var seconds = days * 86_400 + timeOfDay
         // Back by more than half a day: past midnight. (Less is a receiver's jitter, played at once.)
@@ -105,8 +105,7 @@ private struct TimelineBuilder {
         lastOffset = max(lastOffset, NMEADecoder.offset(seconds - first))
         let time = fix.time.map { Date(timeIntervalSince1970: $0) }
         guard fix.mode >= 2, let latitude = fix.latitude, let longitude = fix.longitude else {
-            entries.append(.init(offset: lastOffset, event: .noFix(device: device, time: time)))
-            return
+            return .init(offset: lastOffset, event: .noFix(device: device, time: time))
         }
         let mode = FixMode(gpsdMode: fix.mode)
         let altitude = mode == .fix3D ? fix.altitude : nil
@@ -117,6 +116,6 @@ private struct TimelineBuilder {
             speed: fix.speed, course: fix.course,
             time: time, receivedAt: time ?? Date(timeIntervalSince1970: seconds),
             mode: mode, device: device, isSimulated: true)
-        entries.append(.init(offset: lastOffset, event: .location(location)))
+        return .init(offset: lastOffset, event: .location(location))
     }
 }

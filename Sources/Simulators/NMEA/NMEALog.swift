@@ -44,33 +44,54 @@ public struct NMEALog: Sendable, Hashable {
     /// are. A time of day more than half a day before the last is the next day; a little before
     /// (a receiver's jitter) is played at once.
     public init(text: String) {
+        var builder = EpochBuilder()
         var epochs: [Epoch] = []
-        var sentences: [String] = []   // the current epoch's
-        var time: Double?               // its time: seconds from the start of the log's first day
-        var firstTime: Double?
-        var days = 0.0
-        func close() {
-            guard !sentences.isEmpty else { return }
-            let offset = NMEADecoder.offset((time ?? 0) - (firstTime ?? 0))
-            epochs.append(Epoch(offset: max(offset, epochs.last?.offset ?? .zero), sentences: sentences))
-            sentences = []
-        }
         for line in NMEASentence.lines(of: text) {
             guard let sentence = NMEASentence(line: line) else { continue }
-            if let seconds = Self.timeOfDay(in: sentence) {
+            if let epoch = builder.add(sentence) { epochs.append(epoch) }
+        }
+        if let epoch = builder.finish() { epochs.append(epoch) }
+        self.epochs = epochs
+    }
+
+    /// Groups sentences into epochs as ``init(text:)`` describes, one sentence at a time, so a log
+    /// read as it plays is grouped in constant memory.
+    struct EpochBuilder {
+        private var sentences: [String] = []  // the current epoch's
+        private var time: Double?              // its time: seconds from the start of the log's first day
+        private var firstTime: Double?
+        private var days = 0.0
+        private var lastOffset: Duration?
+
+        /// Adds `sentence`; returns the epoch it closed, if it starts a new one.
+        mutating func add(_ sentence: NMEASentence) -> Epoch? {
+            var closed: Epoch?
+            if let seconds = NMEALog.timeOfDay(in: sentence) {
                 var sentenceTime = days * 86_400 + seconds
                 if let time, sentenceTime < time - 43_200 {
                     days += 1
                     sentenceTime += 86_400
                 }
-                if let time, sentenceTime != time { close() }
+                if let time, sentenceTime != time { closed = close() }
                 time = sentenceTime
                 firstTime = firstTime ?? sentenceTime
             }
             sentences.append(String(sentence.text) + "\r\n")
+            return closed
         }
-        close()
-        self.epochs = epochs
+
+        /// The last epoch, if it has sentences.
+        mutating func finish() -> Epoch? {
+            close()
+        }
+
+        private mutating func close() -> Epoch? {
+            guard !sentences.isEmpty else { return nil }
+            let offset = max(NMEADecoder.offset((time ?? 0) - (firstTime ?? 0)), lastOffset ?? .zero)
+            defer { sentences = [] }
+            lastOffset = offset
+            return Epoch(offset: offset, sentences: sentences)
+        }
     }
 
     /// The fixes as a receiver would report them, paced by their times (one second apart where a
@@ -86,18 +107,7 @@ public struct NMEALog: Sendable, Hashable {
 
     /// The fixes and no-fix reports of a replay timeline, at its offsets.
     public init(timeline: [ReplayLocationSource.Entry]) {
-        self.epochs = timeline.compactMap { entry in
-            switch entry.event {
-            case let .location(fix) where fix.mode >= .fix2D:
-                Epoch(offset: entry.offset, sentences: NMEAEncoder.epoch(for: fix))
-            case let .location(fix):
-                Epoch(offset: entry.offset, sentences: NMEAEncoder.noFixEpoch(at: fix.time ?? fix.receivedAt))
-            case let .noFix(_, time?):
-                Epoch(offset: entry.offset, sentences: NMEAEncoder.noFixEpoch(at: time))
-            default:
-                nil
-            }
-        }
+        self.epochs = timeline.compactMap(Epoch.sentences(for:))
     }
 
     /// The whole log as text.
@@ -106,7 +116,7 @@ public struct NMEALog: Sendable, Hashable {
     }
 
     /// The time of day (seconds) in an RMC, GGA, GLL, GNS or ZDA sentence.
-    private static func timeOfDay(in sentence: NMEASentence) -> Double? {
+    fileprivate static func timeOfDay(in sentence: NMEASentence) -> Double? {
         switch sentence.type {
         case "RMC", "GGA", "GNS", "ZDA": NMEADecoder.timeOfDay(sentence[1])
         case "GLL": NMEADecoder.timeOfDay(sentence[5])

@@ -39,8 +39,21 @@ public final class ReplayLocationSource: LocationSource {
         }
     }
 
-    /// The recording.
-    public let timeline: [Entry]
+    /// Where the device's entries come from: an array, or a recording read again for each pass.
+    enum Recording: Sendable {
+        case entries([Entry])
+        case stream(@Sendable () throws(ReplayRecording.ReadError) -> any ReplayStream<Entry>)
+    }
+
+    /// The recording, whole: the array the device was made with, or (for a device reading a file as
+    /// it plays, such as ``ReplayRecording/device(speed:loop:startOffset:clock:)`` makes) the
+    /// whole file read now, which for a large file takes time and memory the device itself does not.
+    public var timeline: [Entry] {
+        switch recording {
+        case let .entries(entries): entries
+        case let .stream(open): (try? open().collect()) ?? []
+        }
+    }
     /// How many times faster than recorded it plays.
     public let speed: Double
     /// Whether it starts again after the end (fix times move on by one recording's length each time).
@@ -48,10 +61,7 @@ public final class ReplayLocationSource: LocationSource {
     /// Where in the recording it starts.
     public let startOffset: Duration
 
-    /// The usual gap between fixes: what a loop waits between the end and the new start.
-    private let interval: Duration
-    /// One pass through the recording, the gap before it starts again included.
-    private let loopLength: Duration
+    private let recording: Recording
     private let clock: ElapsedClock
     /// Set when the clock is a ``VirtualClock``: the device then schedules each fix on it directly.
     private let virtualClock: VirtualClock?
@@ -59,19 +69,25 @@ public final class ReplayLocationSource: LocationSource {
     private let virtualBase: Duration
     private let observers = LocationObservers()
     private let state = Locked(PlayState())
+    /// The reading position, under a lock of its own: reading may wait for a file (or a GPX
+    /// parser thread), and nothing else should wait with it.
+    private let cursor: Locked<CursorBox>
 
-    private struct PlayState {
+    private struct PlayState: Sendable {
         var running = false
         var task: Task<Void, Never>?
         var generation: UInt64 = 0
-        /// When the recording began playing (``clock``'s time of the first ``start()``).
-        var origin: Duration?
-        /// Where delivery stopped: the next entry not yet sent.
-        var next: Position?
-        var lastFix: (location: Location, emittedAt: Duration)?
+        /// Whether the recording has begun playing (the first ``start()``).
+        var begun = false
         var finished = false
         var finishWaiters: [CheckedContinuation<Void, Never>] = []
         var scheduled: UInt64?
+    }
+
+    /// The cursor, which is used only under the lock that holds it.
+    private final class CursorBox: @unchecked Sendable {
+        let cursor: ReplayCursor
+        init(_ cursor: ReplayCursor) { self.cursor = cursor }
     }
 
     /// A device playing `timeline` (sorted by offset).
@@ -81,27 +97,33 @@ public final class ReplayLocationSource: LocationSource {
     ///   - loop: start again after the end.
     ///   - startOffset: skip the recording's first part.
     ///   - clock: the clock that paces it; a `TestClock` makes it as fast as the test wants.
-    public init(
+    public convenience init(
         timeline: [Entry],
         speed: Double = 1,
         loop: Bool = false,
         startOffset: Duration = .zero,
         clock: some Clock<Duration> = ContinuousClock()
     ) {
+        let sorted = timeline.sorted { $0.offset < $1.offset }
+        self.init(recording: .entries(sorted), speed: speed, loop: loop, startOffset: startOffset, clock: clock)
+    }
+
+    /// A device playing what `recording` gives, read as it plays.
+    init(recording: Recording, speed: Double, loop: Bool, startOffset: Duration, clock: some Clock<Duration>) {
         precondition(speed > 0 && speed.isFinite, "a replay needs a positive speed")
-        self.timeline = timeline.sorted { $0.offset < $1.offset }
-        self.interval = GPSDScript.typicalGap(self.timeline.map(\.offset))
-        if let first = self.timeline.first?.offset, let last = self.timeline.last?.offset {
-            self.loopLength = last - first + interval
-        } else {
-            self.loopLength = .zero
-        }
+        self.recording = recording
         self.speed = speed
         self.loops = loop
         self.startOffset = startOffset
         self.clock = ElapsedClock(clock)
         self.virtualClock = clock as? VirtualClock
         self.virtualBase = (clock as? VirtualClock)?.now.offset ?? .zero
+        let open: () throws(ReplayRecording.ReadError) -> any ReplayStream<Entry>
+        switch recording {
+        case let .entries(entries): open = { ArrayStream(entries) }
+        case let .stream(opener): open = opener
+        }
+        cursor = Locked(CursorBox(ReplayCursor(speed: speed, loops: loop, startOffset: startOffset, open: open)))
     }
 
     /// A device playing `locations` at the pace of their times (one second apart where a fix has
@@ -170,30 +192,29 @@ public final class ReplayLocationSource: LocationSource {
     /// ``startOffset`` the first time, and after a ``stop()`` from the entry due now.
     public func start() {
         let now = clock.now
-        let begun: (UInt64, Position)? = state.withLock { state in
+        let begun: (generation: UInt64, first: Bool)? = state.withLock { state in
             guard !state.running else { return nil }
             state.running = true
             state.generation += 1
-            let origin = state.origin ?? now
-            state.origin = origin
-            var position = position(at: now - origin, origin: origin)
-            if let stoppedAt = state.next, stoppedAt.isAfter(position) { position = stoppedAt }
-            if let reached = lastLocation(before: position) { state.lastFix = reached }
             state.finished = false
-            return (state.generation, position)
+            defer { state.begun = true }
+            return (state.generation, !state.begun)
         }
-        guard let (generation, position) = begun else { return }
+        guard let begun else { return }
+        cursor.withLock { box in
+            if begun.first { box.cursor.begin(at: now) } else { box.cursor.pass(until: now) }
+        }
         // On a virtual clock the first entry is queued before `.watching` is announced: a test
         // that advances the clock as soon as it sees `.watching` must find it there, or the
         // advance passes it by and the replay waits for a time that has already gone.
-        if let virtualClock { schedule(position, on: virtualClock, generation: generation) }
+        if let virtualClock { scheduleNext(on: virtualClock, generation: begun.generation) }
         observers.send(.connectionChanged(.connecting(attempt: 1)))
         observers.send(.connectionChanged(.connected))
         observers.send(.connectionChanged(.watching))
         if virtualClock != nil { return }
-        let task = Task { [self] in await play(from: position, generation: generation) }
+        let task = Task { [self] in await play(generation: begun.generation) }
         state.withLock { state in
-            if state.generation == generation { state.task = task } else { task.cancel() }
+            if state.generation == begun.generation { state.task = task } else { task.cancel() }
         }
     }
 
@@ -219,15 +240,13 @@ public final class ReplayLocationSource: LocationSource {
     /// Answers with the last fix the recording has reached, and how long ago on the device's clock.
     public func requestLatestFix() {
         let now = clock.now
-        let last: (location: Location, emittedAt: Duration)? = state.withLock { state in
-            if !state.running, let origin = state.origin,
-               let reached = lastLocation(before: position(at: now - origin, origin: origin)) {
-                state.lastFix = reached
-            }
-            return state.lastFix
+        let (running, begun) = state.withLock { ($0.running, $0.begun) }
+        let last = cursor.withLock { box in
+            if begun && !running { box.cursor.pass(until: now) }
+            return box.cursor.lastFix
         }
         if let last {
-            observers.send(.cachedLocation(last.location, age: now - last.emittedAt))
+            observers.send(.cachedLocation(last.location, age: now - last.playedAt))
         }
     }
 
@@ -243,151 +262,74 @@ public final class ReplayLocationSource: LocationSource {
         }
     }
 
+    /// Whether the recording has played to its end (or to a part that could not be read) while
+    /// started; a loop never has.
+    public var hasPlayedToEnd: Bool {
+        state.withLock { $0.finished }
+    }
+
+    /// Why the recording could not be read to its end, if it could not (a file cut short, a
+    /// malformed line); the device then stops playing, as if the recording had ended there.
+    public var readError: ReplayRecording.ReadError? {
+        cursor.withLock { $0.cursor.failure }
+    }
+
     // MARK: - Playing
 
-    /// A place in the replay: the next entry, the loop cycle, when (on ``clock``) the cycle's
-    /// `skip` point plays, and the recording offset the cycle starts from.
-    private struct Position: Sendable {
-        var index: Int
-        var cycle: Int
-        var origin: Duration
-        var skip: Duration
-
-        func isAfter(_ other: Position) -> Bool {
-            (cycle, index) > (other.cycle, other.index)
-        }
-    }
-
-    /// When (on ``clock``) the entry at `position` plays.
-    private func due(_ position: Position) -> Duration {
-        position.origin + (timeline[position.index].offset - position.skip) / speed
-    }
-
-    /// The position after `position`, into the next cycle for a loop; `nil` at the end.
-    private func step(_ position: Position) -> Position? {
-        var next = position
-        next.index += 1
-        if next.index < timeline.count { return next }
-        guard loops, let first = timeline.first?.offset, let last = timeline.last?.offset else { return nil }
-        next.origin += (last + interval - position.skip) / speed
-        next.skip = first
-        next.cycle += 1
-        next.index = 0
-        return next
-    }
-
-    /// The first entry due at or after `elapsed` since the replay began at `origin`.
-    private func position(at elapsed: Duration, origin: Duration) -> Position {
-        var position = Position(index: 0, cycle: 0, origin: origin, skip: startOffset)
-        guard let first = timeline.first?.offset, let last = timeline.last?.offset else { return position }
-        let played = elapsed * speed
-        let firstCycle = last + interval - startOffset
-        var recording = startOffset + played
-        if played >= firstCycle, loops, loopLength > .zero {
-            let beyond = played - firstCycle
-            let cycles = Int(beyond / loopLength)
-            position.cycle = 1 + cycles
-            position.skip = first
-            position.origin = origin + (firstCycle + loopLength * cycles) / speed
-            recording = first + (beyond - loopLength * cycles)
-        }
-        position.index = partitionIndex(recording)
-        return position
-    }
-
-    /// The index of the first entry at or after `offset`.
-    private func partitionIndex(_ offset: Duration) -> Int {
-        var low = 0, high = timeline.count
-        while low < high {
-            let middle = (low + high) / 2
-            if timeline[middle].offset < offset { low = middle + 1 } else { high = middle }
-        }
-        return low
-    }
-
-    /// The last fix played before `position`, with when it played, looking back at most one cycle.
-    private func lastLocation(before position: Position) -> (location: Location, emittedAt: Duration)? {
-        var index = position.index - 1
-        while index >= 0 {
-            if case let .location(location) = timeline[index].event, timeline[index].offset >= position.skip {
-                let emittedAt = position.origin + (timeline[index].offset - position.skip) / speed
-                return (simulated(location, cycle: position.cycle), emittedAt)
-            }
-            index -= 1
-        }
-        return nil
-    }
-
-    /// Schedules the entry at `position` on the virtual clock; it emits and schedules the next.
-    private func schedule(_ position: Position, on clock: VirtualClock, generation: UInt64) {
-        guard position.index < timeline.count else {
+    /// Schedules the next entry on the virtual clock; it emits and schedules the one after.
+    private func scheduleNext(on clock: VirtualClock, generation: UInt64) {
+        guard let upcoming = cursor.withLock({ $0.cursor.peek() }) else {
             finish(generation)
             return
         }
-        let entry = timeline[position.index]
-        let due = VirtualClock.Instant(offset: virtualBase + due(position))
-        let token = clock.schedule(at: due) { [weak self, position] in
+        let due = VirtualClock.Instant(offset: virtualBase + upcoming.due)
+        let token = clock.schedule(at: due) { [weak self] in
             guard let self, state.withLock({ $0.generation == generation }) else { return }
-            emit(entry.event, cycle: position.cycle, next: step(position))
-            if let next = step(position) {
-                schedule(next, on: clock, generation: generation)
-            } else {
-                finish(generation)
-            }
+            emitNext()
+            scheduleNext(on: clock, generation: generation)
         }
         state.withLock { state in
             if state.generation == generation { state.scheduled = token }
         }
     }
 
-    private func play(from start: Position, generation: UInt64) async {
+    private func play(generation: UInt64) async {
         defer { finish(generation) }
-        var position: Position? = start.index < timeline.count ? start : nil
-        while let current = position {
-            let due = due(current)
-            if clock.now < due {
-                do { try await clock.sleep(until: due) } catch { return }
+        while let upcoming = cursor.withLock({ $0.cursor.peek() }) {
+            if clock.now < upcoming.due {
+                do { try await clock.sleep(until: upcoming.due) } catch { return }
             }
             guard state.withLock({ $0.generation == generation }) else { return }
-            let next = step(current)
-            emit(timeline[current.index].event, cycle: current.cycle, next: next)
-            position = next
+            emitNext()
         }
     }
 
-    private func simulated(_ location: Location, cycle: Int) -> Location {
-        var location = location
-        location.isSimulated = true
-        if cycle > 0 {
-            let seconds = GPSDScript.seconds(loopLength * cycle)
-            location.time = location.time?.addingTimeInterval(seconds)
-            location.receivedAt = location.receivedAt.addingTimeInterval(seconds)
-        }
-        return location
-    }
-
-    private func emit(_ event: LocationEvent, cycle: Int, next: Position?) {
-        let now = clock.now
-        switch event {
-        case let .location(location):
-            let location = simulated(location, cycle: cycle)
-            state.withLock { state in
-                state.lastFix = (location, now)
-                state.next = next
+    /// Takes the entry due and sends its event.
+    private func emitNext() {
+        let event: LocationEvent? = cursor.withLock { box in
+            guard let upcoming = box.cursor.peek() else { return nil }
+            box.cursor.take()
+            if case let .location(location) = upcoming.entry.event {
+                return .location(box.cursor.shifted(location, pass: upcoming.pass))
             }
-            observers.send(.location(location))
-        default:
-            state.withLock { $0.next = next }
-            observers.send(event)
+            return upcoming.entry.event
         }
+        if let event { observers.send(event) }
     }
 
+    /// Ends a playing that reached the end of the recording, or a part it could not read: that
+    /// is reported as malformed data, as a client reports a line it cannot decode.
     private func finish(_ generation: UInt64) {
-        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
-            guard state.generation == generation else { return [] }
+        let waiters: [CheckedContinuation<Void, Never>]? = state.withLock { state in
+            guard state.generation == generation, !state.finished else { return nil }
             state.finished = true
             defer { state.finishWaiters = [] }
             return state.finishWaiters
+        }
+        guard let waiters else { return }
+        if let failure = readError {
+            let place = failure.line.map { "\(failure.file):\($0)" } ?? failure.file
+            observers.send(.error(.malformedData(excerpt: place, reason: failure.reason)))
         }
         for waiter in waiters { waiter.resume() }
     }

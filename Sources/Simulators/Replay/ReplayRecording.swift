@@ -10,17 +10,24 @@ import LocationFacade
 import GPX
 
 /// A recording to replay, read from a file of any kind the simulators play: a gpsd JSON log (as
-/// `gpspipe -w` or `locate record` writes it), an NMEA 0183 log, or a GPX track. It gives the
-/// same recording in the three forms the simulators take:
+/// `gpspipe -w` or `locate record` writes it), an NMEA 0183 log, or a GPX track. The simulators
+/// play it in the form each takes, reading the file as they play, so a recording of any length
+/// (a week of gpsd log, a GPX of a million points, a gzip bomb) starts at once and plays in
+/// constant memory:
 ///
-/// - ``timeline`` for the in-process ``ReplayLocationSource`` (``device(speed:loop:startOffset:clock:)``),
-/// - ``script`` for the ``FakeGPSDServer``,
-/// - ``nmea`` for the ``FakeSerialDevice`` that real gpsd reads.
+/// - ``device(speed:loop:startOffset:clock:)``: an in-process ``ReplayLocationSource``,
+/// - ``FakeGPSDServer/init(recording:pace:startPolicy:faults:loop:port:clock:)``: a fake gpsd,
+/// - ``FakeSerialDevice/play(_:speed:loop:)``: NMEA sentences for real gpsd to read.
 ///
 /// ```swift
 /// let recording = try ReplayRecording(contentsOf: URL(fileURLWithPath: "ride.gpx"))
 /// let manager = LocationManager(source: recording.device(speed: 10))
 /// ```
+///
+/// Opening a file reads only its beginning: its format, and that its first events can be read. A
+/// part further on that cannot be read ends the replay there, and the player says why (its
+/// `readError`). ``readTimeline()``, ``readScript()`` and ``readNMEA()`` read the whole
+/// recording into memory, for tests and small files.
 public struct ReplayRecording: Sendable {
     /// What kind of file it came from.
     public enum Format: String, Sendable, Hashable {
@@ -46,77 +53,210 @@ public struct ReplayRecording: Sendable {
         }
     }
 
-    public var format: Format
-    /// The events in order, with their offsets from the first.
-    public var timeline: [ReplayLocationSource.Entry]
-    /// The reports as a gpsd would send them: the recorded lines for a gpsd log, else TPVs
-    /// written from the timeline.
-    public var script: GPSDScript
-    /// The sentences a receiver would write: the recorded ones for an NMEA log, else generated from
-    /// the timeline by ``NMEAEncoder``.
-    public var nmea: NMEALog
+    /// Where the recording is: a file read as it plays, or arrays in memory.
+    private enum Storage: Sendable {
+        case file(path: String)
+        case memory(timeline: [ReplayLocationSource.Entry], script: GPSDScript, nmea: NMEALog)
+    }
 
-    /// Reads `url`, telling its format from its content (gzip-compressed GPX included).
+    public var format: Format
+    private var storage: Storage
+
+    /// The file it is read from, if it was opened from one.
+    public var path: String? {
+        if case let .file(path) = storage { path } else { nil }
+    }
+
+    /// Opens `url`, telling its format from its content (gzip-compressed GPX included), and checks
+    /// that its first events (a few hundred) can be read. The rest is read as it plays.
     ///
-    /// - Throws: ``ReadError`` naming the file (and line) that could not be read.
+    /// - Throws: ``ReadError`` naming the file (and line) that could not be read: a folder, a file
+    ///   that is none of the three formats, or one whose beginning is not valid.
     public init(contentsOf url: URL) throws(ReadError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw ReadError(file: url.path, reason: "cannot read the file (\(error))")
+        let path = url.path
+        let head = try Self.head(of: path)
+        guard let format = Self.format(of: head) else {
+            throw ReadError(file: path, reason: "not a gpsd JSON log, an NMEA log or a GPX file")
         }
-        switch Self.format(of: data) {
-        case .gpsdJSON?:
-            do {
-                let script = try GPSDScript(recordedLog: String(decoding: data, as: UTF8.self), source: url.path)
-                self.init(format: .gpsdJSON, timeline: ReplayLocationSource(script: script).timeline, script: script)
-            } catch {
-                throw ReadError(file: error.source, line: error.line, reason: error.reason)
+        self.format = format
+        self.storage = .file(path: path)
+        // The beginning is checked (a file damaged from the start is refused at once); the rest
+        // is read as it plays, so a recording of any length opens in the same time.
+        let beginning = try timelineStream()
+        var checked = 0
+        while checked < Self.entriesCheckedAtOpening, try beginning.next() != nil { checked += 1 }
+        guard checked > 0 else {
+            switch format {
+            case .gpsdJSON: throw ReadError(file: path, reason: "no fix or report to replay")
+            case .nmea: throw ReadError(file: path, reason: "no NMEA sentence (or none with a right checksum)")
+            case .gpx: throw ReadError(file: path, reason: "no track, route or waypoint to replay")
             }
-        case .nmea?:
-            let text = String(decoding: data, as: UTF8.self)
-            let log = NMEALog(text: text)
-            guard !log.epochs.isEmpty else { throw ReadError(file: url.path, reason: "no NMEA sentence (or none with a right checksum)") }
-            let timeline = NMEADecoder().decode(text, device: url.lastPathComponent).timeline
-            self.init(format: .nmea, timeline: timeline, script: GPSDScript(timeline: timeline), nmea: log)
-        case .gpx?:
-            let timeline = try GPXTrackReading.timeline(of: url)
-            self.init(format: .gpx, timeline: timeline, script: GPSDScript(timeline: timeline))
-        case nil:
-            throw ReadError(file: url.path, reason: "not a gpsd JSON log, an NMEA log or a GPX file")
         }
     }
+
+    /// How many events ``init(contentsOf:)`` reads to check a file.
+    static let entriesCheckedAtOpening = 256
 
     /// A recording of `timeline`; the script and NMEA are written from it unless given.
     public init(format: Format, timeline: [ReplayLocationSource.Entry], script: GPSDScript? = nil, nmea: NMEALog? = nil) {
         self.format = format
-        self.timeline = timeline
-        self.script = script ?? GPSDScript(timeline: timeline)
-        self.nmea = nmea ?? NMEALog(timeline: timeline)
+        self.storage = .memory(
+            timeline: timeline, script: script ?? GPSDScript(timeline: timeline), nmea: nmea ?? NMEALog(timeline: timeline))
+    }
+
+    /// The events in order, with their offsets from the first, read whole.
+    ///
+    /// - Throws: ``ReadError`` when the file cannot be read to its end.
+    public func readTimeline() throws(ReadError) -> [ReplayLocationSource.Entry] {
+        if case let .memory(timeline, _, _) = storage { return timeline }
+        return try timelineStream().collect()
+    }
+
+    /// The reports as a gpsd would send them, read whole: the recorded lines for a gpsd log, else
+    /// TPVs written from the timeline.
+    ///
+    /// - Throws: ``ReadError`` when the file cannot be read to its end.
+    public func readScript() throws(ReadError) -> GPSDScript {
+        if case let .memory(_, script, _) = storage { return script }
+        return GPSDScript(entries: try scriptStream().collect())
+    }
+
+    /// The sentences a receiver would write, read whole: the recorded ones for an NMEA log, else
+    /// generated from the timeline by ``NMEAEncoder``.
+    ///
+    /// - Throws: ``ReadError`` when the file cannot be read to its end.
+    public func readNMEA() throws(ReadError) -> NMEALog {
+        if case let .memory(_, _, nmea) = storage { return nmea }
+        return NMEALog(epochs: try nmeaStream().collect())
+    }
+
+    /// The events in order, with their offsets from the first: the whole recording read now, or
+    /// as much of it as can be read.
+    @available(*, deprecated, message: "use readTimeline(), which says when the file cannot be read, or play it with device()")
+    public var timeline: [ReplayLocationSource.Entry] {
+        (try? readTimeline()) ?? []
+    }
+
+    /// The reports as a gpsd would send them, read whole now.
+    @available(*, deprecated, message: "use readScript(), which says when the file cannot be read, or FakeGPSDServer(recording:)")
+    public var script: GPSDScript {
+        (try? readScript()) ?? GPSDScript()
+    }
+
+    /// The sentences a receiver would write, read whole now.
+    @available(*, deprecated, message: "use readNMEA(), which says when the file cannot be read, or FakeSerialDevice.play(_:)")
+    public var nmea: NMEALog {
+        (try? readNMEA()) ?? NMEALog(epochs: [])
+    }
+
+    /// How many fixes it holds (reading the whole recording).
+    ///
+    /// - Throws: ``ReadError`` when the file cannot be read to its end.
+    public func countFixes() throws(ReadError) -> Int {
+        let stream = try timelineStream()
+        var count = 0
+        while let entry = try stream.next() {
+            if case .location = entry.event { count += 1 }
+        }
+        return count
     }
 
     /// How many fixes it holds.
+    @available(*, deprecated, message: "use countFixes(), which says when the file cannot be read")
     public var fixCount: Int {
-        timeline.reduce(0) { count, entry in
-            if case .location = entry.event { count + 1 } else { count }
-        }
+        (try? countFixes()) ?? 0
     }
 
-    /// An in-process device playing it; see ``ReplayLocationSource``.
+    /// An in-process device playing it, reading the file as it plays; see ``ReplayLocationSource``.
     public func device(
         speed: Double = 1, loop: Bool = false, startOffset: Duration = .zero, clock: some Clock<Duration> = ContinuousClock()
     ) -> ReplayLocationSource {
-        ReplayLocationSource(timeline: timeline, speed: speed, loop: loop, startOffset: startOffset, clock: clock)
+        let recording = self
+        return ReplayLocationSource(
+            recording: .stream { () throws(ReadError) in try recording.timelineStream() },
+            speed: speed, loop: loop, startOffset: startOffset, clock: clock)
+    }
+
+    // MARK: - Streams
+
+    /// The recording's events, for a ``ReplayLocationSource``.
+    package func timelineStream() throws(ReadError) -> any ReplayStream<ReplayLocationSource.Entry> {
+        switch storage {
+        case let .memory(timeline, _, _):
+            return ArrayStream(timeline)
+        case let .file(path):
+            switch format {
+            case .gpsdJSON:
+                let decoder = GPSDReportDecoder()
+                return CompactMappedStream(try GPSDLogStream(path: path, markingSimulated: true)) { entry in
+                    ReplayLocationSource.Entry.decoding(entry, with: decoder)
+                }
+            case .nmea:
+                return try NMEATimelineStream(path: path, device: Self.fileName(path))
+            case .gpx:
+                return GPXTimelineStream(path: path)
+            }
+        }
+    }
+
+    /// The reports a gpsd sends, for a ``FakeGPSDServer``.
+    package func scriptStream() throws(ReadError) -> any ReplayStream<GPSDScript.Entry> {
+        switch storage {
+        case let .memory(_, script, _):
+            return ArrayStream(script.entries)
+        case let .file(path) where format == .gpsdJSON:
+            return try GPSDLogStream(path: path, markingSimulated: true)
+        case .file:
+            return CompactMappedStream(try timelineStream(), GPSDScript.Entry.report(for:))
+        }
+    }
+
+    /// The sentences a receiver writes, for a ``FakeSerialDevice``.
+    package func nmeaStream() throws(ReadError) -> any ReplayStream<NMEALog.Epoch> {
+        switch storage {
+        case let .memory(_, _, nmea):
+            return ArrayStream(nmea.epochs)
+        case let .file(path) where format == .nmea:
+            return try NMEAEpochStream(path: path)
+        case .file:
+            return CompactMappedStream(try timelineStream(), NMEALog.Epoch.sentences(for:))
+        }
+    }
+
+    private static func fileName(_ path: String) -> String {
+        String(path.split(separator: "/").last ?? Substring(path))
+    }
+
+    /// The file's first 64 KiB, or the reason it cannot be read (a folder says so).
+    private static func head(of path: String) throws(ReadError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ReadError(file: path, reason: "cannot read the file (\(String(cString: strerror(errno))))") }
+        defer { close(descriptor) }
+        var head = [UInt8](repeating: 0, count: 65_536)
+        var count = 0
+        while count < head.count {
+            let read = head.withUnsafeMutableBytes { bytes in
+                Glibc.read(descriptor, bytes.baseAddress! + count, bytes.count - count)
+            }
+            if read > 0 {
+                count += read
+            } else if read == 0 {
+                break
+            } else if errno != EINTR {
+                let reason = errno == EISDIR ? "it is a folder, not a recording" : "cannot read the file (\(String(cString: strerror(errno))))"
+                throw ReadError(file: path, reason: reason)
+            }
+        }
+        return Array(head.prefix(count))
     }
 
     /// The format of a file from its first lines that say: `{` a gpsd log, `<` GPX, an NMEA
     /// sentence NMEA; or the gzip magic number, GPX. Blank lines, comments (`#`, as gpsd's
     /// regression logs and gpsfake logs begin) and anything else (a free-text header, a sentence
     /// cut off when the recording began, noise) are passed over, in the first 64 KiB.
-    static func format(of data: Data) -> Format? {
+    static func format(of data: some Collection<UInt8>) -> Format? {
         if data.starts(with: [0x1F, 0x8B]) { return .gpx }
-        var bytes = data.prefix(65_536)[...]
+        var bytes = Array(data.prefix(65_536))[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         for line in bytes.split(whereSeparator: { $0 == 0x0A || $0 == 0x0D }) {
             switch line.first(where: { $0 != 0x20 && $0 != 0x09 }) {
@@ -134,65 +274,6 @@ extension GPSDScript {
     /// The fixes and no-fix reports of a replay timeline as TPV reports at its offsets, each on
     /// its fix's device (``defaultDevice`` when it has none), marked simulated.
     public init(timeline: [ReplayLocationSource.Entry]) {
-        var entries: [Entry] = []
-        for entry in timeline {
-            switch entry.event {
-            case var .location(location):
-                location.isSimulated = true
-                let device = location.device ?? Self.defaultDevice
-                entries.append(Entry(
-                    offset: entry.offset, device: device, className: "TPV", line: GPSDReportWriter.tpv(location, device: device)))
-            case let .noFix(device, time):
-                let device = device ?? Self.defaultDevice
-                entries.append(Entry(
-                    offset: entry.offset, device: device, className: "TPV", line: GPSDReportWriter.noFix(device: device, time: time)))
-            default:
-                continue
-            }
-        }
-        self.init(entries: entries)
-    }
-}
-
-/// A GPX file's points as a replay timeline, paced by their times as Xcode paces a GPX location
-/// simulation: a track's points (every track, in order), or a route's when there is no track, or
-/// the waypoints when there is neither. A point without a time comes a second after the one
-/// before it; times that go backwards (a second track recorded earlier) are played at once.
-enum GPXTrackReading {
-    static func timeline(of url: URL) throws(ReplayRecording.ReadError) -> [ReplayLocationSource.Entry] {
-        var tracks: [GPXPoint] = [], routes: [GPXPoint] = [], waypoints: [GPXPoint] = []
-        do {
-            _ = try GPXReader().read(fileAt: url.path) { event in
-                switch event {
-                case let .trackPoint(point): tracks.append(point)
-                case let .routePoint(point): routes.append(point)
-                case let .waypoint(point): waypoints.append(point)
-                default: break
-                }
-            }
-        } catch {
-            throw ReplayRecording.ReadError(file: url.path, reason: "\(error)")
-        }
-        let points = !tracks.isEmpty ? tracks : !routes.isEmpty ? routes : waypoints
-        guard !points.isEmpty else { throw ReplayRecording.ReadError(file: url.path, reason: "no track, route or waypoint to replay") }
-        let device = url.lastPathComponent
-        let start = points.lazy.compactMap(\.time).first?.date
-        var timeline: [ReplayLocationSource.Entry] = []
-        timeline.reserveCapacity(points.count)
-        for point in points {
-            var offset = (timeline.last?.offset).map { $0 + .seconds(1) } ?? .zero
-            if let time = point.time?.date, let start {
-                offset = max(GPSDScript.duration(time.timeIntervalSince(start)), timeline.last?.offset ?? .zero)
-            }
-            let location = Location(
-                latitude: point.latitude, longitude: point.longitude,
-                altitude: point.elevation,
-                speed: point.speed, course: point.course,
-                time: point.time?.date, receivedAt: point.time?.date ?? Date(timeIntervalSince1970: 0) + GPSDScript.seconds(offset),
-                mode: point.elevation == nil ? .fix2D : .fix3D,
-                device: device, isSimulated: true)
-            timeline.append(.init(offset: offset, event: .location(location)))
-        }
-        return timeline
+        self.init(entries: timeline.compactMap(Entry.report(for:)))
     }
 }
