@@ -76,13 +76,34 @@ struct Once: AsyncParsableCommand {
         let (source, client) = try makeSource()
         let tracker = ConnectionTracker(source, reporting: verbose ? (serverOptions.server ?? simulate ?? "") : nil)
         let manager = LocationManager(source: source)
-        do {
-            let fix = try await manager.requestLocation(
+        let (timeout, maxAge, minMode, accuracy) = (timeout, maxAge, minMode, accuracy)
+        let request = Task {
+            try await manager.requestLocation(
                 timeout: .milliseconds(Int64(timeout * 1000)),
                 maximumAge: maxAge.map { .milliseconds(Int64($0 * 1000)) },
                 minimumMode: minMode,
                 desiredAccuracy: accuracy)
+        }
+        // A replay that has played to its end (or to a part it cannot read) will give no fix:
+        // waiting out the timeout for one would only make the user wait.
+        let replay = source as? ReplayLocationSource
+        let replayEnded = replay.map { replay in
+            Task {
+                await replay.waitUntilFinished()
+                if replay.hasPlayedToEnd { request.cancel() }
+            }
+        }
+        defer { replayEnded?.cancel() }
+        do {
+            let fix = try await request.value
             Output.line(format.render(fix))
+        } catch is CancellationError {
+            if let readError = replay?.readError {
+                Output.error("locate once: \(readError)")
+                throw ExitCode(.dataError)
+            }
+            Output.error("locate once: the recording \(simulate ?? "") ended without a fix that qualifies.")
+            throw ExitCode(.temporaryFailure)
         } catch let error as LocationError {
             if case .timedOut = error, client != nil, let lost = tracker.lostAndNotBack {
                 Output.error("locate once: \(lost) It did not come back within \(LocationError.format(.milliseconds(Int64(timeout * 1000)))).")

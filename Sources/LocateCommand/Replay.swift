@@ -55,14 +55,18 @@ struct Replay: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let url = URL(fileURLWithPath: file)
-        guard FileManager.default.isReadableFile(atPath: url.path) else {
-            Output.error("locate replay: cannot read \(file): no such readable file.")
+        var info = stat()
+        guard stat(file, &info) == 0 else {
+            Output.error("locate replay: cannot read \(file): \(String(cString: strerror(errno))).")
+            throw ExitCode(.noInput)
+        }
+        guard info.st_mode & S_IFMT != S_IFDIR else {
+            Output.error("locate replay: \(file) is a folder: give a recording file (a gpsd JSON log, an NMEA log or a GPX file).")
             throw ExitCode(.noInput)
         }
         let recording: ReplayRecording
         do {
-            recording = try ReplayRecording(contentsOf: url)
+            recording = try ReplayRecording(contentsOf: URL(fileURLWithPath: file))
         } catch {
             Output.error("locate replay: \(error)")
             throw ExitCode(.dataError)
@@ -74,9 +78,15 @@ struct Replay: AsyncParsableCommand {
         }
     }
 
+    /// How serving ends: by a signal, or when the recording has been played (or could not be read on).
+    private enum Ending: Sendable {
+        case interrupted
+        case played(ReplayRecording.ReadError?)
+    }
+
     private func serveFake(_ recording: ReplayRecording) async throws {
         let server = FakeGPSDServer(
-            script: recording.script, pace: fast ? .asFastAsClientsRead : .recorded(speed: speed), loop: loop, port: port)
+            recording: recording, pace: fast ? .asFastAsClientsRead : .recorded(speed: speed), loop: loop, port: port)
         let boundPort: UInt16
         do {
             boundPort = try server.start()
@@ -84,14 +94,13 @@ struct Replay: AsyncParsableCommand {
             Output.error("locate replay: \(error) Is gpsd (or another replay) using it? Pass --port.")
             throw ExitCode(.unavailable)
         }
-        Output.error("locate replay: serving \(file) (\(recording.format.rawValue), \(recording.fixCount) fixes) as a fake gpsd on 127.0.0.1:\(boundPort)")
+        Output.error("locate replay: serving \(file) (\(recording.format.rawValue)) as a fake gpsd on 127.0.0.1:\(boundPort)")
         Output.line("127.0.0.1:\(boundPort)")
-        if exitWhenDone {
+        defer { server.shutdown() }
+        try await serve {
             await server.waitUntilFinished()
-            server.shutdown()
-            return
+            return server.readError
         }
-        await Interrupts.wait()
     }
 
     private func serveThroughGPSD(_ recording: ReplayRecording) async throws {
@@ -105,14 +114,47 @@ struct Replay: AsyncParsableCommand {
             throw ExitCode(.unavailable)
         }
         defer { gpsd.stop() }
-        Output.error("locate replay: serving \(file) (\(recording.format.rawValue), \(recording.nmea.epochs.count) NMEA epochs) through gpsd on 127.0.0.1:\(gpsd.port), reading \(device.path)")
+        Output.error("locate replay: serving \(file) (\(recording.format.rawValue)) through gpsd on 127.0.0.1:\(gpsd.port), reading \(device.path)")
         Output.line("127.0.0.1:\(gpsd.port)")
-        let player = Task { try await device.play(recording.nmea, speed: speed, loop: loop) }
-        if exitWhenDone {
-            try await player.value
-            return
+        let (speed, loop) = (speed, loop)
+        try await serve {
+            do {
+                try await device.play(recording, speed: speed, loop: loop)
+                return nil
+            } catch let error as ReplayRecording.ReadError {
+                return error
+            } catch {
+                return nil
+            }
         }
-        await Interrupts.wait()
-        player.cancel()
+    }
+
+    /// Serves until SIGINT or SIGTERM, or until `play` returns when the whole recording is to be
+    /// played once (--exit-when-done); a recording that cannot be read on ends it either way, with
+    /// the reason and exit status 65.
+    private func serve(_ play: @escaping @Sendable () async -> ReplayRecording.ReadError?) async throws {
+        let (endings, ending) = AsyncStream.makeStream(of: Ending.self)
+        let player = Task {
+            ending.yield(.played(await play()))
+        }
+        let signals = Task {
+            await Interrupts.wait()
+            ending.yield(.interrupted)
+        }
+        defer {
+            player.cancel()
+            signals.cancel()
+        }
+        for await end in endings {
+            switch end {
+            case .interrupted:
+                return
+            case let .played(error?):
+                Output.error("locate replay: stopped: \(error)")
+                throw ExitCode(.dataError)
+            case .played(nil):
+                if exitWhenDone { return }
+            }
+        }
     }
 }

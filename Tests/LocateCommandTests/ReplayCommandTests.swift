@@ -58,7 +58,7 @@ struct ReplayCommandTests {
     @Test func aMissingFileExits66() async throws {
         let result = try await Locate.run(["replay", "/nonexistent/walk.json", "--port", "0"])
         #expect(result.status == 66)
-        #expect(result.error == ["locate replay: cannot read /nonexistent/walk.json: no such readable file."])
+        #expect(result.error == ["locate replay: cannot read /nonexistent/walk.json: No such file or directory."])
     }
 
     @Test func aBadFileExits65NamingTheLine() async throws {
