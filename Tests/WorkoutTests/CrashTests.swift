@@ -35,7 +35,8 @@ struct CrashTests {
         let writer = try ChildProcess(executable, arguments)
         #expect(await writer.waitForLine { $0 == moment } == moment, "the writer never got to \(moment): \(writer.lines(.error))")
         writer.send(signal: SIGKILL)
-        #expect(await writer.waitUntilExit() == 128 + SIGKILL)
+        let status = await writer.waitUntilExit()
+        #expect(status == 128 + SIGKILL, "the writer ended with \(status), not by the signal: \(writer.lines(.error))")
         let reportedSaved = Set(writer.lines().compactMap { $0.hasPrefix("saved ") ? Int($0.dropFirst(6)) : nil })
 
         // Before the store opens, the killed writer's staging is still in the file.
