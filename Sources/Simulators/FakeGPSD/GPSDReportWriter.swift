@@ -14,10 +14,15 @@ public enum GPSDReportWriter {
     /// gpsd's STATUS_SIM: how a fake says its fix is simulated.
     public static let simulatedStatus = 8
 
-    /// A TPV report for `location`, without a newline. Coordinates get gpsd's nine decimals.
-    /// A location marked `isSimulated` is sent with `"status":8` (gpsd's "simulated"), unless it has
-    /// a status of its own.
-    public static func tpv(_ location: Location, device: String?) -> String {
+    /// A TPV report for `location`, without a newline, its fields in gpsd's order. Coordinates get
+    /// gpsd's nine decimals. A location marked `isSimulated` is sent with `"status":8` (gpsd's
+    /// "simulated"), unless it has a status of its own.
+    ///
+    /// With a `receiver`, what the location does not say is said as gpsd 3.22 says it for that
+    /// receiver (see ``SimulatedReceiver``): the height above the ellipsoid and the geoid's
+    /// separation, `ept`, `epx`, `epy`, `eph`, `epv`, `sep` and `eps`. Without one, only what the
+    /// location holds is sent.
+    public static func tpv(_ location: Location, device: String?, receiver: SimulatedReceiver? = nil) -> String {
         var fields = [#""class":"TPV""#]
         if let device { fields.append(#""device":\#(quoted(device))"#) }
         if let status = location.status {
@@ -27,24 +32,39 @@ public enum GPSDReportWriter {
         }
         fields.append(#""mode":\#(location.mode.gpsdMode)"#)
         if let time = location.time { fields.append(#""time":"\#(RFC3339.string(from: time))""#) }
+        let errors = receiver.map(\.errors)
+        if let errors, location.time != nil { fields.append(#""ept":\#(fixed(errors.ept, 3))"#) }
         if location.mode >= .fix2D {
             fields.append(#""lat":\#(fixed(location.latitude, 9))"#)
             fields.append(#""lon":\#(fixed(location.longitude, 9))"#)
         }
+        var separation: Double?
         if location.mode == .fix3D {
-            if let hae = location.ellipsoidalAltitude { fields.append(#""altHAE":\#(fixed(hae, 4))"#) }
-            if let msl = location.altitude {
+            var (hae, msl) = (location.ellipsoidalAltitude, location.altitude)
+            if let receiver {
+                separation = hae.flatMap { hae in msl.map { hae - $0 } } ?? receiver.geoidSeparation
+                hae = hae ?? msl.map { $0 + receiver.geoidSeparation }
+                msl = msl ?? hae.map { $0 - receiver.geoidSeparation }
+            }
+            if let hae { fields.append(#""altHAE":\#(fixed(hae, 4))"#) }
+            if let msl {
                 fields.append(#""altMSL":\#(fixed(msl, 4))"#)
                 fields.append(#""alt":\#(fixed(msl, 4))"#)
             }
-            if let epv = location.verticalAccuracy { fields.append(#""epv":\#(fixed(epv, 3))"#) }
         }
+        if location.mode >= .fix2D, location.horizontalAccuracy == nil, let errors {
+            if let epx = errors.epx { fields.append(#""epx":\#(fixed(epx, 3))"#) }
+            if let epy = errors.epy { fields.append(#""epy":\#(fixed(epy, 3))"#) }
+        }
+        if location.mode == .fix3D, let epv = location.verticalAccuracy ?? errors?.epv { fields.append(#""epv":\#(fixed(epv, 3))"#) }
         if let track = location.course { fields.append(#""track":\#(fixed(track, 4))"#) }
         if let speed = location.speed { fields.append(#""speed":\#(fixed(speed, 3))"#) }
         if location.mode == .fix3D, let climb = location.climb { fields.append(#""climb":\#(fixed(climb, 3))"#) }
         if let epd = location.courseAccuracy { fields.append(#""epd":\#(fixed(epd, 4))"#) }
-        if let eps = location.speedAccuracy { fields.append(#""eps":\#(fixed(eps, 2))"#) }
-        if let eph = location.horizontalAccuracy { fields.append(#""eph":\#(fixed(eph, 3))"#) }
+        if location.mode >= .fix2D, let eps = location.speedAccuracy ?? errors?.eps { fields.append(#""eps":\#(fixed(eps, 2))"#) }
+        if let separation { fields.append(#""geoidSep":\#(fixed(separation, 3))"#) }
+        if location.mode >= .fix2D, let eph = location.horizontalAccuracy ?? errors?.eph { fields.append(#""eph":\#(fixed(eph, 3))"#) }
+        if location.mode == .fix3D, let errors { fields.append(#""sep":\#(fixed(errors.sep, 3))"#) }
         return "{" + fields.joined(separator: ",") + "}"
     }
 

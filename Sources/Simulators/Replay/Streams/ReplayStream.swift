@@ -108,13 +108,15 @@ extension ReplayLocationSource.Entry {
 
 extension GPSDScript.Entry {
     /// The TPV a gpsd sends for a replay's fix or no-fix report, on its fix's device
-    /// (``GPSDScript/defaultDevice`` when it has none), marked simulated; `nil` for other events.
+    /// (``GPSDScript/defaultDevice`` when it has none), marked simulated, with the heights and
+    /// error estimates gpsd gives for the simulated receiver where the fix has none of its own
+    /// (``SimulatedReceiver/default``); `nil` for other events.
     static func report(for entry: ReplayLocationSource.Entry) -> Self? {
         switch entry.event {
         case var .location(location):
             location.isSimulated = true
             let device = location.device ?? GPSDScript.defaultDevice
-            return Self(offset: entry.offset, device: device, className: "TPV", line: GPSDReportWriter.tpv(location, device: device))
+            return Self(offset: entry.offset, device: device, className: "TPV", line: GPSDReportWriter.tpv(location, device: device, receiver: .default))
         case let .noFix(device, time):
             let device = device ?? GPSDScript.defaultDevice
             return Self(offset: entry.offset, device: device, className: "TPV", line: GPSDReportWriter.noFix(device: device, time: time))
