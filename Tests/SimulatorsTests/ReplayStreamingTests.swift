@@ -1,6 +1,6 @@
 import Foundation
 import LocationFacade
-import Simulators
+@testable import Simulators
 import Testing
 import TestSupport
 
@@ -141,5 +141,18 @@ import TestSupport
         let gap = try #require(next.time).timeIntervalSince(try #require(seen.last?.time))
         // The fix due as the first client left went to nobody, as a receiver's fix does.
         #expect(gap > 0 && gap <= 2, "the fix after the last one seen (or the next), not one 200 passes on (\(gap) s on)")
+    }
+
+    /// A client's output queue that a fast replay never lets drain held every byte ever sent to
+    /// it (65 MiB after 200,000 fixes): the written part is given back as it goes.
+    @Test func anOutputQueueNeverDrainedStaysSmall() {
+        var queue = ByteQueue()
+        let report = String(repeating: "x", count: 300)
+        for _ in 0..<100_000 {
+            queue.appendReport(report)
+            queue.removeFirst(queue.count - 1)  // the client reads all but the last byte
+        }
+        #expect(queue.count == 1)
+        #expect(queue.heldBytes < 1 << 18, "held \(queue.heldBytes) bytes for 1 waiting")
     }
 }

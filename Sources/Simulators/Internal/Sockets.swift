@@ -14,6 +14,8 @@ struct ByteQueue {
 
     var count: Int { storage.count - head }
     var isEmpty: Bool { head == storage.count }
+    /// The bytes held, written ones not yet given back included.
+    var heldBytes: Int { storage.count }
 
     mutating func append(_ bytes: [UInt8]) {
         storage.append(contentsOf: bytes)
@@ -33,11 +35,16 @@ struct ByteQueue {
         Array(storage[head..<min(storage.count, head + maximum)])
     }
 
-    /// Drops the first `count` bytes: the ones written.
+    /// Drops the first `count` bytes: the ones written. The written part is given back once it is
+    /// half the storage (and more than 64 KiB): a queue that a fast producer never lets drain
+    /// would otherwise hold every byte ever sent.
     mutating func removeFirst(_ count: Int) {
         head += min(count, self.count)
         if head == storage.count {
             storage.removeAll(keepingCapacity: storage.capacity <= 1 << 20)
+            head = 0
+        } else if head > 1 << 16, head * 2 >= storage.count {
+            storage.removeFirst(head)
             head = 0
         }
     }
