@@ -93,7 +93,7 @@ public struct GPXPathInfo: Sendable, Hashable {
 
 /// A time from a GPX file: the instant (UTC), and the offset from UTC it was written with, kept
 /// for display (`2024-05-01T09:15:00+01:15` is `08:00:00Z` with an offset of 4,500 s). It is the
-/// package's one parsed-time type, ``RFC3339/Timestamp``.
+/// package's one parsed-time type, `RFC3339/Timestamp`.
 public typealias GPXTime = RFC3339.Timestamp
 
 /// One `<wpt>`, `<rtept>` or `<trkpt>` with everything GPX 1.0, 1.1 and the known extensions

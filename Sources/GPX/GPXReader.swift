@@ -52,6 +52,7 @@ public struct GPXReader: Sendable {
     /// for each event in file order, on the caller's thread.
     ///
     /// - Parameters:
+    ///   - path: the file to read.
     ///   - progress: called after each chunk with the bytes of the file read so far (compressed
     ///     bytes for a `.gz`) and the file's size when known.
     ///   - handler: receives the events; when it throws, reading stops with

@@ -118,7 +118,7 @@ public struct Location: Sendable, Hashable {
 
 extension Location {
     /// Great-circle distance in metres to `other`, on a sphere of the WGS84 mean radius
-    /// (6,371,008.8 m): ``Geodesy/distance(_:_:_:_:)``.
+    /// (6,371,008.8 m): `Geodesy.distance(_:_:_:_:)` (GPSCore).
     public func distance(to other: Location) -> Double {
         Geodesy.distance(latitude, longitude, other.latitude, other.longitude)
     }

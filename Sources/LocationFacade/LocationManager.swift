@@ -82,7 +82,7 @@ public final class LocationManager: Sendable {
     /// With `maximumAge`, a fix the manager or the source already has (gpsd's `?POLL;`) is returned
     /// at once if it meets the criteria and was received no longer ago than `maximumAge`.
     ///
-    /// - Throws: ``LocationError/timedOut(after:best:)`` at the deadline, carrying the best fix seen
+    /// - Throws: ``LocationError/timedOut(after:best:lastError:)`` at the deadline, carrying the best fix seen
     ///   (most accurate, then newest) if any — a fix arriving at the very instant of the deadline is
     ///   too late; ``LocationError/unreachable(host:port:reason:)`` at once if the source cannot
     ///   connect at all (once it has connected, it keeps trying until the deadline, through gpsd

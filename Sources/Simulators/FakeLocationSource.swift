@@ -9,7 +9,7 @@ import Glibc
 import GPSCore
 import LocationFacade
 
-/// A ``LocationSource`` you drive by hand, for unit tests of code that consumes locations.
+/// A `LocationSource` you drive by hand, for unit tests of code that consumes locations.
 ///
 /// Events go to the observers synchronously, on the thread that calls ``send(_:)``, so a test
 /// knows exactly what its code has seen. Every location it delivers is marked simulated.

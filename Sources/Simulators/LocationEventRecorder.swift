@@ -9,7 +9,7 @@ import Glibc
 import GPSCore
 import LocationFacade
 
-/// Records what a ``LocationSource`` reports, and lets a test wait until it has seen enough,
+/// Records what a `LocationSource` reports, and lets a test wait until it has seen enough,
 /// without sleeping.
 ///
 /// ```swift

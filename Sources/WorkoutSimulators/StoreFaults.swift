@@ -3,7 +3,7 @@ import Synchronization
 import Simulators
 import Workout
 
-/// Makes a ``WorkoutStore`` fail on demand, deterministically: a given step of the save chain,
+/// Makes a `WorkoutStore` fail on demand, deterministically: a given step of the save chain,
 /// the Nth row a step writes, the Nth row written overall, or a commit. For tests of code that
 /// saves workouts, ours and yours.
 ///
@@ -20,7 +20,7 @@ import Workout
 /// A fault strikes inside the call's transaction, as a real failure (disk full, I/O error) would,
 /// so the store rolls the call back; the call throws the fault's error. Each injected fault
 /// strikes `times` times (once by default), then lets calls through. Inside
-/// ``WorkoutStore/saveWorkout(_:samples:route:routeMetadata:)`` each part of the run counts as
+/// `WorkoutStore/saveWorkout(_:samples:route:routeMetadata:)` each part of the run counts as
 /// the chain step it stands for (`.save`, `.addSamples`, `.insertRouteData`, `.finishRoute`), and
 /// its commit as `.saveWorkout`.
 public final class StoreFaults: Sendable {
@@ -74,7 +74,7 @@ public final class StoreFaults: Sendable {
     public init() {}
 
     /// Makes the store fail at `trigger`, `times` times, with `error`; by default
-    /// ``WorkoutStoreError/databaseFailed(operation:path:reason:)`` naming the operation and
+    /// `WorkoutStoreError/databaseFailed(operation:path:reason:)` naming the operation and
     /// saying the fault was injected.
     public func inject(_ trigger: Trigger, error: WorkoutStoreError? = nil, times: Int = 1) {
         state.withLock { $0.armed.append(Armed(trigger: trigger, error: error, remaining: max(1, times))) }

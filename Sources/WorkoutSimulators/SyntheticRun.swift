@@ -4,7 +4,7 @@ import Simulators
 import Workout
 
 /// A deterministic recorded run for tests and benchmarks: a workout, its 1 Hz route from
-/// ``SyntheticTrack`` and one heart-rate sample per route point. The same arguments always give
+/// `SyntheticTrack` and one heart-rate sample per route point. The same arguments always give
 /// the same run, bit for bit, so a test can rebuild what another process saved.
 ///
 /// ```swift
@@ -20,7 +20,7 @@ public struct SyntheticRun: Sendable {
     /// One heart-rate sample (120 to 170 count/min, whole numbers) at each point's time.
     public var samples: [QuantitySample]
 
-    /// Run number `index`: it starts `index` days after ``SyntheticTrack/defaultStartTime``, and
+    /// Run number `index`: it starts `index` days after `SyntheticTrack/defaultStartTime`, and
     /// its id is ``id(_:)``. Its distance is the sum of the route's great-circle steps.
     public init(index: Int, points: Int, activityType: WorkoutActivityType = .running) {
         let start = SyntheticTrack.defaultStartTime.addingTimeInterval(Double(index) * 86_400)

@@ -2,7 +2,7 @@ import LocationFacade
 import GPSCore
 
 /// A clock whose time moves only when a test says so, built for replays: a day of 1 Hz fixes
-/// plays through a ``LocationManager`` in well under a second, with the same events in the same
+/// plays through a `LocationManager` in well under a second, with the same events in the same
 /// order every run.
 ///
 /// Like swift-clocks' `TestClock`, ``advance(by:)`` wakes sleepers in order of their deadlines,

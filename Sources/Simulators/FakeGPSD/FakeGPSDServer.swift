@@ -9,7 +9,7 @@ import Glibc
 import LocationFacade
 
 /// A fake gpsd on 127.0.0.1 that speaks gpsd's JSON protocol well enough for real clients
-/// (``GPSDClient``, `gpspipe -w`, Python's `gps` module, `cgps`), serving a ``GPSDScript``.
+/// (`GPSDClient`, `gpspipe -w`, Python's `gps` module, `cgps`), serving a ``GPSDScript``.
 ///
 /// ```swift
 /// let server = FakeGPSDServer(script: .fixes(track), pace: .asFastAsClientsRead)

@@ -110,7 +110,7 @@ public enum GPSDReportWriter {
         return "{" + fields.joined(separator: ",") + "}"
     }
 
-    /// A JSON string literal (``TextBytes/appendJSONString(_:to:)``).
+    /// A JSON string literal (`TextBytes/appendJSONString(_:to:)`).
     public static func quoted(_ text: String) -> String {
         var bytes: [UInt8] = []
         TextBytes.appendJSONString(text, to: &bytes)

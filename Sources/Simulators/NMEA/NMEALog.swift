@@ -95,7 +95,7 @@ public struct NMEALog: Sendable, Hashable {
     }
 
     /// The fixes as a receiver would report them, paced by their times (one second apart where a
-    /// fix has none); a fix with ``FixMode/noFix`` becomes a no-fix epoch.
+    /// fix has none); a fix with `FixMode/noFix` becomes a no-fix epoch.
     public init(fixes: [Location]) {
         let start = fixes.first?.time
         self.epochs = fixes.enumerated().map { index, fix in

@@ -49,7 +49,7 @@ public struct GPSDLogRecorder: Sendable {
     /// passed on `clock` (forever when `nil`), gpsd closes the connection, or the task is cancelled
     /// (which ends the recording normally: the log keeps what arrived).
     ///
-    /// - Throws: ``LocationError/unreachable(host:port:reason:)`` when gpsd cannot be reached, or
+    /// - Throws: `LocationError/unreachable(host:port:reason:)` when gpsd cannot be reached, or
     ///   the error creating the file.
     public func record(
         to url: URL, duration: Duration? = nil, clock: some Clock<Duration> = ContinuousClock()

@@ -9,7 +9,7 @@ import Glibc
 import GPSCore
 import LocationFacade
 
-/// An in-process replay device: a ``LocationSource`` that plays recorded fixes on an injected
+/// An in-process replay device: a `LocationSource` that plays recorded fixes on an injected
 /// clock, at their recorded pace or faster, once or in a loop. Every fix it emits is marked simulated.
 ///
 /// On a `TestClock` a day-long track replays as fast as the test advances the clock, with exactly
@@ -18,7 +18,7 @@ import LocationFacade
 ///
 /// Like a receiver behind gpsd, the recording keeps playing while nobody watches: the first
 /// ``start()`` sets it going, ``stop()`` only stops delivery, and a later ``start()`` picks up
-/// where the recording has got to by then (so a ``LocationManager``, which stops its source
+/// where the recording has got to by then (so a `LocationManager`, which stops its source
 /// between requests, sees time pass). ``requestLatestFix()`` answers with the last fix the
 /// recording has reached, and its age.
 ///
@@ -93,6 +93,7 @@ public final class ReplayLocationSource: LocationSource {
     /// A device playing `timeline` (sorted by offset).
     ///
     /// - Parameters:
+    ///   - timeline: the events and their offsets from the start of the recording.
     ///   - speed: how many times faster than recorded (must be positive).
     ///   - loop: start again after the end.
     ///   - startOffset: skip the recording's first part.
@@ -145,7 +146,7 @@ public final class ReplayLocationSource: LocationSource {
     }
 
     /// A device playing the fixes, no-fix reports and satellite reports of `script`, decoded
-    /// by libgps as a ``GPSDClient`` would decode them.
+    /// by libgps as a `GPSDClient` would decode them.
     public convenience init(
         script: GPSDScript, speed: Double = 1, loop: Bool = false, startOffset: Duration = .zero,
         clock: some Clock<Duration> = ContinuousClock()

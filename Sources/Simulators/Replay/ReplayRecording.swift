@@ -17,7 +17,7 @@ import GPX
 ///
 /// - ``device(speed:loop:startOffset:clock:)``: an in-process ``ReplayLocationSource``,
 /// - ``FakeGPSDServer/init(recording:pace:startPolicy:faults:loop:port:clock:)``: a fake gpsd,
-/// - ``FakeSerialDevice/play(_:speed:loop:)``: NMEA sentences for real gpsd to read.
+/// - `FakeSerialDevice/play(_:speed:loop:)`: NMEA sentences for real gpsd to read.
 ///
 /// ```swift
 /// let recording = try ReplayRecording(contentsOf: URL(fileURLWithPath: "ride.gpx"))

@@ -113,7 +113,7 @@ public struct ReplayScenario: Sendable {
     }
 
     /// gpsd going away after `before` and coming back `downFor` later: in-process the device
-    /// reports the connection lost, waits, reconnects and watches again, as a ``GPSDClient`` does;
+    /// reports the connection lost, waits, reconnects and watches again, as a `GPSDClient` does;
     /// over loopback the fake server closes every connection and lets clients come back.
     public static func gpsdRestart(
         before: Duration = .seconds(10), downFor: Duration = .seconds(5), after: Duration = .seconds(10),
@@ -140,7 +140,7 @@ public struct ReplayScenario: Sendable {
     }
 
     /// One fix, then silence for `silentFor`: the receiver stopped reporting but gpsd still holds
-    /// its last fix, so a `?POLL;` (``LocationSource/requestLatestFix()``) answers with a fix that
+    /// its last fix, so a `?POLL;` (`LocationSource/requestLatestFix()`) answers with a fix that
     /// grows older. A request whose `maximumAge` is shorter than that age must not take it.
     public static func staleCachedFix(silentFor: Duration = .seconds(120), track: [Location]? = nil) -> ReplayScenario {
         let fix = (track ?? SyntheticTrack.generate(count: 1))[0]

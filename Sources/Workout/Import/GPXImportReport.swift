@@ -78,7 +78,7 @@ public struct TrackNotImported: Sendable, Hashable, CustomStringConvertible {
 public struct GPXImportOptions: Sendable, Hashable {
     /// The activity of every imported workout; `nil`: from each track's `<type>`.
     public var activity: WorkoutActivityType?
-    /// Fail on the first invalid value instead of skipping it (``GPXReadOptions/strict``).
+    /// Fail on the first invalid value instead of skipping it (`GPXReadOptions/strict`).
     public var strict: Bool
     /// The ``WorkoutMetadata/sourceApp`` of imported workouts.
     public var sourceApp: String

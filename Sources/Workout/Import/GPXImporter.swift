@@ -12,8 +12,8 @@ import LocationFacade
 /// ```
 ///
 /// ## How a track becomes a workout
-/// - **Route**: the track's points, in its segments, each as a ``Location`` (see
-///   ``GPXReadOptions`` for what the reader skips; the importer also skips points without a
+/// - **Route**: the track's points, in its segments, each as a `Location` (see
+///   `GPXReadOptions` for what the reader skips; the importer also skips points without a
 ///   time and points earlier than the point before them, and reports each with its line).
 ///   A point equal to one kept at the same time (position and elevation) is dropped as a
 ///   duplicate and counted in ``ImportedWorkout/duplicatesDropped``.
@@ -57,8 +57,10 @@ public struct GPXImporter: Sendable {
 
     /// Imports every track of the GPX file at `path` (plain or gzip-compressed).
     ///
-    /// - Parameter progress: called on the reader's thread after each chunk read, with the bytes
-    ///   read so far and the file's size when known.
+    /// - Parameters:
+    ///   - path: the file to import.
+    ///   - progress: called on the reader's thread after each chunk read, with the bytes read so
+    ///     far and the file's size when known.
     /// - Throws: ``GPXImportError``.
     public func importFile(
         at path: String,

@@ -3,7 +3,7 @@ import LocationFacade
 
 /// One point of a stored route: the fix, its place in the route and the segment it belongs to.
 ///
-/// What the store keeps of a ``Location``: position, both altitudes, the accuracies, speed,
+/// What the store keeps of a `Location`: position, both altitudes, the accuracies, speed,
 /// course, the fix mode and status, whether it was simulated, and the fix's `time`. The
 /// `receivedAt` of a point read back is its `time`; `climb` and `device` are not kept.
 public struct RoutePoint: Sendable, Hashable {
@@ -14,7 +14,7 @@ public struct RoutePoint: Sendable, Hashable {
     /// The fix.
     public var location: Location
     /// GPX extensions of the point that no known namespace claimed, as XML elements carrying
-    /// their namespace declarations: kept from an import (``GPXPoint/unknownExtensions``) and
+    /// their namespace declarations: kept from an import (`GPXPoint/unknownExtensions`) and
     /// written back by a GPX export. `nil` for most points.
     public var unknownExtensions: String?
 

@@ -30,7 +30,7 @@ import Logging
 /// The store is `Sendable`: call it from any number of tasks. A file store is a GRDB
 /// `DatabasePool` in WAL mode: reads run in parallel with each other and with the one writer;
 /// writes are serialized. Other processes may open the same file (they wait up to 10 s for a
-/// write lock). An in-memory store (``inMemory()``) is a `DatabaseQueue`: private to the value,
+/// write lock). An in-memory store (`inMemory()`) is a `DatabaseQueue`: private to the value,
 /// every access serialized.
 public final class WorkoutStore: Sendable {
     /// The store's file, or `nil` for an in-memory store.
