@@ -120,6 +120,8 @@ let package = Package(
             dependencies: ["GPSCore", "GPX", "LocationFacade", "Simulators"],
             path: "Tests/TestSupport"
         ),
+        // The README's Swift examples appear, as printed, in compiled files.
+        .testTarget(name: "ReadmeTests"),
         .testTarget(
             name: "GPSCoreTests",
             dependencies: ["GPSCore", "Simulators"]
@@ -135,9 +137,10 @@ let package = Package(
         .testTarget(
             name: "SimulatorsTests",
             dependencies: [
-                "Simulators", "LocationFacade", "TestSupport", "Workout", "WorkoutSimulators",
+                "Simulators", "LocationFacade", "TestSupport", "Workout", "WorkoutSimulators", "where-am-i",
                 .product(name: "Clocks", package: "swift-clocks"),
-            ]
+            ],
+            exclude: ["Recordings"]  // the recordings the examples replay, kept beside them as users would
         ),
         .testTarget(
             name: "LocateCommandTests",
@@ -158,6 +161,12 @@ let package = Package(
         .testTarget(
             name: "WorkoutSimulatorsTests",
             dependencies: ["WorkoutSimulators", "Workout", "Simulators", "LocationFacade", "TestSupport"]
+        ),
+        // The README's minimal program ("Using it in your package"), built and run by a test.
+        .executableTarget(
+            name: "where-am-i",
+            dependencies: ["LocationFacade", "Simulators"],
+            path: "Examples/where-am-i"
         ),
         // A child process for the kill -9 tests: saves large runs into a store file until killed.
         .executableTarget(

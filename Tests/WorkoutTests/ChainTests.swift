@@ -323,8 +323,8 @@ struct ChainTests {
     }
 }
 
-/// The README's tour of the workout store, word for word after its first line (which opens the
-/// user's default store): it must compile and run.
+/// The README's tour of the workout store, word for word (the README opens the store in its
+/// prose, with the user's default path): it must compile and run.
 func readmeTour(_ store: WorkoutStore, start: Date, end: Date, heartRateSamples: [QuantitySample], route: [Location]) async throws -> WorkoutRecord {
     let workout = WorkoutRecord(activityType: .running, start: start, end: end)
     try await store.save(workout)

@@ -8,6 +8,7 @@ import Workout
     let folder = try TemporaryFolder()
     let store = try WorkoutStore.inMemory()
     let ride = Repository.fixture("gpx/gpx11-full.gpx.gz").path
+    let exported = folder.file("ride.gpx")
     var workoutID = UUID()
 
     // From the README:
@@ -16,10 +17,10 @@ import Workout
         print(track.isNew ? "imported" : "already imported", track.workoutID, track.points, track.skipped)
         workoutID = track.workoutID
     }
-    try await store.export(workoutID, format: .gpx, toFileAt: folder.file("ride.gpx"))   // or .geojson
+    try await store.export(workoutID, format: .gpx, toFileAt: exported)                 // or .geojson
     let svg = try await store.plotSVG(of: workoutID)                                    // route, elevation, heart rate
 
     #expect(!report.workouts.isEmpty)
-    #expect(FileManager.default.fileExists(atPath: folder.file("ride.gpx")))
+    #expect(FileManager.default.fileExists(atPath: exported))
     #expect(svg.contains("<svg"))
 }
