@@ -155,4 +155,24 @@ import TestSupport
         #expect(queue.count == 1)
         #expect(queue.heldBytes < 1 << 18, "held \(queue.heldBytes) bytes for 1 waiting")
     }
+
+    /// The hand-off from a GPX replay's parser thread kept every batch ever handed over while the
+    /// parser stayed ahead (66 MiB after 200,000 points): it holds its capacity and no more.
+    @Test func theParserHandOffHoldsItsCapacityOnly() throws {
+        let handOff = BlockingHandOff<Int>(capacity: 4)
+        let producer = Thread {
+            for item in 0..<20_000 where !handOff.send(item) { return }
+            handOff.finish()
+        }
+        producer.start()
+        var taken = 0
+        var mostHeld = 0
+        while let item = try handOff.next() {
+            #expect(item == taken)
+            taken += 1
+            mostHeld = max(mostHeld, handOff.heldItems)
+        }
+        #expect(taken == 20_000)
+        #expect(mostHeld <= 4)
+    }
 }

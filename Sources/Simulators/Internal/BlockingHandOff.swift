@@ -10,18 +10,23 @@ import GPSCore
 /// ``close()``, after which the producer's ``send(_:)`` returns `false` so it can stop reading.
 final class BlockingHandOff<Item: Sendable>: Sendable {
     private struct State: Sendable {
+        /// At most `capacity` items: taking the first moves the few behind it, never more.
         var items: [Item] = []
-        var head = 0
         var finished = false
         var failure: ReplayRecording.ReadError?
         var closed = false
 
-        var count: Int { items.count - head }
+        var count: Int { items.count }
     }
 
     private let state = Locked(State())
     private let space: DispatchSemaphore
     private let available = DispatchSemaphore(value: 0)
+
+    /// The items held now (never more than the capacity).
+    var heldItems: Int {
+        state.withLock { $0.items.count }
+    }
 
     init(capacity: Int) {
         space = DispatchSemaphore(value: capacity)
@@ -53,14 +58,8 @@ final class BlockingHandOff<Item: Sendable>: Sendable {
         while true {
             available.wait()
             let taken: Result<Item?, ReplayRecording.ReadError>? = state.withLock { state in
-                if state.count > 0 {
-                    let item = state.items[state.head]
-                    state.head += 1
-                    if state.head == state.items.count {
-                        state.items.removeAll(keepingCapacity: true)
-                        state.head = 0
-                    }
-                    return .success(item)
+                if !state.items.isEmpty {
+                    return .success(state.items.removeFirst())
                 }
                 guard state.finished || state.closed else { return nil }
                 if let failure = state.failure { return .failure(failure) }
@@ -86,10 +85,7 @@ final class BlockingHandOff<Item: Sendable>: Sendable {
     func close() {
         let dropped = state.withLock { state in
             state.closed = true
-            defer {
-                state.items.removeAll()
-                state.head = 0
-            }
+            defer { state.items.removeAll() }
             return state.count
         }
         for _ in 0...dropped { space.signal() }
