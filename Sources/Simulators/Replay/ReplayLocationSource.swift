@@ -172,8 +172,10 @@ public final class ReplayLocationSource: LocationSource {
         self.init(script: script, speed: speed, loop: loop, startOffset: startOffset, clock: clock)
     }
 
-    /// A device playing an NMEA 0183 log (RMC, GGA, GSA, VTG, GLL), decoded in-process one fix per
-    /// epoch by ``NMEADecoder``. Lines that are not valid sentences are skipped.
+    /// A device playing an NMEA 0183 log, decoded in-process by ``NMEADecoder`` into the fixes
+    /// gpsd 3.22's NMEA driver reports for it (one per cycle of sentences: GGA, RMC, GLL, GNS with
+    /// GSA, VTG and ZDA, from any talker). Comments, noise and sentences with a wrong checksum are
+    /// skipped; sentences without a checksum are taken, as gpsd takes them.
     ///
     /// - Throws: the error reading the file.
     public convenience init(
