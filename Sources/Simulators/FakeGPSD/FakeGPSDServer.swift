@@ -70,6 +70,8 @@ public final class FakeGPSDServer: Sendable {
     /// An error starting or restarting the server.
     public struct StartError: Error, Sendable, CustomStringConvertible {
         public var description: String
+        /// Whether the port was taken (EADDRINUSE).
+        var addressInUse = false
     }
 
     /// The reports it serves, whole: the script it was made with, or (for a server reading a
@@ -205,7 +207,19 @@ public final class FakeGPSDServer: Sendable {
         if downtime > .zero {
             try await clock.sleep(for: downtime)
         }
-        try core.relisten()
+        // The port may be held for a moment by a client's own socket: a connection attempt to a
+        // port in the ephemeral range can be given that very port as its source, and connect to
+        // itself. Real gpsd would fail to restart then; a fake used in tests tries for a second.
+        var attempts = 0
+        while true {
+            do {
+                try core.relisten()
+                return
+            } catch let error as StartError where error.addressInUse && attempts < 50 {
+                attempts += 1
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
     }
 
     /// What the server is doing now.

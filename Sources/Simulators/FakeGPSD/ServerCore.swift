@@ -217,7 +217,8 @@ final class ServerCore: Sendable {
         do {
             result = try Sockets.listen(port: port)
         } catch {
-            throw FakeGPSDServer.StartError(description: "The fake gpsd cannot listen on 127.0.0.1:\(port): \(error)")
+            throw FakeGPSDServer.StartError(
+                description: "The fake gpsd cannot listen on 127.0.0.1:\(port): \(error)", addressInUse: error.code == EADDRINUSE)
         }
         mutate { state in
             state.listener = result.socket
