@@ -156,6 +156,7 @@ let package = Package(
                 "Workout", "GPX", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport",
                 "workout-crash-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

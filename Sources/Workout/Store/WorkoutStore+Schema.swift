@@ -115,4 +115,38 @@ extension WorkoutStore {
         }
         return migrator
     }
+
+    /// The table that records the migrations applied: GRDB's `DatabaseMigrator` table, so every
+    /// store written so far reads the same.
+    static let migrationsTable = "grdb_migrations"
+
+    /// Applies the migrations a store lacks, all in one `BEGIN IMMEDIATE` transaction that first
+    /// reads which are applied: a process that opens a new store at the same moment as another
+    /// waits for the other's transaction, then finds the migrations applied and applies nothing.
+    ///
+    /// (GRDB's `DatabaseMigrator` reads what is applied before its transactions, one per
+    /// migration, so two processes opening a new store together both ran v1, and one failed with
+    /// "table workout already exists". The migrations, their names and their table are the same.)
+    ///
+    /// - Throws: ``WorkoutStoreError/migrationFailed(path:migration:reason:)`` naming the
+    ///   migration that failed; nothing of the transaction is kept.
+    func applyMigrations() throws(WorkoutStoreError) {
+        var current = "(reading the applied migrations)"
+        do {
+            try writer.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(Self.migrationsTable) (identifier TEXT NOT NULL PRIMARY KEY)")
+                    let applied = Set(try String.fetchAll(db, sql: "SELECT identifier FROM \(Self.migrationsTable)"))
+                    for (name, sql) in Self.migrations where !applied.contains(name) {
+                        current = name
+                        try db.execute(sql: sql)
+                        try db.execute(sql: "INSERT INTO \(Self.migrationsTable) (identifier) VALUES (?)", arguments: [name])
+                    }
+                    return .commit
+                }
+            }
+        } catch {
+            throw .migrationFailed(path: path, migration: current, reason: Self.reason(error))
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Logging
 
 /// Workouts, their samples and their routes in a SQLite file, saved with the same chain of awaits
@@ -67,6 +68,11 @@ public final class WorkoutStore: Sendable {
     }
 
     /// Opens a store at `path` (`nil`: in memory) with `faultHook` asked at every fault point.
+    ///
+    /// A file is looked at before anything is written to it: a database of another program, or a
+    /// store of a newer version, is refused and left exactly as it was. A store on a read-only
+    /// file (or file system) is opened for reading. Staged rows of ended processes are deleted
+    /// when the store can be written to; on a full disk they stay (invisible) for the next open.
     package init(path: String?, faultHook: (any StoreFaultHook)?, logger: Logger) throws(WorkoutStoreError) {
         self.path = path
         self.faultHook = faultHook
@@ -74,24 +80,105 @@ public final class WorkoutStore: Sendable {
         var configuration = Configuration()
         configuration.label = "WorkoutStore"
         configuration.busyMode = .timeout(10)
-        do {
-            if let path {
-                let folder = (path as NSString).deletingLastPathComponent
-                var isFolder: ObjCBool = false
-                if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
-                    throw WorkoutStoreError.cannotOpen(path: path, reason: "the folder \(folder) does not exist")
-                }
-                writer = try DatabasePool(path: path, configuration: configuration)
-            } else {
-                writer = try DatabaseQueue(configuration: configuration)
-            }
-        } catch let error as WorkoutStoreError {
-            throw error
-        } catch {
-            throw .cannotOpen(path: path ?? ":memory:", reason: Self.reason(error))
+        // The write-ahead log's files stay when the last connection closes (SQLite deletes them
+        // by default): opening a WAL database, even to read it, needs its shared-memory file,
+        // and on a full disk a new one cannot be made. Kept, it is there to read with.
+        configuration.prepareDatabase { db in
+            var persist: Int32 = 1
+            _ = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
         }
-        try migrate()
+        // Another process creating or migrating the same file can hold it for a moment in ways
+        // SQLite's busy timeout does not cover (switching a new file to WAL, recovering its WAL
+        // index): the opening is tried again for as long as that timeout.
+        var attempt = 0
+        var opened: (writer: any DatabaseWriter, pending: [String], writable: Bool)
+        while true {
+            do {
+                opened = try Self.connect(path: path, configuration: configuration, logger: logger)
+                break
+            } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) && attempt < 500 {
+                attempt += 1
+                usleep(20_000)
+            } catch let error as WorkoutStoreError {
+                throw error
+            } catch {
+                throw .cannotOpen(path: path ?? ":memory:", reason: Self.reason(error))
+            }
+        }
+        writer = opened.writer
+        let (pending, writable) = (opened.pending, opened.writable)
+        guard writable else { return }
+        if !pending.isEmpty { try applyMigrations() }
         try removeStagingOfEndedProcesses()
+    }
+
+    /// Opens the file at `path` (or memory): the writer, the migrations the file lacks, and
+    /// whether it can be written.
+    private static func connect(
+        path: String?, configuration: Configuration, logger: Logger
+    ) throws -> (writer: any DatabaseWriter, pending: [String], writable: Bool) {
+        var configuration = configuration
+        guard let path else { return (try DatabaseQueue(configuration: configuration), migrations.map(\.name), true) }
+        let folder = (path as NSString).deletingLastPathComponent
+        var isFolder: ObjCBool = false
+        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
+            throw WorkoutStoreError.cannotOpen(path: path, reason: "the folder \(folder) does not exist")
+        }
+        let exists = FileManager.default.fileExists(atPath: path)
+        let folderWritable = access(folder.isEmpty ? "." : folder, W_OK) == 0
+        if !exists && !folderWritable {
+            throw WorkoutStoreError.cannotOpen(
+                path: path, reason: "cannot create the store: the folder \(folder) is not writable (\(String(cString: strerror(errno))))")
+        }
+        let pending = exists ? try migrationsPending(inStoreAt: path, configuration: configuration) : migrations.map(\.name)
+        if !exists || (access(path, W_OK) == 0 && folderWritable) {
+            do {
+                return (try DatabasePool(path: path, configuration: configuration), pending, true)
+            } catch let error as DatabaseError where exists && [.SQLITE_FULL, .SQLITE_IOERR].contains(error.resultCode) {
+                // A full disk: no room for the write-ahead log's files. Read what is there.
+                logger.warning("The workout store cannot be written (is the disk full?); opening it read-only", metadata: [
+                    "store.path": "\(path)", "reason": "\(reason(error))",
+                ])
+            }
+        }
+        if let needed = pending.last {
+            throw WorkoutStoreError.cannotOpen(path: path, reason: "the store needs schema \(needed) of this version, and it is read-only")
+        }
+        configuration.readonly = true
+        logger.notice("Opening the workout store read-only", metadata: ["store.path": "\(path)"])
+        return (try DatabaseQueue(path: path, configuration: configuration), pending, false)
+    }
+
+    /// The migrations a store file lacks, read without writing to it; throws when the file is
+    /// another program's database, or a store written by a newer version (which this version must
+    /// not write to). An empty database lacks them all.
+    private static func migrationsPending(inStoreAt path: String, configuration: Configuration) throws -> [String] {
+        var readOnly = configuration
+        readOnly.readonly = true
+        let known = migrations.map(\.name)
+        let (tables, applied, userVersion) = try DatabaseQueue(path: path, configuration: readOnly).read { db in
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            let applied = tables.contains(migrationsTable)
+                ? try String.fetchAll(db, sql: "SELECT identifier FROM \(migrationsTable)") : []
+            let userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            return (tables, applied, userVersion)
+        }
+        if tables.isEmpty && userVersion == 0 { return known }
+        let ours = applied.filter(known.contains)
+        guard !ours.isEmpty else {
+            let names = tables.prefix(5).joined(separator: ", ") + (tables.count > 5 ? ", ..." : "")
+            throw WorkoutStoreError.cannotOpen(
+                path: path, reason: "it is not a workout store but another program's database (tables: \(names)); it was left unchanged")
+        }
+        let unknown = applied.filter { !known.contains($0) }
+        if !unknown.isEmpty || userVersion != 0 {
+            let newer = unknown.isEmpty ? "user_version \(userVersion)" : "schema \(unknown.sorted().joined(separator: ", "))"
+            throw WorkoutStoreError.cannotOpen(
+                path: path,
+                reason: "it was written by a newer version of swift-gps-facade (\(newer)); this version knows schema "
+                    + "\(known.joined(separator: ", ")) and leaves the store unchanged: update swift-gps-facade to open it")
+        }
+        return known.filter { !ours.contains($0) }
     }
 
     /// `$XDG_DATA_HOME/swift-gps-facade/workouts.sqlite`, or `~/.local/share/...` when
@@ -108,17 +195,6 @@ public final class WorkoutStore: Sendable {
     /// The logger stores use unless given one: label `swift-gps-facade.workout-store`.
     public static var defaultLogger: Logger {
         Logger(label: "swift-gps-facade.workout-store")
-    }
-
-    private func migrate() throws(WorkoutStoreError) {
-        let migrator = Self.migrator()
-        do {
-            try migrator.migrate(writer)
-        } catch {
-            let applied = (try? writer.read { try migrator.appliedMigrations($0) }) ?? []
-            let failed = Self.migrations.map(\.name).first { !applied.contains($0) } ?? "?"
-            throw .migrationFailed(path: path, migration: failed, reason: Self.reason(error))
-        }
     }
 
     /// Deletes the staged points (and staged workouts with their samples) of route builders whose
@@ -145,6 +221,13 @@ public final class WorkoutStore: Sendable {
                     "store.path": "\(path ?? ":memory:")", "rows": "\(removed)",
                 ])
             }
+        } catch let error as DatabaseError
+            where [.SQLITE_FULL, .SQLITE_READONLY, .SQLITE_IOERR].contains(error.resultCode) {
+            // A full disk (or a file system gone read-only) must not stop the store being read:
+            // the staged rows are invisible, and go at the next open that can write.
+            logger.warning("Could not remove the unfinished routes and workouts of ended processes; they stay hidden until the next open", metadata: [
+                "store.path": "\(path ?? ":memory:")", "reason": "\(Self.reason(error))",
+            ])
         } catch {
             throw .databaseFailed(operation: .open, path: path, reason: Self.reason(error))
         }
