@@ -45,14 +45,19 @@ struct List: AsyncParsableCommand {
                 Output.line(Format.jsonLine(StoredWorkoutJSON.object(workout)))
             } else {
                 let name = workout.metadata.values["name"].map { "  \($0)" } ?? ""
+                let activity = workout.activityType.rawValue + (workout.unknownActivityType == nil ? "" : "*")
                 Output.line([
                     String(workout.id.uuidString.prefix(8)), Format.dateTime(workout.start),
-                    workout.activityType.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0),
+                    activity.padding(toLength: 9, withPad: " ", startingAt: 0),
                     Format.distance(workout.totals.distance).leftPadded(9), Format.duration(workout.duration).leftPadded(8),
                 ].joined(separator: "  ") + name)
             }
         }
         if workouts.isEmpty && !json { Output.error("No workouts in \(store.path ?? "the store").") }
+        for workout in workouts {
+            guard let stored = workout.unknownActivityType else { continue }
+            Output.error("* \(workout.id.uuidString.prefix(8)): its activity type \"\(stored)\" is unknown to this version (a newer one wrote it); shown as other.")
+        }
     }
 
     /// An RFC 3339 time, or a date (midnight UTC).
@@ -75,6 +80,7 @@ enum StoredWorkoutJSON {
         return [
             "id": workout.id.uuidString,
             "activity": workout.activityType.rawValue,
+            "activity_unknown": workout.unknownActivityType as Any? ?? NSNull(),
             "start": RFC3339.string(from: workout.start),
             "end": RFC3339.string(from: workout.end),
             "distance_m": Format.json(totals.distance),

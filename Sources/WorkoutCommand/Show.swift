@@ -44,7 +44,9 @@ struct Show: AsyncParsableCommand {
         }
         let totals = workout.totals
         var lines = [
-            "\(workout.id.uuidString)  \(workout.activityType)" + (workout.metadata.values["name"].map { "  \"\($0)\"" } ?? ""),
+            "\(workout.id.uuidString)  \(workout.activityType)"
+                + (workout.unknownActivityType.map { " (stored as \"\($0)\", unknown to this version)" } ?? "")
+                + (workout.metadata.values["name"].map { "  \"\($0)\"" } ?? ""),
             "  when       \(Format.dateTime(workout.start)) to \(Format.dateTime(workout.end))",
             "  distance   \(Format.distance(totals.distance))",
             "  duration   \(Format.duration(workout.duration))" + (totals.movingTime.map { ", moving \(Format.duration($0))" } ?? ""),

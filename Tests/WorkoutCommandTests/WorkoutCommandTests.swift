@@ -89,6 +89,29 @@ struct WorkoutCommandTests {
         #expect(try await run(["show", "--store", store, "ab"]).status == 64)
     }
 
+    /// A workout whose activity type this version does not know (a newer version wrote it) made
+    /// `list` exit 74 and show nothing: the rest is listed, and that one flagged.
+    @Test func aWorkoutOfAnUnknownActivityTypeIsListedAndFlagged() async throws {
+        #expect(try await run(["import", "--store", store, fixture("two-runs.gpx")]).status == 0)
+        let listed = try await run(["list", "--store", store, "--json"])
+        let first = try json(try #require(listed.output.first))
+        let id = try #require(first["id"] as? String)
+        let sql = "UPDATE workout SET activity_type = 'kitesurfing' WHERE uuid = X'\(id.replacingOccurrences(of: "-", with: ""))'"
+        let update = try ChildProcess("/usr/bin/sqlite3", [store, sql])
+        #expect(await update.waitUntilExit() == 0, "\(update.lines(.error))")
+
+        let text = try await run(["list", "--store", store])
+        #expect(text.status == 0)
+        #expect(text.output.count == 2)
+        #expect(text.output[0].contains("other*"))
+        #expect(text.error == ["* \(id.prefix(8)): its activity type \"kitesurfing\" is unknown to this version (a newer one wrote it); shown as other."])
+        let objects = try await run(["list", "--store", store, "--json"]).output.map(json)
+        #expect(objects.map { $0["activity_unknown"] as? String } == ["kitesurfing", nil])
+        let show = try await run(["show", String(id.prefix(8)), "--store", store])
+        #expect(show.status == 0)
+        #expect(show.output.first?.contains("other (stored as \"kitesurfing\", unknown to this version)") == true)
+    }
+
     @Test func listShowAndDeleteFindAWorkoutByTheStartOfItsID() async throws {
         let imported = try await run(["import", "--store", store, "--json", fixture("two-runs.gpx")])
         let id = try #require(try json(imported.output[0])["id"] as? String)

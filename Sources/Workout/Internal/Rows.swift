@@ -61,13 +61,13 @@ enum WorkoutRows {
 
     /// The workout in `row`, which has the ``columns``, read by name.
     static func decode(_ row: Row, path: String?) throws(WorkoutStoreError) -> WorkoutRecord {
+        // An activity type of a newer version is read as `.other`, the stored name kept beside
+        // it: one such row must not hide every other workout from a listing.
         let rawType: String = row["activity_type"]
-        guard let activityType = WorkoutActivityType(rawValue: rawType) else {
-            throw .unreadableRecord(path: path, reason: "workout \(row["uuid"] as UUID) has the unknown activity type \"\(rawType)\"")
-        }
-        return WorkoutRecord(
+        let activityType = WorkoutActivityType(rawValue: rawType)
+        var record = WorkoutRecord(
             id: row["uuid"],
-            activityType: activityType,
+            activityType: activityType ?? .other,
             start: Date(timeIntervalSince1970: row["start_time"]),
             end: Date(timeIntervalSince1970: row["end_time"]),
             totals: WorkoutTotals(
@@ -76,6 +76,8 @@ enum WorkoutRows {
             metadata: WorkoutMetadata(
                 isIndoor: row["indoor"], sourceDevice: row["source_device"], sourceApp: row["source_app"],
                 externalID: row["external_id"], values: decode(row["metadata"] as String)))
+        if activityType == nil { record.unknownActivityType = rawType }
+        return record
     }
 
     /// A stored workout's key and bounds, or `nil` when it is not stored.

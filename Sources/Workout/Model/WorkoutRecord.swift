@@ -28,6 +28,9 @@ public struct WorkoutRecord: Sendable, Hashable, Codable, Identifiable {
     public var totals: WorkoutTotals
     /// Indoor or not, the source device and app, an external id, and free key/values.
     public var metadata: WorkoutMetadata
+    /// The activity type as the store holds it, when this version does not know it (a newer
+    /// version wrote it): ``activityType`` is then ``WorkoutActivityType/other``. `nil` otherwise.
+    public var unknownActivityType: String?
 
     /// Creates a workout. `totals.duration` defaults to the whole time from `start` to `end`.
     public init(
