@@ -193,6 +193,37 @@ package enum JSONScan {
     }
 
     @inline(__always)
+    /// Removes the white space between JSON tokens of `text` in place (strings are kept as they
+    /// are, escapes included) and returns the new length: what a parser that expects gpsd's own
+    /// compact output (libgps's) can read.
+    package static func compact(_ text: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var write = 0
+        var read = 0
+        var inString = false
+        while read < text.count {
+            let byte = text[read]
+            if inString {
+                if byte == UInt8(ascii: "\\"), read + 1 < text.count {
+                    text[write] = byte
+                    text[write + 1] = text[read + 1]
+                    write += 2
+                    read += 2
+                    continue
+                }
+                if byte == UInt8(ascii: "\"") { inString = false }
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+            } else if isSpace(byte) {
+                read += 1
+                continue
+            }
+            text[write] = byte
+            write += 1
+            read += 1
+        }
+        return write
+    }
+
     package static func isSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }

@@ -71,6 +71,28 @@ struct GPSDClientProtocolTests {
         #expect(log.states.prefix(3) == [.connecting(attempt: 1), .connected, .watching])
     }
 
+    /// A TPV at latitude 999 used to come out as a fix (`locate once` printed `999.0 999.0`): it is
+    /// malformed data, reported as such, and the client goes on to the next, good, fix. A TPV
+    /// written with spaces around its members is a fix like any other.
+    @Test func aPositionOffTheEarthIsMalformedDataAndTheNextFixComes() async throws {
+        var script = GPSDScript()
+        let device = GPSDScript.defaultDevice
+        script.append(line: #"{"class":"TPV","device":"\#(device)","mode":3,"time":"2024-05-01T10:00:00.000Z","lat":999,"lon":999}"#, at: .zero)
+        script.append(line: #"{"class":"TPV","device":"\#(device)","mode":2,"time":"2024-05-01T10:00:01.000Z","lat":51.5,"lon":-181}"#, at: .zero)
+        script.append(line: #"{ "class" : "TPV" , "device" : "\#(device)" , "mode" : 2 , "time" : "2024-05-01T10:00:02.000Z" , "lat" : 51.477928 , "lon" : -0.001545 }"#, at: .zero)
+        script.append(line: #"{"class":"DEVICE","path":"end","driver":"x"}"#, at: .zero)
+        let server = FakeGPSDServer(script: script, pace: .asFastAsClientsRead)
+        let port = try server.start()
+        defer { server.shutdown() }
+        let (client, recorder) = connect(port)
+        defer { client.stop() }
+
+        let log = await recorder.waitUntil { $0.events.contains { if case let .devices(d) = $0 { d.contains { $0.path == "end" } } else { false } } }
+        #expect(log.locations.map(\.latitude) == [51.477928], "only the position on the Earth")
+        #expect(log.errors.count == 2, "\(log.errors)")
+        #expect(log.errors.first.map { "\($0)" }?.contains("a position out of range (latitude 999.0, longitude 999.0)") == true)
+    }
+
     @Test func recordedPaceFollowsTheInjectedClock() async throws {
         let clock = TestClock()
         let (script, track) = Self.script(count: 3)

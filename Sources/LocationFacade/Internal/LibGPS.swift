@@ -211,7 +211,13 @@ final class LibGPSDecoder {
         }
         switch className {
         case "TPV", "SKY", "DEVICES", "DEVICE", "VERSION", "WATCH", "ERROR":
-            unpack(line.baseAddress!, into: data)
+            // libgps reads gpsd's compact JSON: white space between tokens (a hand-written or
+            // pretty-printed report) makes it stop early and keep the last report's values.
+            let length = JSONScan.compact(line)
+            if length < line.count { line[length] = 0 }
+            guard unpack(line.baseAddress!, into: data) == 0 else {
+                return .malformed(reason: "libgps could not read this \(className) report")
+            }
         default:
             break
         }
@@ -239,9 +245,11 @@ final class LibGPSDecoder {
     }
 
     /// Parses one NUL-terminated report into `data`, with its `set` bits cleared first.
-    private static func unpack(_ text: UnsafeMutablePointer<UInt8>, into data: UnsafeMutablePointer<gps_data_t>) {
+    /// libgps's status: 0 when it read the report.
+    @discardableResult
+    private static func unpack(_ text: UnsafeMutablePointer<UInt8>, into data: UnsafeMutablePointer<gps_data_t>) -> Int32 {
         clibgps_clear_set(data)
-        _ = gps_unpack(UnsafeMutableRawPointer(text).assumingMemoryBound(to: CChar.self), data)
+        return gps_unpack(UnsafeMutableRawPointer(text).assumingMemoryBound(to: CChar.self), data)
     }
 
     private static func tpv(_ data: UnsafeMutablePointer<gps_data_t>, receivedAt: Date) -> GPSDMessage {
@@ -252,6 +260,10 @@ final class LibGPSDecoder {
         let mode = FixMode(gpsdMode: Int(fix.mode))
         guard mode >= .fix2D, let latitude = finite(fix.latitude), let longitude = finite(fix.longitude) else {
             return .noFix(device: deviceOrNil, time: time)
+        }
+        // libgps takes any number: a position off the Earth is damaged data, not a fix.
+        guard Geodesy.isValid(latitude: latitude, longitude: longitude) else {
+            return .malformed(reason: "a position out of range (latitude \(latitude), longitude \(longitude))")
         }
         let is3D = mode == .fix3D
         let status = FixStatus(gpsdStatus: Int(fix.status))
@@ -331,8 +343,11 @@ final class LibGPSDecoder {
         for range in GPSDLine.objectsInArray(named: "tpv", of: line) {
             var object = Array(line[range])
             object.append(0)
-            object.withUnsafeMutableBufferPointer { unpack($0.baseAddress!, into: data) }
-            if case let .fix(location) = tpv(data, receivedAt: receivedAt) {
+            let status = object.withUnsafeMutableBufferPointer { buffer in
+                buffer[JSONScan.compact(UnsafeMutableBufferPointer(rebasing: buffer.dropLast()))] = 0
+                return unpack(buffer.baseAddress!, into: data)
+            }
+            if status == 0, case let .fix(location) = tpv(data, receivedAt: receivedAt) {
                 fixes.append(location)
             }
         }
