@@ -12,6 +12,17 @@ import Foundation
 /// keeps the offset for display; a timestamp without a zone is taken as UTC and says so
 /// (`utcOffset == nil`). Writing always produces UTC with a `Z`.
 public enum RFC3339 {
+    /// The times the package keeps, decided once: every time RFC 3339 can write in UTC but those
+    /// of the year 0000 (1 BC): from 0001-01-01T00:00:00Z to the end of 9999. The GPX reader
+    /// refuses a time outside it (the year 0000, or an offset that carries it past 9999) as an
+    /// invalid value, with its line, and the workout store refuses to save one, so the two never
+    /// disagree. (The store used to stop at Foundation's `Date.distantFuture`, the year 4001.)
+    public static let supportedRange: ClosedRange<Date> =
+        Date(timeIntervalSince1970: -62_135_596_800)...Date(timeIntervalSince1970: 253_402_300_799.999_999)
+
+    /// ``supportedRange`` in words, for messages.
+    public static let supportedRangeDescription = "the years 1 to 9999"
+
     /// A parsed timestamp: the instant, and the offset it was written with
     /// (`2024-05-01T09:15:00+01:15` is `08:00:00Z` with an offset of 4,500 s).
     public struct Timestamp: Sendable, Hashable, Comparable {

@@ -7,6 +7,8 @@
 // its line and column, and strict mode fails instead. An empty element (`<ele></ele>`) is read as
 // absent, not as invalid. `<fix>` is kept as written, even outside the standard's five values.
 
+import GPSCore
+
 extension GPXParseCore {
     func finishField() {
         let current = field
@@ -75,7 +77,12 @@ extension GPXParseCore {
     }
 
     private func time(_ bytes: UnsafeBufferPointer<UInt8>, what: String, dropsPoint: Bool) -> GPXTime? {
-        if let value = GPXScalars.time(bytes) { return value }
+        if let value = GPXScalars.time(bytes) {
+            if RFC3339.supportedRange.contains(value.date) { return value }
+            let consequence = dropsPoint ? "" : "; the value was dropped"
+            invalid("\(what) \(Self.quoted(bytes)) is outside \(RFC3339.supportedRangeDescription)\(consequence)", dropsPoint: dropsPoint)
+            return nil
+        }
         if GPXScalars.trimmed(bytes).isEmpty { return nil }
         let consequence = dropsPoint ? "" : "; the value was dropped"
         invalid("\(what) \(Self.quoted(bytes)) is not an RFC 3339 date-time\(consequence)", dropsPoint: dropsPoint)

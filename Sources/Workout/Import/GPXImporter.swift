@@ -167,7 +167,7 @@ public struct GPXImporter: Sendable {
     /// points and samples are written as they come, out of sight, and checked against the
     /// workout's times when it is committed.
     private static func builder(for id: UUID, in store: WorkoutStore) -> RouteBuilder {
-        RouteBuilder(store: store, for: WorkoutRecord(id: id, activityType: .other, start: .distantPast, end: .distantFuture))
+        RouteBuilder(store: store, for: WorkoutRecord(id: id, activityType: .other, start: RFC3339.supportedRange.lowerBound, end: RFC3339.supportedRange.upperBound))
     }
 
     /// The workout of a finished track.

@@ -15,6 +15,9 @@ enum Validation {
         guard end >= start else {
             throw refuse("it ends (\(RFC3339.string(from: workout.end))) before it starts (\(RFC3339.string(from: workout.start)))")
         }
+        guard RFC3339.supportedRange.contains(workout.start), RFC3339.supportedRange.contains(workout.end) else {
+            throw refuse("its times (\(RFC3339.string(from: workout.start)) to \(RFC3339.string(from: workout.end))) lie outside \(RFC3339.supportedRangeDescription), the times the store keeps")
+        }
         let totals = workout.totals
         let named: [(String, Double?)] = [
             ("distance", totals.distance), ("duration", totals.duration), ("moving time", totals.movingTime),

@@ -181,6 +181,46 @@ extension GPXImporterTests {
         #expect(track.skipped.allSatisfy { $0.reason.contains("latitude") })
     }
 
+    /// A track in the year 9999 used to stop the whole file: the reader took its times and the
+    /// store refused them (it stopped at 4001), with a garbled range. Reader and store now agree
+    /// on one range: every RFC 3339 year but 0000. A track in 9999 is imported; one in 0000 (or
+    /// carried past 9999 by its offset) is skipped with each point's line; the next track is
+    /// imported either way.
+    @Test(arguments: [
+        ("9999-05-01T10:00:00Z", true), ("4001-01-01T00:00:01Z", true),
+        ("0000-05-01T10:00:00Z", false), ("9999-12-31T23:30:00-05:00", false),
+    ])
+    func aTrackInAnyYearTheStoreKeepsIsImportedAndOthersSkipped(time: String, kept: Bool) async throws {
+        let (folder, path) = try file("""
+            <?xml version="1.0"?>
+            <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1">
+            <trk><trkseg>
+            <trkpt lat="1" lon="0"><time>\(time)</time></trkpt>
+            </trkseg></trk>
+            <trk><trkseg>
+            <trkpt lat="1" lon="0"><time>2024-05-01T08:00:00Z</time></trkpt>
+            <trkpt lat="1.1" lon="0"><time>2024-05-01T08:00:01Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """)
+        _ = folder
+        let report = try await GPXImporter(store: store).importFile(at: path)
+        #expect(report.workouts.count == (kept ? 2 : 1))
+        #expect(try await store.workoutCount() == (kept ? 2 : 1))
+        if !kept {
+            let skipped = try #require(report.tracksNotImported.first?.skipped.first)
+            #expect(skipped.line == 4)
+            #expect(skipped.reason.contains("is outside the years 1 to 9999"))
+            // The store refuses the same times, in the same words.
+            let date = try #require(RFC3339.parse(time)).date
+            let workout = WorkoutRecord(activityType: .running, start: min(date, .distantPast), end: max(date, .distantPast))
+            await #expect {
+                try await store.save(workout)
+            } throws: { error in
+                "\(error)".contains("outside the years 1 to 9999")
+            }
+        }
+    }
+
     /// The store failing halfway through a track (before the track's end, where its line used
     /// to be learnt): the error names the track and its line, and nothing of it remains.
     @Test func aStoreFailureInsideATrackNamesThatTrack() async throws {
