@@ -10,7 +10,8 @@ struct Export: AsyncParsableCommand {
         discussion: """
             To standard output, or with -o to a file written whole (a temporary file renamed into place). \
             Heart rate and cadence go on the points whose time they were taken at; samples between \
-            points, and of other types, are counted on standard error.
+            points, and of other types, are counted on standard error. Interrupted (Ctrl-C, SIGTERM), \
+            it exits \(ExitStatus.temporaryFailure.rawValue) and leaves no partial or temporary file.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -28,15 +29,23 @@ struct Export: AsyncParsableCommand {
         let store = try storeOptions.open()
         let workout = try await storeOptions.resolve(id, in: store)
         let summary: ExportSummary
+        let (format, output) = (format, output)
         do {
-            if let output {
-                summary = try await store.export(workout.id, format: format, toFileAt: output)
-            } else {
-                summary = try await store.export(workout.id, format: format) { bytes in
+            // SIGINT and SIGTERM cancel the export: a file being written is removed, and the file
+            // it was to replace is left as it was.
+            summary = try await Interrupts.cancelling {
+                if let output {
+                    return try await store.export(workout.id, format: format, toFileAt: output)
+                }
+                return try await store.export(workout.id, format: format) { bytes in
                     Output.write(Array(bytes))
                 }
             }
-        } catch {
+        } catch let error as WorkoutStoreError {
+            if case .cancelled = error {
+                Output.error("workout export: interrupted; \(output.map { "\($0) was not written" } ?? "the output is incomplete").")
+                throw ExitCode(.temporaryFailure)
+            }
             Output.error("workout export: \(error)")
             if case .exportFailed = error { throw ExitCode(.cannotCreate) }
             throw ExitCode(.ioError)

@@ -15,7 +15,9 @@ struct Import: AsyncParsableCommand {
             or is not well-formed GPX stops with its file, line and column (exit \
             \(ExitStatus.dataError.rawValue); \(ExitStatus.noInput.rawValue) when it cannot be opened); \
             the workouts of its tracks before the error are kept, and the other files are still \
-            imported. Shows progress on a terminal for files over 4 MB.
+            imported. Shows progress on a terminal for files over 4 MB. Interrupted (Ctrl-C, SIGTERM), \
+            it keeps the workouts of the tracks it finished, saves nothing of the one it was reading, \
+            and exits \(ExitStatus.temporaryFailure.rawValue).
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -38,9 +40,22 @@ struct Import: AsyncParsableCommand {
 
     func run() async throws {
         let store = try storeOptions.open()
+        // SIGINT and SIGTERM cancel the import: the track being read is not saved, the ones
+        // finished are kept, and the command says so in one line and exits 75, as its help says.
+        let failures = try await Interrupts.cancelling { [self] in try await importFiles(into: store) }
+        // The highest code of the files that failed: a missing file (66) outranks a bad one (65).
+        if let worst = failures.max(by: { $0.rawValue < $1.rawValue }) { throw ExitCode(worst) }
+    }
+
+    /// Imports every file, stopping at the first cancelled; returns the status of each failure.
+    private func importFiles(into store: WorkoutStore) async throws -> [ExitStatus] {
         let importer = GPXImporter(store: store, options: GPXImportOptions(activity: activity, strict: strict))
         var failures: [ExitStatus] = []
         for file in files {
+            if Task.isCancelled {
+                failures.append(.temporaryFailure)
+                break
+            }
             let progress = ProgressBar.forFile(file)
             var update: (@Sendable (Int64, Int64?) -> Void)?
             if let progress { update = { progress.update($0, $1) } }
@@ -51,12 +66,15 @@ struct Import: AsyncParsableCommand {
             } catch {
                 progress?.finish()
                 for imported in error.imported { print(imported, file: file) }
-                Output.error("workout import: \(error)")
                 failures.append(Self.exitStatus(for: error))
+                if case .cancelled = error {
+                    Output.error("workout import: interrupted: \(error); the files after it were not read.")
+                    break
+                }
+                Output.error("workout import: \(error)")
             }
         }
-        // The highest code of the files that failed: a missing file (66) outranks a bad one (65).
-        if let worst = failures.max(by: { $0.rawValue < $1.rawValue }) { throw ExitCode(worst) }
+        return failures
     }
 
     private func print(_ report: GPXImportReport) {

@@ -89,6 +89,69 @@ struct WorkoutCommandTests {
         #expect(try await run(["show", "--store", store, "ab"]).status == 64)
     }
 
+    /// A GPX file of a short track and then a long one, to interrupt while the long one is read.
+    func shortThenLongTracks(points: Int) throws -> String {
+        var text = #"<?xml version="1.0"?><gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1">"#
+        text += #"<trk><name>short</name><trkseg><trkpt lat="1" lon="0"><time>2024-05-01T08:00:00Z</time></trkpt>"#
+        text += #"<trkpt lat="1.0001" lon="0"><time>2024-05-01T08:00:01Z</time></trkpt></trkseg></trk>"#
+        text += "<trk><name>long</name><trkseg>\n"
+        let start = 1_714_560_000
+        for index in 0..<points {
+            text += #"<trkpt lat="\#(1 + Double(index) * 1e-6)" lon="0"><time>\#(RFC3339.string(from: Date(timeIntervalSince1970: Double(start + index))))</time></trkpt>"#
+            text += "\n"
+        }
+        text += "</trkseg></trk></gpx>\n"
+        let path = folder + "/short-then-long.gpx"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// SIGINT or SIGTERM during an import used to kill it by the signal (exit 130/143, no
+    /// message). It exits 75 with one line; the finished track is kept, the one being read is not.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func anInterruptedImportKeepsFinishedTracksAndExits75(signal: Int32) async throws {
+        let file = try shortThenLongTracks(points: 300_000)
+        let process = try ChildProcess(Repository.builtExecutable("workout").path, ["import", "--store", store, file])
+        // Once the short track is in the store, the long one is being read.
+        let reader = try WorkoutStore(path: store)
+        while try await reader.workoutCount() == 0, process.exitStatus == nil {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        process.send(signal: signal)
+        #expect(await process.waitUntilExit() == 75)
+        let errors = process.lines(.error)
+        #expect(errors.count == 1, "\(errors)")
+        #expect(errors.first?.hasPrefix("workout import: interrupted: ") == true)
+        let workouts = try await WorkoutStore(path: store).workouts()
+        #expect(workouts.map { $0.metadata.values["name"] } == ["short"])
+        #expect(try await WorkoutStore(path: store).storageCounts().stagedPoints == 0, "nothing of the long track stays")
+    }
+
+    /// Ctrl-C during `export -o F` used to leave a hidden `.F.<UUID>.tmp` of many megabytes.
+    @Test func anInterruptedExportLeavesNoFileBehind() async throws {
+        let file = try shortThenLongTracks(points: 300_000)
+        #expect(try await run(["import", "--store", store, file]).status == 0)
+        let long = try #require(try await WorkoutStore(path: store).workouts().last)
+        let output = folder + "/export/out.gpx"
+        try FileManager.default.createDirectory(atPath: folder + "/export", withIntermediateDirectories: true)
+        let process = try ChildProcess(
+            Repository.builtExecutable("workout").path, ["export", long.id.uuidString, "--store", store, "-o", output])
+        // Wait for the temporary file to be there: the export is under way.
+        var temporary: [String] = []
+        while temporary.isEmpty, process.exitStatus == nil {
+            temporary = try FileManager.default.contentsOfDirectory(atPath: folder + "/export").filter { $0.hasSuffix(".tmp") }
+            await Task.yield()
+        }
+        process.send(signal: SIGINT)
+        let status = await process.waitUntilExit()
+        #expect(status == 75 || (status == 0 && FileManager.default.fileExists(atPath: output)), "interrupted, or done just before")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/export").filter { $0.hasSuffix(".tmp") } == [])
+        if status == 75 {
+            #expect(!FileManager.default.fileExists(atPath: output))
+            #expect(process.lines(.error) == ["workout export: interrupted; \(output) was not written."])
+        }
+    }
+
     /// A workout whose activity type this version does not know (a newer version wrote it) made
     /// `list` exit 74 and show nothing: the rest is listed, and that one flagged.
     @Test func aWorkoutOfAnUnknownActivityTypeIsListedAndFlagged() async throws {

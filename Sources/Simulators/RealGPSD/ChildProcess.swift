@@ -110,6 +110,9 @@ package final class ChildProcess: Sendable {
     /// The process id.
     package var processIdentifier: Int32 { pid }
 
+    /// How it ended (the exit code, or 128 + the signal), or `nil` while it runs.
+    package var exitStatus: Int32? { state.withLock { $0.exitStatus } }
+
     /// Every complete line so far on `stream`.
     package func lines(_ stream: Stream = .output) -> [String] {
         state.withLock { $0.lines[stream] ?? [] }

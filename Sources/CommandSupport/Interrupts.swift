@@ -9,10 +9,11 @@ import Glibc
 #endif
 
 /// SIGINT (Ctrl-C) and SIGTERM as events, so that a command ends cleanly: a replay stops its
-/// private gpsd, a recording keeps what it has.
-enum Interrupts {
+/// private gpsd, a recording keeps what it has, an import keeps the tracks it finished and an
+/// export leaves no temporary file.
+public enum Interrupts {
     /// Returns when SIGINT or SIGTERM arrives, or the task is cancelled.
-    static func wait() async {
+    public static func wait() async {
         let (signals, continuation) = AsyncStream.makeStream(of: Int32.self)
         let sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
@@ -31,7 +32,7 @@ enum Interrupts {
     }
 
     /// Runs `operation`, cancelling it when SIGINT or SIGTERM arrives, and returns its result.
-    static func cancelling<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
+    public static func cancelling<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
         let work = Task { try await operation() }
         let watcher = Task {
             await wait()
