@@ -76,6 +76,13 @@ static inline const char *clibxml2_gzerror(gzFile file) {
     return code == Z_OK ? NULL : message;
 }
 
+/// zlib's code for the last error on `file` (Z_OK when none).
+static inline int clibxml2_gzerrnum(gzFile file) {
+    int code = 0;
+    (void)gzerror(file, &code);
+    return code;
+}
+
 /// How many compressed bytes zlib has read so far (for progress over .gz files).
 static inline long long clibxml2_gzoffset(gzFile file) {
     return (long long)gzoffset(file);

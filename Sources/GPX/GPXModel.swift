@@ -248,6 +248,8 @@ public enum GPXError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case let .unreadable(file, reason):
             "cannot read \(file): \(reason)"
+        case let .malformed(file, 0, _, reason):
+            "\(file): \(reason)"
         case let .malformed(file, line, column, reason):
             "\(file):\(line):\(column): malformed GPX: \(reason)"
         case let .refused(file, line, column, reason):

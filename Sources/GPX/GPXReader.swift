@@ -129,7 +129,19 @@ public struct GPXReader: Sendable {
             let last = core.parser.lastError
             throw .malformed(
                 file: core.file, line: last?.line ?? core.parser.line, column: last?.column ?? core.parser.column,
-                reason: last?.message ?? "the XML is not well formed")
+                reason: Self.explained(last?.message ?? "the XML is not well formed"))
+        }
+    }
+
+    /// libxml2's message, with what it means for a GPX file where its words do not say.
+    static func explained(_ message: String) -> String {
+        switch message {
+        case "Document is empty", "Start tag expected, '<' not found":
+            "it is not XML (it does not begin with markup), so not a GPX file"
+        case "internal error: Huge input lookup":
+            "a tag or text longer than libxml2's limit of 10,000,000 bytes (a point with a million attributes?), far past any GPX file's"
+        default:
+            message
         }
     }
 

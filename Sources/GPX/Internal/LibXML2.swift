@@ -181,9 +181,20 @@ final class GZipInput {
     /// on a read error or corrupt gzip data. The corresponding C function is `gzread(3)`.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(GPXError) -> Int {
         let count = clibxml2_gzread(file, buffer.baseAddress, UInt32(buffer.count))
+        let code = clibxml2_gzerrnum(file)
+        // zlib's message starts with the path; the error names the file already.
+        let message = clibxml2_gzerror(file).map { String(cString: $0) }.map { text in
+            text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text
+        }
+        if count == 0, code == Z_BUF_ERROR {
+            // Bad data, not a file that cannot be read: the error tells it apart (exit 65, not 66).
+            throw .malformed(file: path, line: 0, column: 0, reason: "the compressed file is truncated: it ends before its gzip stream does")
+        }
         if count < 0 {
-            let reason = clibxml2_gzerror(file).map { String(cString: $0) } ?? String(cString: strerror(errno))
-            throw .unreadable(file: path, reason: reason)
+            if code == Z_DATA_ERROR {
+                throw .malformed(file: path, line: 0, column: 0, reason: "the compressed data is damaged (\(message ?? "zlib data error"))")
+            }
+            throw .unreadable(file: path, reason: message ?? String(cString: strerror(errno)))
         }
         return Int(count)
     }
