@@ -29,16 +29,16 @@ struct Once: AsyncParsableCommand {
 
     @OptionGroup var serverOptions: ServerOptions
 
-    @Option(help: "Seconds to wait for a qualifying fix.")
+    @Option(parsing: .unconditional, help: "Seconds to wait for a qualifying fix.")
     var timeout: Double = 10
 
-    @Option(help: "Accept a fix gpsd already has if it was received no more than this many seconds ago.")
+    @Option(parsing: .unconditional, help: "Accept a fix gpsd already has if it was received no more than this many seconds ago.")
     var maxAge: Double?
 
     @Option(help: "The least fix to accept.")
     var minMode: FixMode = .fix2D
 
-    @Option(help: "The worst horizontal accuracy to accept, in metres.")
+    @Option(parsing: .unconditional, help: "The worst horizontal accuracy to accept, in metres.")
     var accuracy: Double?
 
     // Parsed with LocationFormat(parsing:), not init?(argument:), so that the error for a bad

@@ -28,7 +28,7 @@ struct Record: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The file to write (replaced if it exists).", completion: .file())
     var output: String
 
-    @Option(help: "Stop after this many seconds.")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds.")
     var duration: Double?
 
     func validate() throws {

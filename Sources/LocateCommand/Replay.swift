@@ -30,10 +30,10 @@ struct Replay: AsyncParsableCommand {
     @Argument(help: "The gpsd JSON log, NMEA log or GPX file to serve.", completion: .file())
     var file: String
 
-    @Option(help: "The TCP port to listen on; 0 picks a free one.")
-    var port: UInt16 = GPSDAddress.defaultPort
+    @Option(parsing: .unconditional, help: "The TCP port to listen on; 0 picks a free one.")
+    var port: Int = Int(GPSDAddress.defaultPort)
 
-    @Option(help: "Play the recording this many times faster than it was recorded.")
+    @Option(parsing: .unconditional, help: "Play the recording this many times faster than it was recorded.")
     var speed: Double = 1
 
     @Flag(help: "Start again after the end, with times moved on, until interrupted.")
@@ -49,6 +49,7 @@ struct Replay: AsyncParsableCommand {
     var exitWhenDone = false
 
     func validate() throws {
+        guard UInt16(exactly: port) != nil else { throw ValidationError("--port must be a TCP port, 0 to 65535, not \(port).") }
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number, not \(speed).") }
         if fast && viaGpsd { throw ValidationError("--fast needs the fake gpsd: a serial receiver has a pace of its own. Use --speed.") }
         if loop && exitWhenDone { throw ValidationError("--loop never ends: give either --loop or --exit-when-done.") }
@@ -86,7 +87,7 @@ struct Replay: AsyncParsableCommand {
 
     private func serveFake(_ recording: ReplayRecording) async throws {
         let server = FakeGPSDServer(
-            recording: recording, pace: fast ? .asFastAsClientsRead : .recorded(speed: speed), loop: loop, port: port)
+            recording: recording, pace: fast ? .asFastAsClientsRead : .recorded(speed: speed), loop: loop, port: UInt16(port))
         let boundPort: UInt16
         do {
             boundPort = try server.start()
@@ -108,7 +109,7 @@ struct Replay: AsyncParsableCommand {
         let gpsd: PrivateGPSD
         do {
             device = try FakeSerialDevice()
-            gpsd = try await PrivateGPSD(devices: [device.path], port: port == 0 ? nil : port)
+            gpsd = try await PrivateGPSD(devices: [device.path], port: port == 0 ? nil : UInt16(port))
         } catch {
             Output.error("locate replay: \(error)")
             throw ExitCode(.unavailable)

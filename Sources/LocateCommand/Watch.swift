@@ -44,13 +44,13 @@ struct Watch: AsyncParsableCommand {
 
     @OptionGroup var serverOptions: ServerOptions
 
-    @Option(help: "Exit after this many fixes.")
+    @Option(parsing: .unconditional, help: "Exit after this many fixes.")
     var count: Int?
 
     @Flag(help: "Print one JSON object per fix (NDJSON), with the keys of Location's JSON form.")
     var json = false
 
-    @Option(help: "After losing gpsd, how many seconds to keep reconnecting before giving up.")
+    @Option(parsing: .unconditional, help: "After losing gpsd, how many seconds to keep reconnecting before giving up.")
     var reconnectFor: Double = 10
 
     @Flag(name: .shortAndLong, help: "Report connection changes (connecting, watching, reconnecting) on standard error.")

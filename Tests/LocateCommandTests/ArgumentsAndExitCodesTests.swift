@@ -64,6 +64,22 @@ struct ArgumentsAndExitCodesTests {
         #expect(result.output == ["3d \(fixes[3].latitude)"])
     }
 
+    /// A negative number used to be taken for an option ("Missing value for '--port <port>'"):
+    /// it is the option's value, refused with the option's own rule.
+    @Test(arguments: [
+        (["replay", "walk.gpx", "--port", "-1"], "Error: --port must be a TCP port, 0 to 65535, not -1."),
+        (["replay", "walk.gpx", "--port", "70000"], "Error: --port must be a TCP port, 0 to 65535, not 70000."),
+        (["replay", "walk.gpx", "--speed", "-2"], "Error: --speed must be a positive number, not -2.0."),
+        (["once", "--timeout", "-1"], "Error: --timeout must be a positive number of seconds, not -1.0."),
+        (["once", "--max-age", "-3"], "Error: --max-age must be zero or more seconds, not -3.0."),
+        (["watch", "--count", "-5"], "Error: --count must be at least 1, not -5."),
+    ])
+    func aNegativeNumberIsTheOptionsValueRefusedByItsRule(arguments: [String], message: String) async throws {
+        let result = try await Locate.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.error.first == message, "\(result.error)")
+    }
+
     @Test func upperCase2DIsTheDefaultMode() async throws {
         let result = try await Locate.run(["once", "--min-mode", "2D", "--simulate", Repository.fixture("gpsd/greenwich-walk.json").path])
         #expect(result.status == 0)
