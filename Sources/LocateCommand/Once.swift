@@ -130,7 +130,13 @@ struct Once: AsyncParsableCommand {
             }
         }
         let address = try serverOptions.address()
-        let client = GPSDClient(host: address.host, port: address.port, device: address.device)
+        // Within the request's time, so that a connect that never completes, or a peer that
+        // never says a word, is named before the request gives up.
+        let half = Duration.milliseconds(Int64(timeout * 500))
+        var configuration = GPSDClient.Configuration()
+        configuration.connectTimeout = min(configuration.connectTimeout, half)
+        configuration.silenceLimit = min(configuration.silenceLimit, half)
+        let client = GPSDClient(host: address.host, port: address.port, device: address.device, configuration: configuration)
         return (client, client)
     }
 }

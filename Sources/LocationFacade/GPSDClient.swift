@@ -31,15 +31,21 @@ public final class GPSDClient: LocationSource {
         public var reconnectDelay: Duration
         /// The longest wait between reconnect attempts.
         public var maximumReconnectDelay: Duration
+        /// How long a connected peer may stay silent before the client says so: gpsd sends its
+        /// VERSION banner as soon as a client connects, so a peer that sends nothing is not a
+        /// working gpsd.
+        public var silenceLimit: Duration
 
         public init(
             connectTimeout: Duration = .seconds(5),
             reconnectDelay: Duration = .milliseconds(250),
-            maximumReconnectDelay: Duration = .seconds(8)
+            maximumReconnectDelay: Duration = .seconds(8),
+            silenceLimit: Duration = .seconds(5)
         ) {
             self.connectTimeout = connectTimeout
             self.reconnectDelay = reconnectDelay
             self.maximumReconnectDelay = maximumReconnectDelay
+            self.silenceLimit = silenceLimit
         }
 
         /// The wait before reconnect attempt `attempt` (1, 2, 3...).

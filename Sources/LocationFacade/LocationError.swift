@@ -25,6 +25,9 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     case malformedData(excerpt: String, reason: String)
     /// gpsd answered a request with an `ERROR` report; `message` is its text.
     case serverError(message: String)
+    /// The peer at `host`:`port` accepted the connection but sent nothing within `after`, where
+    /// gpsd greets every client at once: it is not gpsd, or it hangs.
+    case silent(host: String, port: UInt16, after: Duration)
 
     public var description: String {
         switch self {
@@ -47,6 +50,9 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
             "gpsd sent malformed data (\(reason)): \(excerpt)"
         case let .serverError(message):
             "gpsd reported an error: \(message)"
+        case let .silent(host, port, after):
+            "The server at \(Self.endpoint(host, port)) accepted the connection but has sent nothing in \(Self.format(after)), "
+                + "where gpsd greets a client at once: is it gpsd?"
         }
     }
 

@@ -93,6 +93,43 @@ struct GPSDClientProtocolTests {
         #expect(log.errors.first.map { "\($0)" }?.contains("a position out of range (latitude 999.0, longitude 999.0)") == true)
     }
 
+    /// A peer that accepts the connection and says nothing (gpsd greets at once) was waited on in
+    /// silence for ever: the client says so, once, after the silence limit on its clock.
+    @Test func aSilentPeerIsReportedOnce() async throws {
+        let peer = try SilentListener()
+        let clock = TestClock()
+        let (client, recorder) = connect(peer.port, clock: clock)
+        defer { client.stop() }
+        await recorder.waitUntil { $0.states.contains(.connected) }
+        await clock.advance(by: .seconds(4))
+        #expect(recorder.log.errors.isEmpty, "not yet")
+        await clock.advance(by: .seconds(1))
+        let log = await recorder.waitUntil { !$0.errors.isEmpty }
+        #expect(log.errors == [.silent(host: "127.0.0.1", port: peer.port, after: .seconds(5))])
+        await clock.advance(by: .seconds(60))
+        #expect(recorder.log.errors.count == 1, "said once")
+    }
+
+    /// A peer that is not gpsd (a web server answering and closing) was reconnected to every
+    /// 250 ms, the attempt count starting again each time: the delays now grow as after failed
+    /// connects, and the loss says the peer is not gpsd, quoting it.
+    @Test func aPeerThatIsNotGPSDIsRetriedWithGrowingDelays() async throws {
+        let peer = try AnsweringListener(answer: "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+        let clock = TestClock()
+        let configuration = GPSDClient.Configuration(
+            connectTimeout: .seconds(300), reconnectDelay: .seconds(1), maximumReconnectDelay: .seconds(64))
+        let client = GPSDClient(host: "127.0.0.1", port: peer.port, configuration: configuration, clock: clock)
+        let recorder = LocationEventRecorder(observing: client)
+        client.start()
+        defer { client.stop() }
+        for (attempt, delay) in [(2, 1), (3, 2), (4, 4)] {
+            await recorder.waitUntil { $0.states.contains(.waitingToReconnect(after: .seconds(delay), attempt: attempt)) }
+            await clock.advance(by: .seconds(delay))
+        }
+        let lost = recorder.log.errors.first { if case .connectionLost = $0 { true } else { false } }
+        #expect(lost.map { "\($0)" }?.contains(#"it is not gpsd (it sent "HTTP/1.1 400 Bad Request")"#) == true, "\(String(describing: lost))")
+    }
+
     @Test func recordedPaceFollowsTheInjectedClock() async throws {
         let clock = TestClock()
         let (script, track) = Self.script(count: 3)
@@ -427,4 +464,55 @@ final class FullBacklogListener {
         fillers.forEach { close($0) }
         close(listener)
     }
+}
+
+/// A listener that never accepts: the kernel completes connections into its backlog, and nothing
+/// is ever sent on them, as a hung server would.
+final class SilentListener {
+    let listener: Int32
+    let port: UInt16
+
+    init() throws {
+        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        port = UInt16(bigEndian: address.sin_port)
+        guard Glibc.listen(listener, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+    }
+
+    deinit { close(listener) }
+}
+
+/// A server that answers every connection with `answer` and closes it, as a web server on the
+/// wrong port would.
+final class AnsweringListener: Sendable {
+    let port: UInt16
+    private let listener: Int32
+
+    init(answer: String) throws {
+        let silent = try SilentListener()
+        listener = dup(silent.listener)
+        port = silent.port
+        let listener = listener
+        let bytes = Array(answer.utf8)
+        Thread.detachNewThread {
+            while true {
+                let connection = accept(listener, nil, nil)
+                guard connection >= 0 else { return }
+                _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                close(connection)
+            }
+        }
+    }
+
+    deinit { shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
 }

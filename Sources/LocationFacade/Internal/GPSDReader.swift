@@ -78,10 +78,13 @@ final class GPSDReader: Sendable {
                 logger.debug("gpsd connect failed", metadata: ["error": "\(error)"])
                 emit(.error(error))
             case let .connected(connection):
-                attempt = 0
                 let outcome = serve(connection)
                 connection.close()
-                guard case let .lost(error) = outcome else { return }
+                guard case let .lost(error, spokeGPSD) = outcome else { return }
+                // A peer that spoke gpsd's protocol was gpsd: back to the first, short delay. One
+                // that did not (a web server, a wrong port) is retried with the growing delays
+                // of a failed connect, not every 250 ms for ever.
+                if spokeGPSD { attempt = 0 }
                 logger.debug("gpsd connection lost", metadata: ["error": "\(error)"])
                 emit(.error(error))
             }
@@ -139,15 +142,28 @@ final class GPSDReader: Sendable {
 
     private enum ServeOutcome {
         case stopped
-        case lost(LocationError)
+        /// The connection ended; `spokeGPSD` says whether the peer sent any gpsd report.
+        case lost(LocationError, spokeGPSD: Bool)
     }
 
-    /// Watches and reads until the connection ends or stop is requested.
+    /// What a connection has brought so far.
+    private struct Exchange {
+        var receivedAnything = false
+        var spokeGPSD = false
+        var firstMalformed: String?
+        var warnedOfSilence = false
+    }
+
+    /// Watches and reads until the connection ends or stop is requested. A peer that has sent
+    /// nothing at all by ``GPSDClient/Configuration/silenceLimit`` (gpsd greets every client at
+    /// once) is reported, once, as ``LocationError/silent(host:port:after:)``.
     private func serve(_ connection: LibGPSConnection) -> ServeOutcome {
         emit(.connectionChanged(.connected))
+        var exchange = Exchange()
         guard connection.watch(device: device) else {
-            return .lost(.connectionLost(host: host, port: port, reason: "sending the WATCH request failed"))
+            return .lost(.connectionLost(host: host, port: port, reason: "sending the WATCH request failed"), spokeGPSD: false)
         }
+        let silenceDeadline = clock.now + configuration.silenceLimit
         var messagesSinceStopCheck = 0
         while true {
             if shouldStop {
@@ -156,16 +172,27 @@ final class GPSDReader: Sendable {
             }
             if pollRequested.withLock({ requested in defer { requested = false }; return requested }) {
                 guard connection.send("?POLL;\n") else {
-                    return .lost(.connectionLost(host: host, port: port, reason: "sending ?POLL; failed"))
+                    return .lost(.connectionLost(host: host, port: port, reason: "sending ?POLL; failed"), spokeGPSD: exchange.spokeGPSD)
                 }
             }
-            let readiness = wake.wait(for: connection.fileDescriptor)
+            let watchingForSilence = !exchange.receivedAnything && !exchange.warnedOfSilence
+            let readiness = wake.wait(for: connection.fileDescriptor, until: watchingForSilence ? silenceDeadline : nil, on: clock)
             if readiness.woken { wake.drain() }
+            if watchingForSilence, !readiness.socketReadable, !readiness.socketFailed, clock.now >= silenceDeadline {
+                exchange.warnedOfSilence = true
+                emit(.error(.silent(host: host, port: port, after: configuration.silenceLimit)))
+            }
             guard readiness.socketReadable || readiness.socketFailed else { continue }
             let receivedAt = Date()
             reading: while true {
                 switch connection.read(receivedAt: receivedAt) {
                 case let .message(message, excerpt):
+                    exchange.receivedAnything = true
+                    if case .malformed = message {
+                        if exchange.firstMalformed == nil, let excerpt, !excerpt.isEmpty { exchange.firstMalformed = excerpt }
+                    } else {
+                        exchange.spokeGPSD = true
+                    }
                     handle(message, excerpt: excerpt)
                     messagesSinceStopCheck += 1
                     if messagesSinceStopCheck >= 256 {
@@ -176,12 +203,23 @@ final class GPSDReader: Sendable {
                     break reading
                 case let .closed(reason, malformed):
                     if let malformed {
+                        exchange.receivedAnything = true
+                        exchange.firstMalformed = exchange.firstMalformed ?? malformed
                         emit(.error(.malformedData(excerpt: malformed, reason: "unreadable line")))
                     }
-                    return .lost(.connectionLost(host: host, port: port, reason: reason))
+                    return .lost(.connectionLost(host: host, port: port, reason: Self.lossReason(reason, exchange)), spokeGPSD: exchange.spokeGPSD)
                 }
             }
         }
+    }
+
+    /// Why a connection ended, saying so when the peer never spoke gpsd's protocol.
+    private static func lossReason(_ reason: String, _ exchange: Exchange) -> String {
+        guard !exchange.spokeGPSD else { return reason }
+        if let excerpt = exchange.firstMalformed {
+            return "\(reason) without sending any gpsd report; it is not gpsd (it sent \"\(excerpt)\")"
+        }
+        return "\(reason) without sending anything"
     }
 
     private func handle(_ message: GPSDMessage, excerpt: String?) {
