@@ -80,6 +80,18 @@ struct ArgumentsAndExitCodesTests {
         #expect(result.error.first == message, "\(result.error)")
     }
 
+    /// `locate replay DIR` printed "NSCocoaErrorDomain error 256" and `/dev/zero` "You don't have
+    /// permission": a folder is named as one (66), and /dev/zero is not a recording (65), at once.
+    @Test func replayOfAFolderOrOfDevZeroSaysWhatItIs() async throws {
+        let folder = FileManager.default.temporaryDirectory.path
+        let directory = try await Locate.run(["replay", folder])
+        #expect(directory.status == 66)
+        #expect(directory.error == ["locate replay: \(folder) is a folder: give a recording file (a gpsd JSON log, an NMEA log or a GPX file)."])
+        let zero = try await Locate.run(["replay", "/dev/zero"])
+        #expect(zero.status == 65)
+        #expect(zero.error == ["locate replay: /dev/zero: not a gpsd JSON log, an NMEA log or a GPX file"])
+    }
+
     @Test func upperCase2DIsTheDefaultMode() async throws {
         let result = try await Locate.run(["once", "--min-mode", "2D", "--simulate", Repository.fixture("gpsd/greenwich-walk.json").path])
         #expect(result.status == 0)

@@ -133,6 +133,30 @@ struct StoreOpeningTests {
     }
 }
 
+extension StoreOpeningTests {
+    /// A read-only folder gave "unable to open database file (SQLite code 14)" without the
+    /// reason; a read-only store file blocked even listing. (Root ignores file permissions, so the
+    /// file system itself is made read-only.)
+    @Test(.enabled(if: TinyDisk.canMount, "mounting a tmpfs needs root"))
+    func aReadOnlyFileSystemReadsItsStoreAndSaysWhyANewOneCannotBeMade() async throws {
+        let disk = try TinyDisk(megabytes: 4)
+        defer { disk.unmount() }
+        let path = disk.path + "/workouts.sqlite"
+        let run = SyntheticRun(index: 7, points: 100)
+        do {
+            let store = try WorkoutStore(path: path)
+            try await store.saveWorkout(run.workout, samples: run.samples, route: run.route)
+        }
+        try disk.remount(readOnly: true)
+        let store = try WorkoutStore(path: path)
+        #expect(try await store.workoutCount() == 1, "a read-only store is read")
+        #expect(try await store.route(of: run.workout.id)?.pointCount == 100)
+        let error = #expect(throws: WorkoutStoreError.self) { try WorkoutStore(path: disk.path + "/new.sqlite") }
+        #expect(error?.description.contains("cannot create the store: the folder \(disk.path) is not writable (Read-only file system)") == true,
+                "\(String(describing: error))")
+    }
+}
+
 /// A small tmpfs mounted in a temporary folder.
 struct TinyDisk {
     let path: String
@@ -164,6 +188,16 @@ struct TinyDisk {
         let block = [UInt8](repeating: 0xAB, count: 4096)
         while write(handle, block, block.count) > 0 {}
         close(handle)
+    }
+
+    /// Mounts it again, read-only or not, keeping its files.
+    func remount(readOnly: Bool) throws {
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-o", "remount,\(readOnly ? "ro" : "rw")", path]
+        try mount.run()
+        mount.waitUntilExit()
+        guard mount.terminationStatus == 0 else { throw CocoaError(.fileWriteNoPermission) }
     }
 
     func unmount() {
