@@ -36,12 +36,32 @@ extension WorkoutStore {
         route: [Location] = [],
         routeMetadata: [String: String]? = nil
     ) async throws(WorkoutStoreError) -> SaveOutcome {
+        try await saveWorkout(workout, samples: samples, segments: [route], events: [], routeMetadata: routeMetadata)
+    }
+
+    /// Saves a recorded session in one transaction: the workout, its samples, its route in
+    /// `segments` (a segment per stretch between pauses), and its `events`. As the public
+    /// `saveWorkout(_:samples:route:routeMetadata:)` otherwise.
+    func saveWorkout(
+        _ workout: WorkoutRecord, samples: [QuantitySample], segments: [[Location]], events: [WorkoutEvent],
+        routeMetadata: [String: String]?
+    ) async throws(WorkoutStoreError) -> SaveOutcome {
         try Validation.check(workout)
         try Validation.check(samples, for: workout.id, within: workout.start...workout.end)
         let bounds = workout.start.timeIntervalSince1970...workout.end.timeIntervalSince1970
+        for event in events where !bounds.contains(event.time.timeIntervalSince1970) {
+            throw .invalidWorkout(
+                workoutID: workout.id, reason: "its \(event.kind.rawValue) event at \(RFC3339.string(from: event.time)) lies outside it")
+        }
         var accumulator = RouteAccumulator()
-        let plan = try accumulator.take(route, workoutID: workout.id, within: bounds)
+        var plans: [RouteAccumulator.Plan] = []
+        for segment in segments where !segment.isEmpty {
+            accumulator.startNewSegment()
+            plans.append(try accumulator.take(segment, workoutID: workout.id, within: bounds))
+        }
         let summary = accumulator
+        let routeSegments = segments.filter { !$0.isEmpty }
+        let segmentPlans = plans
         return try await write(.saveWorkout) { db in
             if let existing = try WorkoutRows.existing(workout, in: db) {
                 return .alreadySaved(existingID: existing.id, matchedBy: existing.key)
@@ -59,8 +79,16 @@ extension WorkoutStore {
                         stored.key, summary.count, summary.segmentCount, summary.firstTime, summary.lastTime,
                         summary.droppedDuplicates, WorkoutRows.encode(routeMetadata ?? [:]), Date().timeIntervalSince1970,
                     ])
-                try self.insertPoints(route, plan: plan, route: db.lastInsertedRowID, in: db)
+                let route = db.lastInsertedRowID
+                for (segment, plan) in zip(routeSegments, segmentPlans) {
+                    try self.insertPoints(segment, plan: plan, route: route, in: db)
+                }
                 try self.reach(.begin(.finishRoute))
+            }
+            for (ordinal, event) in events.enumerated() {
+                try db.execute(
+                    sql: "INSERT INTO workout_event (workout, ordinal, type, time, name) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [stored.key, ordinal, event.kind.rawValue, event.time.timeIntervalSince1970, event.name])
             }
             return .saved(workoutID: workout.id)
         }

@@ -28,6 +28,11 @@ extension WorkoutStore {
     /// - `route_point_extension`: a point's GPX extensions that no known namespace claimed, as XML,
     ///   kept from an import so an export writes them back. Keyed like `route_point`; deleted
     ///   with the route.
+    ///
+    /// ## v3
+    /// - `workout_event`: a recorded session's events (pause, resume, motion paused and resumed,
+    ///   lap, marker) in order, with their times; a workout's laps are the spans between its lap
+    ///   events. Deleted with the workout.
     package static let migrations: [(name: String, sql: String)] = [
         ("v1", """
             CREATE TABLE workout (
@@ -100,6 +105,16 @@ extension WorkoutStore {
                 ordinal INTEGER NOT NULL,
                 xml TEXT NOT NULL,
                 PRIMARY KEY (route, ordinal)
+            ) WITHOUT ROWID;
+            """),
+        ("v3", """
+            CREATE TABLE workout_event (
+                workout INTEGER NOT NULL REFERENCES workout (id) ON DELETE CASCADE,
+                ordinal INTEGER NOT NULL,
+                type TEXT NOT NULL,
+                time REAL NOT NULL,
+                name TEXT,
+                PRIMARY KEY (workout, ordinal)
             ) WITHOUT ROWID;
             """),
     ]

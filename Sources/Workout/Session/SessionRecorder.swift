@@ -1,0 +1,202 @@
+import Foundation
+import LocationFacade
+
+/// Auto-pause: when the athlete stands still, the workout's motion pauses (no distance, no active
+/// time) and resumes when they move again, as a sports watch does.
+///
+/// Standing still is told by the speed the receiver reports (Doppler speed, which stays near zero
+/// at rest while the position wanders a few metres): below ``speedThreshold`` for ``idleTime``.
+/// A fix without a speed gets the speed of its displacement over the last ``idleTime``, which
+/// position drift barely moves. The pause is dated from the first slow fix, and the resume from
+/// the fix before the first fast one, so neither the wait to be sure nor the drift at rest counts.
+public struct AutoPause: Sendable, Hashable {
+    /// Below this speed (m/s) the athlete counts as standing still.
+    public var speedThreshold: Double
+    /// How long the speed must stay below the threshold before the motion pauses.
+    public var idleTime: Duration
+
+    public init(speedThreshold: Double, idleTime: Duration) {
+        self.speedThreshold = speedThreshold
+        self.idleTime = idleTime
+    }
+
+    /// The defaults per activity: running 0.8 m/s (a slow walk) for 5 s; walking and hiking
+    /// 0.4 m/s for 10 s; cycling 1.5 m/s for 5 s; skiing and skating 1.0 m/s for 5 s; in the
+    /// water 0.2 m/s for 15 s; anything else 0.5 m/s for 10 s.
+    public static func defaults(for activity: WorkoutActivityType) -> AutoPause {
+        switch activity {
+        case .running: AutoPause(speedThreshold: 0.8, idleTime: .seconds(5))
+        case .walking, .hiking: AutoPause(speedThreshold: 0.4, idleTime: .seconds(10))
+        case .cycling: AutoPause(speedThreshold: 1.5, idleTime: .seconds(5))
+        case .crossCountrySkiing, .downhillSkiing, .skating: AutoPause(speedThreshold: 1.0, idleTime: .seconds(5))
+        case .swimming, .rowing, .paddling: AutoPause(speedThreshold: 0.2, idleTime: .seconds(15))
+        case .other: AutoPause(speedThreshold: 0.5, idleTime: .seconds(10))
+        }
+    }
+}
+
+/// The bookkeeping of a session, fix by fix, with no clock and no store: what it is fed decides
+/// everything, so a replay at any speed gives the same workout.
+struct SessionRecorder: Sendable {
+    let autoPause: AutoPause?
+    let autoLapDistance: Double?
+
+    private(set) var events: [WorkoutEvent] = []
+    /// The route, a segment per stretch between pauses.
+    private(set) var segments: [[Location]] = [[]]
+    private(set) var start: Date?
+    private(set) var lastTime: Date?
+    /// Metres covered while active.
+    private(set) var distance = 0.0
+    /// Seconds active (not paused by the user, not auto-paused).
+    private(set) var activeTime = 0.0
+    private(set) var elevationGain = 0.0
+    private(set) var userPaused = false
+    private(set) var motionPaused = false
+    private(set) var lap = 1
+    private(set) var lapStartDistance = 0.0
+    private(set) var lapStartActive = 0.0
+    /// The speed of the last fix (reported, or worked out), m/s.
+    private(set) var currentSpeed: Double?
+
+    private var last: (fix: Location, time: Date)?
+    /// The slow stretch under way while moving: since when, and the distance and time it would add.
+    private var slow: (since: Date, distance: Double, time: Double)?
+    /// Recent fixes, for the speed of fixes that report none.
+    private var recent: [Location] = []
+    private var elevationAnchor: Double?
+
+    init(autoPause: AutoPause?, autoLapDistance: Double?) {
+        self.autoPause = autoPause
+        self.autoLapDistance = autoLapDistance
+    }
+
+    mutating func begin(at time: Date) {
+        start = time
+        lastTime = time
+    }
+
+    /// Takes one fix of a running session. A fix older than the last is left out. While the user
+    /// has paused, a fix only moves the session's time on (a resume is dated by it, and the step
+    /// from it is the first counted after the pause).
+    mutating func add(_ fix: Location, time: Date) {
+        guard let lastTime, time >= lastTime else { return }
+        self.lastTime = time
+        if userPaused {
+            last = (fix, time)
+            return
+        }
+        segments[segments.count - 1].append(fix)
+        let speed = speed(of: fix, at: time)
+        currentSpeed = speed
+        guard let (previous, previousTime) = last else {
+            last = (fix, time)
+            return
+        }
+        let step = previous.distance(to: fix)
+        let seconds = time.timeIntervalSince(previousTime)
+        last = (fix, time)
+        guard let autoPause else {
+            commit(step, seconds, fix)
+            return
+        }
+        let isSlow = speed.map { $0 < autoPause.speedThreshold } ?? false
+        if motionPaused {
+            guard !isSlow else { return }
+            // Moving again since the fix before this one: that step counts.
+            motionPaused = false
+            events.append(WorkoutEvent(.motionResumed, at: previousTime))
+            segments.append([fix])
+            commit(step, seconds, fix)
+            return
+        }
+        if isSlow {
+            var stretch = slow ?? (since: previousTime, distance: 0, time: 0)
+            stretch.distance += step
+            stretch.time += seconds
+            slow = stretch
+            if time.timeIntervalSince(stretch.since) >= autoPause.idleTime.seconds {
+                // Standing still since the stretch began: its drift and time never count.
+                motionPaused = true
+                events.append(WorkoutEvent(.motionPaused, at: stretch.since))
+                slow = nil
+                segments.append([])
+            }
+        } else {
+            if let stretch = slow {
+                distance += stretch.distance
+                activeTime += stretch.time
+                slow = nil
+            }
+            commit(step, seconds, fix)
+        }
+    }
+
+    private mutating func commit(_ step: Double, _ seconds: Double, _ fix: Location) {
+        distance += step
+        activeTime += seconds
+        if let altitude = fix.altitude {
+            // Elevation gain with a 5 m hysteresis, as TrackStatistics counts it.
+            if let anchor = elevationAnchor {
+                if altitude - anchor >= 5 {
+                    elevationGain += altitude - anchor
+                    elevationAnchor = altitude
+                } else if anchor - altitude >= 5 {
+                    elevationAnchor = altitude
+                }
+            } else {
+                elevationAnchor = altitude
+            }
+        }
+        if let autoLapDistance, autoLapDistance > 0, distance - lapStartDistance >= autoLapDistance, let lastTime {
+            markLap(at: lastTime)
+        }
+    }
+
+    /// The fix's reported speed, or the speed of its displacement over the auto-pause window.
+    private mutating func speed(of fix: Location, at time: Date) -> Double? {
+        if let speed = fix.speed { return speed }
+        let window = autoPause?.idleTime.seconds ?? 10
+        recent.append(fix)
+        while let first = recent.first, let firstTime = first.time, time.timeIntervalSince(firstTime) > window { recent.removeFirst() }
+        guard let first = recent.first, let firstTime = first.time, time.timeIntervalSince(firstTime) >= window / 2 else { return nil }
+        return first.distance(to: fix) / time.timeIntervalSince(firstTime)
+    }
+
+    mutating func pause(at time: Date) {
+        if let stretch = slow {
+            distance += stretch.distance
+            activeTime += stretch.time
+            slow = nil
+        }
+        userPaused = true
+        events.append(WorkoutEvent(.pause, at: max(time, lastTime ?? time)))
+        segments.append([])
+    }
+
+    mutating func resume(at time: Date) {
+        userPaused = false
+        let at = max(time, lastTime ?? time)
+        lastTime = at
+        events.append(WorkoutEvent(.resume, at: at))
+    }
+
+    mutating func markLap(at time: Date) {
+        events.append(WorkoutEvent(.lap, at: max(time, lastTime ?? time)))
+        lap += 1
+        lapStartDistance = distance
+        lapStartActive = activeTime
+    }
+
+    mutating func mark(_ name: String, at time: Date) {
+        events.append(WorkoutEvent(.marker, at: max(time, lastTime ?? time), name: name))
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a Double.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

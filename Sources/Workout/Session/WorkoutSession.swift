@@ -1,0 +1,257 @@
+import Foundation
+import LocationFacade
+import Synchronization
+
+/// A workout recorded on the device, as `HKWorkoutSession` with `HKLiveWorkoutBuilder` records
+/// one on a watch: started, paused and resumed, split into laps, with auto-pause and live figures,
+/// and saved whole, in one transaction, when it ends.
+///
+/// ```swift
+/// let session = WorkoutSession(store: store, source: GPSDClient(host: "127.0.0.1", port: 2947),
+///                              configuration: .init(activityType: .running, autoPause: .defaults(for: .running)))
+/// try session.start()
+/// for await figures in session.statistics() { show(figures) }   // until the session ends
+/// let workout = try await session.end()
+/// ```
+///
+/// Its times are the fixes' own (a user's pause or lap is dated at the last fix), so a session
+/// recorded from a replay gives the same workout at any replay speed, and on any clock.
+///
+/// Not yet: writing the session to the store as it goes (a crash before ``end()`` loses what
+/// was recorded), heart rate, and time-based auto-laps.
+public final class WorkoutSession: Sendable {
+    public enum State: String, Sendable, Hashable {
+        case notStarted = "not started"
+        case running
+        case paused
+        case ended
+        case discarded
+    }
+
+    public struct Configuration: Sendable, Hashable {
+        public var activityType: WorkoutActivityType
+        /// Auto-pause, or `nil` for none.
+        public var autoPause: AutoPause?
+        /// A lap every this many metres, or `nil` for manual laps only.
+        public var autoLapDistance: Double?
+        public var metadata: WorkoutMetadata
+
+        public init(
+            activityType: WorkoutActivityType, autoPause: AutoPause? = nil, autoLapDistance: Double? = nil,
+            metadata: WorkoutMetadata = WorkoutMetadata()
+        ) {
+            self.activityType = activityType
+            self.autoPause = autoPause
+            self.autoLapDistance = autoLapDistance
+            self.metadata = metadata
+        }
+    }
+
+    /// The live figures, after each fix and each change of state.
+    public struct Statistics: Sendable, Hashable {
+        public var state: State
+        public var isMotionPaused: Bool
+        /// Seconds from the first fix to the last.
+        public var elapsedTime: TimeInterval
+        /// Seconds not paused (by the user or auto-pause).
+        public var activeTime: TimeInterval
+        /// Metres covered while active.
+        public var distance: Double
+        /// The last fix's speed (reported, or worked out from the last seconds), m/s.
+        public var currentSpeed: Double?
+        /// Seconds per kilometre over the active time, when there is distance.
+        public var averagePace: Double?
+        public var elevationGain: Double
+        /// The current lap, from 1.
+        public var lap: Int
+        public var lapDistance: Double
+        public var lapActiveTime: TimeInterval
+    }
+
+    private struct Shared: Sendable {
+        var state: State = .notStarted
+        var recorder: SessionRecorder
+        var observation: LocationObservation?
+        var watchers: [UUID: AsyncStream<Statistics>.Continuation] = [:]
+    }
+
+    public let configuration: Configuration
+    private let store: WorkoutStore
+    private let source: any LocationSource
+    private let id = UUID()
+    private let shared: Mutex<Shared>
+
+    public init(store: WorkoutStore, source: any LocationSource, configuration: Configuration) {
+        self.store = store
+        self.source = source
+        self.configuration = configuration
+        shared = Mutex(Shared(recorder: SessionRecorder(autoPause: configuration.autoPause, autoLapDistance: configuration.autoLapDistance)))
+    }
+
+    public var state: State { shared.withLock { $0.state } }
+    /// The events so far.
+    public var events: [WorkoutEvent] { shared.withLock { $0.recorder.events } }
+
+    /// Starts recording: the source is started and each fix it reports is taken.
+    public func start() throws(WorkoutSessionError) {
+        try transition(.start, from: [.notStarted], to: .running) { _ in }
+        let observation = source.addObserver { [weak self] event in
+            guard let self, case let .location(fix) = event else { return }
+            take(fix)
+        }
+        shared.withLock { $0.observation = observation }
+        source.start()
+    }
+
+    /// Pauses the session (a `pause` event at the last fix's time): no distance, no active time,
+    /// no route until ``resume()``.
+    public func pause() throws(WorkoutSessionError) {
+        try transition(.pause, from: [.running], to: .paused) { $0.recorder.pause(at: Self.now($0)) }
+    }
+
+    /// Resumes a paused session; the route starts a new segment.
+    public func resume() throws(WorkoutSessionError) {
+        try transition(.resume, from: [.paused], to: .running) { $0.recorder.resume(at: Self.now($0)) }
+    }
+
+    /// Ends the current lap and starts the next.
+    public func lap() throws(WorkoutSessionError) {
+        try transition(.lap, from: [.running, .paused], to: nil) { $0.recorder.markLap(at: Self.now($0)) }
+    }
+
+    /// Marks the current place with `name`.
+    public func mark(_ name: String) throws(WorkoutSessionError) {
+        try transition(.mark, from: [.running, .paused], to: nil) { $0.recorder.mark(name, at: Self.now($0)) }
+    }
+
+    /// Ends the session and saves it in one transaction: the workout with its totals (distance,
+    /// elapsed and active time, elevation gain), its route (a segment per stretch between
+    /// pauses) and its events. A failed save (or a cancelled task) saves nothing and leaves the
+    /// session as it was, to end again.
+    public func end() async throws(WorkoutSessionError) -> WorkoutRecord {
+        let recorder: SessionRecorder = try shared.withLock { shared throws(WorkoutSessionError) in
+            guard shared.state == .running || shared.state == .paused else {
+                throw .invalidTransition(action: "end", state: shared.state)
+            }
+            return shared.recorder
+        }
+        source.stop()
+        guard let start = recorder.start, let last = recorder.lastTime else { throw .nothingRecorded }
+        let end = max(last, recorder.events.last?.time ?? last)
+        let workout = WorkoutRecord(
+            id: id, activityType: configuration.activityType, start: start, end: end,
+            totals: WorkoutTotals(
+                distance: recorder.distance, duration: end.timeIntervalSince(start), movingTime: recorder.activeTime,
+                elevationGain: recorder.elevationGain),
+            metadata: configuration.metadata)
+        do {
+            _ = try await store.saveWorkout(workout, samples: [], segments: recorder.segments, events: recorder.events, routeMetadata: nil)
+        } catch {
+            source.start()
+            throw .store(error)
+        }
+        finish(as: .ended)
+        return workout
+    }
+
+    /// Ends the session without saving anything.
+    public func discard() throws(WorkoutSessionError) {
+        try transition(.discard, from: [.notStarted, .running, .paused], to: .discarded) { _ in }
+        source.stop()
+        finish(as: .discarded)
+    }
+
+    /// The live figures: the current ones at once, then after each fix and change, until the
+    /// session ends (a slow reader gets the newest).
+    public func statistics() -> AsyncStream<Statistics> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Statistics.self, bufferingPolicy: .bufferingNewest(1))
+        let key = UUID()
+        let current: Statistics? = shared.withLock { shared in
+            guard shared.state != .ended && shared.state != .discarded else { return nil }
+            shared.watchers[key] = continuation
+            return Self.statistics(shared)
+        }
+        if let current { continuation.yield(current) } else { continuation.finish() }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.shared.withLock { $0.watchers.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    // MARK: - Internals
+
+    private enum Action: String {
+        case start, pause, resume, lap, mark, discard
+    }
+
+    private func transition(
+        _ action: Action, from allowed: Set<State>, to next: State?, _ body: (inout Shared) -> Void
+    ) throws(WorkoutSessionError) {
+        let (statistics, watchers) = try shared.withLock { shared throws(WorkoutSessionError) in
+            guard allowed.contains(shared.state) else { throw .invalidTransition(action: action.rawValue, state: shared.state) }
+            body(&shared)
+            if let next { shared.state = next }
+            return (Self.statistics(shared), Array(shared.watchers.values))
+        }
+        for watcher in watchers { watcher.yield(statistics) }
+    }
+
+    private func take(_ fix: Location) {
+        let update: (Statistics, [AsyncStream<Statistics>.Continuation])? = shared.withLock { shared in
+            guard shared.state == .running || shared.state == .paused else { return nil }
+            let time = fix.time ?? fix.receivedAt
+            if shared.recorder.start == nil { shared.recorder.begin(at: time) }
+            shared.recorder.add(fix, time: time)
+            return (Self.statistics(shared), Array(shared.watchers.values))
+        }
+        guard let (statistics, watchers) = update else { return }
+        for watcher in watchers { watcher.yield(statistics) }
+    }
+
+    private func finish(as state: State) {
+        let watchers = shared.withLock { shared in
+            shared.state = state
+            shared.observation = nil
+            defer { shared.watchers = [:] }
+            return Array(shared.watchers.values)
+        }
+        for watcher in watchers { watcher.finish() }
+    }
+
+    /// When a user's action happens: at the last fix (the session's own time line).
+    private static func now(_ shared: Shared) -> Date {
+        shared.recorder.lastTime ?? Date()
+    }
+
+    private static func statistics(_ shared: Shared) -> Statistics {
+        let recorder = shared.recorder
+        let elapsed = recorder.start.flatMap { start in recorder.lastTime.map { $0.timeIntervalSince(start) } } ?? 0
+        return Statistics(
+            state: shared.state, isMotionPaused: recorder.motionPaused, elapsedTime: elapsed, activeTime: recorder.activeTime,
+            distance: recorder.distance, currentSpeed: recorder.currentSpeed,
+            averagePace: recorder.distance > 0 ? recorder.activeTime / (recorder.distance / 1000) : nil,
+            elevationGain: recorder.elevationGain, lap: recorder.lap,
+            lapDistance: recorder.distance - recorder.lapStartDistance, lapActiveTime: recorder.activeTime - recorder.lapStartActive)
+    }
+}
+
+/// Why a ``WorkoutSession`` call was refused or failed.
+public enum WorkoutSessionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `action` is not possible in `state` (pausing a session that is not running...).
+    case invalidTransition(action: String, state: WorkoutSession.State)
+    /// The session ended before its first fix: there is no workout to save.
+    case nothingRecorded
+    /// The store failed to save it; nothing was saved.
+    case store(WorkoutStoreError)
+
+    public var description: String {
+        switch self {
+        case let .invalidTransition(action, state):
+            "Cannot \(action) a workout session that is \(state.rawValue)."
+        case .nothingRecorded:
+            "The workout session ended before its first fix: there is nothing to save."
+        case let .store(error):
+            "The workout session could not be saved: \(error)"
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+import LocationFacade
+
+/// A recorded workout's events and laps.
+extension WorkoutStore {
+    /// The events of a recorded workout, in order (none for an imported or chain-saved one).
+    ///
+    /// Throws ``WorkoutStoreError/workoutNotSaved(workoutID:step:)`` when the store does not hold it.
+    public func events(of workoutID: UUID) async throws(WorkoutStoreError) -> [WorkoutEvent] {
+        let events = try await read { db -> [WorkoutEvent]? in
+            guard let stored = try WorkoutRows.find(workoutID, in: db) else { return nil }
+            return try Row.fetchAll(
+                db, sql: "SELECT type, time, name FROM workout_event WHERE workout = ? ORDER BY ordinal", arguments: [stored.key]
+            ).compactMap { row in
+                // A kind from a newer version is left out rather than misread.
+                WorkoutEvent.Kind(rawValue: row["type"]).map { WorkoutEvent($0, at: Date(timeIntervalSince1970: row["time"]), name: row["name"]) }
+            }
+        }
+        guard let events else { throw .workoutNotSaved(workoutID: workoutID, step: .read) }
+        return events
+    }
+
+    /// The laps of a workout: the spans between its lap events (one lap, the whole workout, when
+    /// it has none), each with the distance covered while moving, its active time (pauses and
+    /// auto-pauses left out) and its mean heart rate.
+    public func laps(of workoutID: UUID) async throws(WorkoutStoreError) -> [WorkoutLap] {
+        guard let workout = try await workout(id: workoutID) else { throw .workoutNotSaved(workoutID: workoutID, step: .read) }
+        let events = try await events(of: workoutID)
+        var points: [RoutePoint] = []
+        for try await batch in routePoints(of: workoutID) { points += batch }
+        let heartRate = try await samples(of: workoutID, type: .heartRate)
+        return SessionFigures.laps(of: workout, events: events, points: points, heartRate: heartRate)
+    }
+}
+
+/// Figures of a recorded workout worked out from its events and points: the same rules the
+/// session applies live, so what is shown during the workout is what is stored after it.
+enum SessionFigures {
+    /// The spans in which the workout was active: outside user pauses and auto-pauses.
+    static func activeSpans(start: Date, end: Date, events: [WorkoutEvent]) -> [ClosedRange<Date>] {
+        var spans: [ClosedRange<Date>] = []
+        var activeSince: Date? = start
+        var userPaused = false
+        var motionPaused = false
+        for event in events {
+            let wasActive = !userPaused && !motionPaused
+            switch event.kind {
+            case .pause: userPaused = true
+            case .resume: userPaused = false
+            case .motionPaused: motionPaused = true
+            case .motionResumed: motionPaused = false
+            case .lap, .marker: continue
+            }
+            let isActive = !userPaused && !motionPaused
+            if wasActive, !isActive, let since = activeSince {
+                if event.time > since { spans.append(since...event.time) }
+                activeSince = nil
+            } else if !wasActive, isActive {
+                activeSince = event.time
+            }
+        }
+        if let since = activeSince, end > since { spans.append(since...end) }
+        return spans
+    }
+
+    /// Seconds of `spans` within `range`.
+    static func seconds(of spans: [ClosedRange<Date>], within range: ClosedRange<Date>) -> TimeInterval {
+        spans.reduce(0) { total, span in
+            let lower = max(span.lowerBound, range.lowerBound)
+            let upper = min(span.upperBound, range.upperBound)
+            return total + max(0, upper.timeIntervalSince(lower))
+        }
+    }
+
+    static func laps(of workout: WorkoutRecord, events: [WorkoutEvent], points: [RoutePoint], heartRate: [QuantitySample]) -> [WorkoutLap] {
+        let spans = activeSpans(start: workout.start, end: workout.end, events: events)
+        var bounds = [workout.start] + events.filter { $0.kind == .lap }.map(\.time).filter { $0 > workout.start && $0 < workout.end }
+        bounds.append(workout.end)
+        var laps: [WorkoutLap] = []
+        for index in 0..<(bounds.count - 1) {
+            let (start, end) = (bounds[index], bounds[index + 1])
+            var distance = 0.0
+            var previous: RoutePoint?
+            for point in points {
+                guard let time = point.location.time, time >= start, time <= end else { continue }
+                if let previous, let previousTime = previous.location.time,
+                   spans.contains(where: { $0.contains(previousTime) && $0.contains(time) }) {
+                    distance += previous.location.distance(to: point.location)
+                }
+                previous = point
+            }
+            let rates = heartRate.filter { $0.start >= start && $0.start <= end }.map(\.value)
+            laps.append(WorkoutLap(
+                index: index + 1, start: start, end: end, distance: distance, duration: end.timeIntervalSince(start),
+                activeDuration: seconds(of: spans, within: start...end),
+                heartRateAverage: rates.isEmpty ? nil : rates.reduce(0, +) / Double(rates.count)))
+        }
+        return laps
+    }
+}

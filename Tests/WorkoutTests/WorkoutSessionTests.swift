@@ -1,0 +1,173 @@
+import Foundation
+import LocationFacade
+import Simulators
+import Testing
+@testable import Workout
+
+/// Live sessions on a virtual clock: auto-pause against GPS drift at rest, laps, manual pauses,
+/// every invalid transition, and the same workout at any replay speed.
+@Suite struct WorkoutSessionTests {
+    /// A run at 3 m/s east, 1 Hz: 60 s moving, then `stops` times a 40 s stop in which the receiver
+    /// wanders ±3 m around the stop (its Doppler speed 0.1-0.3 m/s, as at rest), each followed
+    /// by 60 s moving. Moving time 60 s per stretch; distance 180 m per stretch.
+    static func runWithStops(_ stops: Int, seed: UInt64 = 7) -> [Location] {
+        var generator = SeededRandom(seed: seed)
+        let start = Date(timeIntervalSince1970: 1_714_557_600)
+        let metresPerDegreeLongitude = 111_320 * cos(51.5 * .pi / 180)
+        var fixes: [Location] = []
+        var east = 0.0
+        var second = 0
+        func fix(east: Double, north: Double = 0, speed: Double) -> Location {
+            defer { second += 1 }
+            let time = start.addingTimeInterval(Double(second))
+            return Location(
+                latitude: 51.5 + north / 111_320, longitude: -0.1 + east / metresPerDegreeLongitude, altitude: 20,
+                speed: speed, course: 90, time: time, receivedAt: time, mode: .fix3D, isSimulated: true)
+        }
+        fixes.append(fix(east: 0, speed: 0))
+        for stretch in 0...stops {
+            for _ in 0..<60 {
+                east += 3
+                fixes.append(fix(east: east, speed: 3))
+            }
+            guard stretch < stops else { break }
+            for _ in 0..<40 {
+                let driftEast = Double.random(in: -3...3, using: &generator)
+                let driftNorth = Double.random(in: -3...3, using: &generator)
+                fixes.append(fix(east: east + driftEast, north: driftNorth, speed: Double.random(in: 0.1...0.3, using: &generator)))
+            }
+        }
+        return fixes
+    }
+
+    /// Records `track` replayed at `speed` through a session, to its end.
+    func record(
+        _ track: [Location], speed: Double = 1, configuration: WorkoutSession.Configuration,
+        store: WorkoutStore, during: (WorkoutSession, VirtualClock) async throws -> Void = { _, _ in }
+    ) async throws -> (WorkoutRecord, WorkoutSession) {
+        let clock = VirtualClock()
+        let device = ReplayLocationSource(locations: track, speed: speed, clock: clock)
+        let session = WorkoutSession(store: store, source: device, configuration: configuration)
+        try session.start()
+        try await during(session, clock)
+        await clock.advance(by: .seconds(Double(track.count) / speed + 10))
+        let workout = try await session.end()
+        return (workout, session)
+    }
+
+    static let running = WorkoutSession.Configuration(activityType: .running, autoPause: .defaults(for: .running))
+
+    @Test func eachStopIsOneMotionPauseAndDriftAddsNothing() async throws {
+        let store = try WorkoutStore.inMemory()
+        let (workout, _) = try await record(Self.runWithStops(3), configuration: Self.running, store: store)
+        let events = try await store.events(of: workout.id)
+        #expect(events.filter { $0.kind == .motionPaused }.count == 3)
+        #expect(events.filter { $0.kind == .motionResumed }.count == 3)
+        #expect(events.map(\.kind) == [.motionPaused, .motionResumed, .motionPaused, .motionResumed, .motionPaused, .motionResumed])
+        let active = try #require(workout.totals.movingTime)
+        #expect(abs(active - 240) <= 1, "active time \(active) s, truth 240 s")
+        let distance = try #require(workout.totals.distance)
+        #expect(abs(distance - 720) <= 12, "distance \(distance) m, truth 720 m: the drift at rest adds nothing")
+        #expect(workout.totals.duration == 360, "elapsed: 4 x 60 s moving, 3 x 40 s stopped")
+        let route = try #require(try await store.route(of: workout.id))
+        #expect(route.segmentCount == 7, "moving, stopped, moving...: a segment per stretch")
+    }
+
+    @Test func withoutAutoPauseTheDriftWouldCount() async throws {
+        let store = try WorkoutStore.inMemory()
+        let (workout, _) = try await record(Self.runWithStops(3), configuration: .init(activityType: .running), store: store)
+        #expect(try await store.events(of: workout.id).isEmpty)
+        #expect(try #require(workout.totals.movingTime) == 360)
+        #expect(try #require(workout.totals.distance) > 800, "the stops' wander adds distance, as gpxpy's rule lets it")
+    }
+
+    @Test func aReplayAtSpeed100GivesTheSameWorkoutAsAtSpeed1() async throws {
+        let track = Self.runWithStops(2)
+        let configuration = WorkoutSession.Configuration(activityType: .running, autoPause: .defaults(for: .running), autoLapDistance: 100)
+        let slowStore = try WorkoutStore.inMemory(), fastStore = try WorkoutStore.inMemory()
+        let (slow, _) = try await record(track, speed: 1, configuration: configuration, store: slowStore)
+        let (fast, _) = try await record(track, speed: 100, configuration: configuration, store: fastStore)
+        #expect(slow.totals == fast.totals)
+        #expect(slow.start == fast.start && slow.end == fast.end)
+        #expect(try await slowStore.events(of: slow.id) == fastStore.events(of: fast.id))
+        #expect(try await slowStore.laps(of: slow.id) == fastStore.laps(of: fast.id))
+        #expect(try await slowStore.route(of: slow.id)?.pointCount == fastStore.route(of: fast.id)?.pointCount)
+    }
+
+    @Test func autoLapsAddUpToTheTotal() async throws {
+        let store = try WorkoutStore.inMemory()
+        let configuration = WorkoutSession.Configuration(activityType: .running, autoPause: .defaults(for: .running), autoLapDistance: 200)
+        let (workout, _) = try await record(Self.runWithStops(3), configuration: configuration, store: store)
+        let laps = try await store.laps(of: workout.id)
+        let distance = try #require(workout.totals.distance)
+        #expect(laps.count == Int(distance / 200) + 1)
+        #expect(abs(laps.map(\.distance).reduce(0, +) - distance) <= distance * 0.001, "laps add up to the total")
+        #expect(abs(laps.map(\.activeDuration).reduce(0, +) - (workout.totals.movingTime ?? 0)) <= 1)
+        #expect(laps.dropLast().allSatisfy { $0.distance >= 200 && $0.distance < 204 })
+        #expect(laps.map(\.index) == Array(1...laps.count))
+    }
+
+    @Test func aManualPauseLeavesItsStretchOut() async throws {
+        let store = try WorkoutStore.inMemory()
+        let track = Self.runWithStops(0)  // 60 s moving
+        let (workout, session) = try await record(track, configuration: .init(activityType: .running), store: store) { session, clock in
+            await clock.advance(by: .seconds(20))
+            try session.pause()
+            #expect(session.state == .paused)
+            await clock.advance(by: .seconds(20))
+            try session.mark("water")
+            try session.resume()
+            try session.lap()
+        }
+        let events = try await store.events(of: workout.id)
+        #expect(events.map(\.kind) == [.pause, .marker, .resume, .lap])
+        #expect(events[1].name == "water")
+        let pausedFor = events[2].time.timeIntervalSince(events[0].time)
+        #expect(pausedFor == 20)
+        #expect(workout.totals.movingTime == 60 - pausedFor)
+        #expect(abs((workout.totals.distance ?? 0) - 3 * (60 - pausedFor)) < 0.5)
+        #expect(session.state == .ended)
+    }
+
+    @Test func everyInvalidTransitionIsRefusedByName() async throws {
+        let store = try WorkoutStore.inMemory()
+        let session = WorkoutSession(store: store, source: FakeLocationSource(), configuration: .init(activityType: .walking))
+        #expect(throws: WorkoutSessionError.invalidTransition(action: "pause", state: .notStarted)) { try session.pause() }
+        #expect(throws: WorkoutSessionError.invalidTransition(action: "resume", state: .notStarted)) { try session.resume() }
+        #expect(throws: WorkoutSessionError.invalidTransition(action: "lap", state: .notStarted)) { try session.lap() }
+        await #expect(throws: WorkoutSessionError.invalidTransition(action: "end", state: .notStarted)) { _ = try await session.end() }
+        try session.start()
+        #expect(throws: WorkoutSessionError.invalidTransition(action: "start", state: .running)) { try session.start() }
+        #expect(throws: WorkoutSessionError.invalidTransition(action: "resume", state: .running)) { try session.resume() }
+        try session.pause()
+        #expect(throws: WorkoutSessionError.invalidTransition(action: "pause", state: .paused)) { try session.pause() }
+        await #expect(throws: WorkoutSessionError.nothingRecorded) { _ = try await session.end() }
+        try session.discard()
+        #expect(throws: WorkoutSessionError.invalidTransition(action: "resume", state: .discarded)) { try session.resume() }
+        #expect(throws: WorkoutSessionError.invalidTransition(action: "discard", state: .discarded)) { try session.discard() }
+        #expect(try await store.workoutCount() == 0)
+        #expect("\(WorkoutSessionError.invalidTransition(action: "pause", state: .notStarted))" == "Cannot pause a workout session that is not started.")
+    }
+
+    @Test func liveStatisticsFollowTheFixesAndEndWithTheSession() async throws {
+        let store = try WorkoutStore.inMemory()
+        let clock = VirtualClock()
+        let device = ReplayLocationSource(locations: Self.runWithStops(1), clock: clock)
+        let session = WorkoutSession(store: store, source: device, configuration: Self.running)
+        let figures = session.statistics()
+        try session.start()
+        await clock.advance(by: .seconds(30))
+        var iterator = figures.makeAsyncIterator()
+        let latest = try #require(await iterator.next())
+        #expect(latest.state == .running && !latest.isMotionPaused)
+        #expect(latest.activeTime == 30 && abs(latest.distance - 90) < 0.5)
+        #expect(abs(try #require(latest.averagePace) - 1000 / 3) < 2)
+        await clock.advance(by: .seconds(70))  // into the stop
+        let stopped = try #require(await iterator.next())
+        #expect(stopped.isMotionPaused)
+        #expect(stopped.activeTime == 60)
+        await clock.advance(by: .seconds(100))
+        _ = try await session.end()
+        while await iterator.next() != nil {}
+    }
+}
