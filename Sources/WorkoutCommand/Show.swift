@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandSupport
 import Foundation
+import GPSCore
 import Workout
 
 struct Show: AsyncParsableCommand {
@@ -20,6 +21,13 @@ struct Show: AsyncParsableCommand {
             completion: .file(extensions: ["svg"]))
     var plot: String?
 
+    @Option(help: "Also print splits: the time of every this many metres covered while moving.")
+    var splits: Double?
+
+    func validate() throws {
+        if let splits, !(splits > 0 && splits.isFinite) { throw ValidationError("--splits must be a positive number of metres, not \(splits).") }
+    }
+
     func run() async throws {
         let store = try storeOptions.open()
         let workout = try await storeOptions.resolve(id, in: store)
@@ -32,14 +40,9 @@ struct Show: AsyncParsableCommand {
                 statistics[type] = (values.count, values.reduce(0, +) / Double(values.count), maximum)
             }
         }
+        let laps = try await storeCall { try await store.laps(of: workout.id) }
         if json {
-            var object = StoredWorkoutJSON.object(workout)
-            object["points"] = route?.pointCount ?? 0
-            object["segments"] = route?.segmentCount ?? 0
-            object["samples"] = Dictionary(uniqueKeysWithValues: statistics.map { type, figures in
-                (type.rawValue, ["count": figures.count, "average": Format.json(figures.average), "maximum": figures.maximum] as [String: Any])
-            })
-            Output.line(Format.jsonLine(object))
+            Output.line(Format.jsonLine(try await Self.object(workout, in: store)))
             return
         }
         let totals = workout.totals
@@ -67,7 +70,50 @@ struct Show: AsyncParsableCommand {
         if let device = metadata.sourceDevice { lines.append("  device     \(device)") }
         if let app = metadata.sourceApp { lines.append("  app        \(app)") }
         if let file = metadata.values["file"] { lines.append("  file       \(file)") }
+        if laps.count > 1 {
+            for lap in laps {
+                lines.append("  lap \(String(lap.index).leftPadded(3))    \(Format.distance(lap.distance).leftPadded(9))  \(Format.duration(lap.activeDuration).leftPadded(8)) active")
+            }
+        }
+        if let splits {
+            for split in try await storeCall({ try await store.splits(of: workout.id, every: splits) }) {
+                lines.append("  split \(String(split.index).leftPadded(3))  \(Format.distance(split.distance).leftPadded(9))  \(Format.duration(split.activeDuration).leftPadded(8))")
+            }
+        }
         lines.forEach(Output.line)
+    }
+
+    /// A stored workout as `show --json` prints it: the keys of `list --json`, with the route's
+    /// points and segments, the samples' figures, the active time, the events and the laps.
+    static func object(_ workout: WorkoutRecord, in store: WorkoutStore) async throws -> [String: Any] {
+        let route = try await storeCall { try await store.route(of: workout.id) }
+        var samples: [String: Any] = [:]
+        for type in QuantityType.allCases {
+            let values = try await storeCall { try await store.samples(of: workout.id, type: type) }.map(\.value)
+            if let maximum = values.max() {
+                samples[type.rawValue] = ["count": values.count, "average": Format.json(values.reduce(0, +) / Double(values.count)), "maximum": maximum] as [String: Any]
+            }
+        }
+        let events = try await storeCall { try await store.events(of: workout.id) }
+        let laps = try await storeCall { try await store.laps(of: workout.id) }
+        var object = StoredWorkoutJSON.object(workout)
+        object["points"] = route?.pointCount ?? 0
+        object["segments"] = route?.segmentCount ?? 0
+        object["samples"] = samples
+        object["active_duration_s"] = Format.json(workout.totals.movingTime ?? workout.duration)
+        object["events"] = events.map { event -> [String: Any] in
+            var item: [String: Any] = ["type": event.kind.rawValue, "time": RFC3339.string(from: event.time)]
+            if let name = event.name { item["name"] = name }
+            return item
+        }
+        object["laps"] = laps.map { lap -> [String: Any] in
+            [
+                "index": lap.index, "start": RFC3339.string(from: lap.start), "end": RFC3339.string(from: lap.end),
+                "distance_m": Format.json(lap.distance), "duration_s": lap.duration, "active_duration_s": lap.activeDuration,
+                "heart_rate_avg": Format.json(lap.heartRateAverage),
+            ]
+        }
+        return object
     }
 
     private func draw(_ workout: WorkoutRecord, in store: WorkoutStore, to path: String) async throws {

@@ -6,7 +6,7 @@ import CommandSupport
 struct WorkoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "workout",
-        abstract: "Import, list, show, export and delete workouts in a local store.",
+        abstract: "Import, record, list, show, export and delete workouts in a local store.",
         discussion: """
             The store is a SQLite file: --store PATH, else $XDG_DATA_HOME/swift-gps-facade/workouts.sqlite \
             (~/.local/share/... when XDG_DATA_HOME is unset). A workout is named by its id or any \
@@ -17,6 +17,6 @@ struct WorkoutCommand: AsyncParsableCommand {
                 .noInput: "no such file or workout", .cannotCreate: "an output file cannot be written",
                 .ioError: "the store failed", .temporaryFailure: "interrupted",
             ]),
-        subcommands: [Import.self, List.self, Show.self, Export.self, Delete.self]
+        subcommands: [Import.self, List.self, Show.self, Export.self, Delete.self, Record.self]
     )
 }

@@ -152,6 +152,38 @@ struct WorkoutCommandTests {
         }
     }
 
+    /// `workout record --simulate` records a replay to its end and saves it; `--json` prints what
+    /// `show --json` prints, with the session's keys.
+    @Test func recordingAReplayWithAutoLapsSavesItWithItsLaps() async throws {
+        let walk = Repository.fixture("gpx/greenwich-walk.gpx").path
+        let result = try await run([
+            "record", "--store", store, "--simulate", walk, "--speed", "100", "--activity", "walking", "--auto-pause",
+            "--auto-lap", "100", "--json",
+        ])
+        #expect(result.status == 0, "\(result.error)")
+        let recorded = try json(try #require(result.output.first))
+        for key in ["active_duration_s", "events", "laps", "distance_m", "points"] { #expect(recorded[key] != nil, "missing \(key)") }
+        let laps = try #require(recorded["laps"] as? [[String: Any]])
+        #expect(laps.count == 4, "361 m in laps of 100 m")
+        #expect(laps.map { $0["index"] as? Int } == [1, 2, 3, 4])
+        let total = laps.compactMap { $0["distance_m"] as? Double }.reduce(0, +)
+        #expect(abs(total - (recorded["distance_m"] as? Double ?? 0)) < 0.5)
+        let id = try #require(recorded["id"] as? String)
+        let shown = try json(try #require(try await run(["show", id, "--store", store, "--json"]).output.first))
+        #expect((shown["laps"] as? [[String: Any]])?.count == 4)
+        #expect((shown["events"] as? [[String: Any]])?.compactMap { $0["type"] as? String }.allSatisfy { $0 == "lap" } == true)
+        let splits = try await run(["show", String(id.prefix(8)), "--store", store, "--splits", "100"])
+        #expect(splits.output.filter { $0.hasPrefix("  split ") }.count == 4)
+    }
+
+    @Test func recordingWithoutAFixSavesNothingAndExits75() async throws {
+        let empty = folder + "/no-fix.json"
+        try #"{"class":"TPV","device":"/dev/ttyUSB0","mode":1,"time":"2024-05-01T10:00:00.000Z"}"#.write(toFile: empty, atomically: true, encoding: .utf8)
+        let result = try await run(["record", "--store", store, "--simulate", empty, "--speed", "100"])
+        #expect(result.status == 75)
+        #expect(result.error == ["workout record: no fix arrived; nothing was saved."])
+    }
+
     /// A workout whose activity type this version does not know (a newer version wrote it) made
     /// `list` exit 74 and show nothing: the rest is listed, and that one flagged.
     @Test func aWorkoutOfAnUnknownActivityTypeIsListedAndFlagged() async throws {

@@ -34,6 +34,19 @@ extension WorkoutStore {
     }
 }
 
+extension WorkoutStore {
+    /// The workout cut every `metres` of distance covered while moving (the last split shorter):
+    /// when each was reached (between two points, in proportion) and the active time it took.
+    /// An imported or chain-saved workout, which has no pauses, is active throughout.
+    public func splits(of workoutID: UUID, every metres: Double) async throws(WorkoutStoreError) -> [WorkoutLap] {
+        guard let workout = try await workout(id: workoutID) else { throw .workoutNotSaved(workoutID: workoutID, step: .read) }
+        let events = try await events(of: workoutID)
+        var points: [RoutePoint] = []
+        for try await batch in routePoints(of: workoutID) { points += batch }
+        return SessionFigures.splits(of: workout, every: metres, events: events, points: points)
+    }
+}
+
 /// Figures of a recorded workout worked out from its events and points: the same rules the
 /// session applies live, so what is shown during the workout is what is stored after it.
 enum SessionFigures {
@@ -97,5 +110,39 @@ enum SessionFigures {
                 heartRateAverage: rates.isEmpty ? nil : rates.reduce(0, +) / Double(rates.count)))
         }
         return laps
+    }
+
+    static func splits(of workout: WorkoutRecord, every metres: Double, events: [WorkoutEvent], points: [RoutePoint]) -> [WorkoutLap] {
+        guard metres > 0 else { return [] }
+        let spans = activeSpans(start: workout.start, end: workout.end, events: events)
+        var splits: [WorkoutLap] = []
+        var splitStart = workout.start
+        var covered = 0.0  // in the current split
+        var previous: (location: Location, time: Date)?
+        func close(at end: Date, distance: Double) {
+            splits.append(WorkoutLap(
+                index: splits.count + 1, start: splitStart, end: end, distance: distance,
+                duration: end.timeIntervalSince(splitStart), activeDuration: seconds(of: spans, within: splitStart...max(splitStart, end))))
+            splitStart = end
+        }
+        for point in points {
+            guard let time = point.location.time else { continue }
+            defer { previous = (point.location, time) }
+            guard let (location, previousTime) = previous,
+                  spans.contains(where: { $0.contains(previousTime) && $0.contains(time) }) else { continue }
+            var step = location.distance(to: point.location)
+            var from = previousTime
+            while covered + step >= metres, step > 0 {
+                let needed = metres - covered
+                let at = from.addingTimeInterval(time.timeIntervalSince(from) * needed / step)
+                close(at: at, distance: metres)
+                step -= needed
+                from = at
+                covered = 0
+            }
+            covered += step
+        }
+        if covered > 0 { close(at: workout.end, distance: covered) }
+        return splits
     }
 }

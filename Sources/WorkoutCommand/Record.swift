@@ -1,0 +1,188 @@
+import ArgumentParser
+import CommandSupport
+import Foundation
+import GPSCore
+import LocationFacade
+import Simulators
+import Synchronization
+import Workout
+
+struct Record: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record a workout from gpsd, or from a replay of a recording, and save it when it ends.",
+        discussion: """
+            Records from gpsd, or with --simulate FILE from a replay of FILE (a GPX track, a gpsd JSON \
+            log or an NMEA log) at --speed, until the recording ends, --duration seconds of session \
+            time have passed, or SIGINT or SIGTERM arrives: then the workout is saved in one \
+            transaction and summed up (with --json, one object with the keys of `workout show --json`). \
+            On a terminal a status line shows the figures, refreshed at most once a second. Exits \
+            \(ExitStatus.unavailable.rawValue) when gpsd cannot be reached, \
+            \(ExitStatus.temporaryFailure.rawValue) when no fix arrived (nothing is saved), \
+            \(ExitStatus.ioError.rawValue) when the store fails.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: ArgumentHelp("The gpsd to record from.", valueName: "server[:port[:device]]"))
+    var server: String?
+
+    @Option(help: "Record from a replay of FILE (GPX, gpsd JSON or NMEA) instead of gpsd.", completion: .file())
+    var simulate: String?
+
+    @Option(parsing: .unconditional, help: "Play the --simulate recording this many times faster than it was recorded.")
+    var speed: Double = 1
+
+    @Option(help: "The activity.")
+    var activity: WorkoutActivityType = .running
+
+    @Flag(help: "Pause the workout while standing still (the activity's defaults).")
+    var autoPause = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("A lap every this many metres.", valueName: "metres"))
+    var autoLap: Double?
+
+    @Option(parsing: .unconditional, help: "End after this many seconds of session time.")
+    var duration: Double?
+
+    @Flag(help: "Print the saved workout as one JSON object.")
+    var json = false
+
+    func validate() throws {
+        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number, not \(speed).") }
+        if let autoLap, !(autoLap > 0 && autoLap.isFinite) { throw ValidationError("--auto-lap must be a positive number of metres, not \(autoLap).") }
+        if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be a positive number of seconds, not \(duration).") }
+        if simulate != nil, server != nil { throw ValidationError("--simulate records without gpsd: give either a server or --simulate, not both.") }
+        if simulate == nil, speed != 1 { throw ValidationError("--speed is for --simulate: gpsd has a pace of its own.") }
+    }
+
+    /// Why recording stopped.
+    private enum Ending: Sendable {
+        case recordingEnded, durationReached, interrupted
+        case unreachable(LocationError)
+    }
+
+    func run() async throws {
+        let store = try storeOptions.open()
+        let source = try makeSource()
+        let session = WorkoutSession(
+            store: store, source: source,
+            configuration: .init(activityType: activity, autoPause: autoPause ? .defaults(for: activity) : nil, autoLapDistance: autoLap))
+        let (endings, ending) = AsyncStream.makeStream(of: Ending.self)
+        // gpsd that cannot be reached before a fix came ends the recording with 69.
+        let sawFix = Mutex(false)
+        let observation = source.addObserver { event in
+            switch event {
+            case .location: sawFix.withLock { $0 = true }
+            case let .error(error):
+                if case .unreachable = error, !sawFix.withLock({ $0 }) { ending.yield(.unreachable(error)) }
+            default: break
+            }
+        }
+        defer { observation.cancel() }
+        let figures = session.statistics()
+        try session.start()
+        let status = StatusLine(enabled: isatty(STDERR_FILENO) == 1)
+        let watcher = Task { [duration] in
+            for await current in figures {
+                status.show(current)
+                if let duration, current.elapsedTime >= duration { ending.yield(.durationReached) }
+            }
+        }
+        let replayEnded = (source as? ReplayLocationSource).map { replay in
+            Task {
+                await replay.waitUntilFinished()
+                if replay.hasPlayedToEnd { ending.yield(.recordingEnded) }
+            }
+        }
+        let signals = Task {
+            await Interrupts.wait()
+            ending.yield(.interrupted)
+        }
+        defer {
+            watcher.cancel()
+            replayEnded?.cancel()
+            signals.cancel()
+        }
+        var reason: Ending = .interrupted
+        for await first in endings {
+            reason = first
+            break
+        }
+        status.clear()
+        if case let .unreachable(error) = reason {
+            try? session.discard()
+            Output.error("workout record: \(error)")
+            throw ExitCode(.unavailable)
+        }
+        let workout: WorkoutRecord
+        do {
+            workout = try await session.end()
+        } catch .nothingRecorded {
+            Output.error("workout record: no fix arrived; nothing was saved.")
+            throw ExitCode(.temporaryFailure)
+        } catch {
+            Output.error("workout record: \(error)")
+            throw ExitCode(.ioError)
+        }
+        if json {
+            Output.line(Format.jsonLine(try await Show.object(workout, in: store)))
+            return
+        }
+        let events = try await storeCall { try await store.events(of: workout.id) }
+        let pauses = events.filter { $0.kind == .pause || $0.kind == .motionPaused }.count
+        let laps = try await storeCall { try await store.laps(of: workout.id) }.count
+        Output.line("Recorded \(workout.id.uuidString) (\(workout.activityType)): \(Format.distance(workout.totals.distance)), "
+            + "\(Format.duration(workout.duration)) (\(Format.duration(workout.totals.movingTime ?? workout.duration)) active), "
+            + "\(pauses) pause\(pauses == 1 ? "" : "s"), \(laps) lap\(laps == 1 ? "" : "s").")
+    }
+
+    private func makeSource() throws -> any LocationSource {
+        if let simulate {
+            let recording: ReplayRecording
+            do {
+                recording = try ReplayRecording(contentsOf: URL(fileURLWithPath: simulate))
+            } catch {
+                Output.error("workout record: \(error)")
+                throw ExitCode(FileManager.default.fileExists(atPath: simulate) ? .dataError : .noInput)
+            }
+            return recording.device(speed: speed)
+        }
+        let address: GPSDAddress
+        do {
+            address = try GPSDAddress(parsing: server ?? "")
+        } catch {
+            throw ValidationError(error.description)
+        }
+        return GPSDClient(host: address.host, port: address.port, device: address.device)
+    }
+}
+
+/// The figures on one line of a terminal, rewritten at most once a second.
+private final class StatusLine: Sendable {
+    private let enabled: Bool
+    private let lastShown = Mutex<ContinuousClock.Instant?>(nil)
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    func show(_ figures: WorkoutSession.Statistics) {
+        guard enabled else { return }
+        let now = ContinuousClock.now
+        let due = lastShown.withLock { last in
+            guard last.map({ now - $0 >= .seconds(1) }) ?? true else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        let state = figures.isMotionPaused ? "auto-paused" : figures.state.rawValue
+        let pace = figures.averagePace.map { Format.duration($0) + "/km" } ?? "-"
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + "\(state)  \(Format.duration(figures.elapsedTime)) (\(Format.duration(figures.activeTime)) active)  "
+            + "\(Format.distance(figures.distance))  \(pace)  lap \(figures.lap)").utf8))
+    }
+
+    func clear() {
+        if enabled { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+}
