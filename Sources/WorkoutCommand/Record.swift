@@ -111,7 +111,7 @@ struct Record: AsyncParsableCommand {
         }
         status.clear()
         if case let .unreachable(error) = reason {
-            try? session.discard()
+            try? await session.discard()
             Output.error("workout record: \(error)")
             throw ExitCode(.unavailable)
         }

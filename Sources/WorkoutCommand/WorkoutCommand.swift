@@ -17,6 +17,6 @@ struct WorkoutCommand: AsyncParsableCommand {
                 .noInput: "no such file or workout", .cannotCreate: "an output file cannot be written",
                 .ioError: "the store failed", .temporaryFailure: "interrupted",
             ]),
-        subcommands: [Import.self, List.self, Show.self, Export.self, Delete.self, Record.self]
+        subcommands: [Import.self, List.self, Show.self, Export.self, Delete.self, Record.self, Recover.self]
     )
 }

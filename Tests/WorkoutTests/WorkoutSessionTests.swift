@@ -129,6 +129,28 @@ import Testing
         #expect(session.state == .ended)
     }
 
+    /// What a session writes as it goes stays out of sight: nothing shows until end(), a
+    /// discarded session leaves nothing, an ended one no staging.
+    @Test func aSessionsWritingIsOutOfSightUntilItEnds() async throws {
+        let store = try WorkoutStore.inMemory()
+        let clock = VirtualClock()
+        let device = ReplayLocationSource(locations: Self.runWithStops(1), clock: clock)
+        let session = WorkoutSession(store: store, source: device, configuration: Self.running)
+        try session.start()
+        await clock.advance(by: .seconds(50))
+        #expect(try await store.workoutCount() == 0)
+        try await session.discard()
+        let counts = try await store.storageCounts()
+        #expect(counts.stagedPoints + counts.stagedRoutes + counts.stagedWorkouts + counts.workouts == 0)
+
+        let (workout, _) = try await record(Self.runWithStops(1), configuration: Self.running, store: store)
+        let after = try await store.storageCounts()
+        #expect(after.stagedPoints + after.stagedRoutes + after.stagedWorkouts == 0)
+        #expect(after.workouts == 1 && after.points == Self.runWithStops(1).count)
+        #expect(try await store.interruptedSessions().isEmpty, "a live or ended session is not interrupted")
+        #expect(try await store.workout(id: workout.id) != nil)
+    }
+
     @Test func everyInvalidTransitionIsRefusedByName() async throws {
         let store = try WorkoutStore.inMemory()
         let session = WorkoutSession(store: store, source: FakeLocationSource(), configuration: .init(activityType: .walking))
@@ -142,9 +164,9 @@ import Testing
         try session.pause()
         #expect(throws: WorkoutSessionError.invalidTransition(action: "pause", state: .paused)) { try session.pause() }
         await #expect(throws: WorkoutSessionError.nothingRecorded) { _ = try await session.end() }
-        try session.discard()
+        try await session.discard()
         #expect(throws: WorkoutSessionError.invalidTransition(action: "resume", state: .discarded)) { try session.resume() }
-        #expect(throws: WorkoutSessionError.invalidTransition(action: "discard", state: .discarded)) { try session.discard() }
+        await #expect(throws: WorkoutSessionError.invalidTransition(action: "discard", state: .discarded)) { try await session.discard() }
         #expect(try await store.workoutCount() == 0)
         #expect("\(WorkoutSessionError.invalidTransition(action: "pause", state: .notStarted))" == "Cannot pause a workout session that is not started.")
     }

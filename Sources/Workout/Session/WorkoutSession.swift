@@ -73,6 +73,22 @@ public final class WorkoutSession: Sendable {
         var recorder: SessionRecorder
         var observation: LocationObservation?
         var watchers: [UUID: AsyncStream<Statistics>.Continuation] = [:]
+        /// Asks the writer to write what is new (at most about a second behind the fixes).
+        var writeRequests: AsyncStream<Void>.Continuation?
+        var writer: Task<Void, Never>?
+        /// What the writer has written: points per segment, events.
+        var writtenPoints: [Int] = []
+        var writtenEvents = 0
+        /// The fix time of the oldest point not yet written.
+        var unwrittenSince: Date?
+    }
+
+    /// The writer's own state: the staged rows and the route's checks.
+    private struct WriterState: Sendable {
+        var staging: WorkoutStore.SessionStaging?
+        var accumulator = RouteAccumulator()
+        var lastSegment = 0
+        var failure: WorkoutStoreError?
     }
 
     public let configuration: Configuration
@@ -80,6 +96,7 @@ public final class WorkoutSession: Sendable {
     private let source: any LocationSource
     private let id = UUID()
     private let shared: Mutex<Shared>
+    private let writerState = Mutex(WriterState())
 
     public init(store: WorkoutStore, source: any LocationSource, configuration: Configuration) {
         self.store = store
@@ -92,9 +109,17 @@ public final class WorkoutSession: Sendable {
     /// The events so far.
     public var events: [WorkoutEvent] { shared.withLock { $0.recorder.events } }
 
-    /// Starts recording: the source is started and each fix it reports is taken.
+    /// Starts recording: the source is started and each fix it reports is taken. What is
+    /// recorded is written to the store as it comes (at most about a second behind), out of
+    /// sight until ``end()``: after a crash it is an ``InterruptedSession``.
     public func start() throws(WorkoutSessionError) {
-        try transition(.start, from: [.notStarted], to: .running) { _ in }
+        let (requests, request) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        try transition(.start, from: [.notStarted], to: .running) { $0.writeRequests = request }
+        let writer = Task { [self] in
+            for await _ in requests { await write() }
+            await write()
+        }
+        shared.withLock { $0.writer = writer }
         let observation = source.addObserver { [weak self] event in
             guard let self, case let .location(fix) = event else { return }
             take(fix)
@@ -136,6 +161,8 @@ public final class WorkoutSession: Sendable {
             return shared.recorder
         }
         source.stop()
+        await finishWriting()
+        if let failure = writerState.withLock({ $0.failure }) { throw .store(failure) }
         guard let start = recorder.start, let last = recorder.lastTime else { throw .nothingRecorded }
         let end = max(last, recorder.events.last?.time ?? last)
         let workout = WorkoutRecord(
@@ -144,21 +171,29 @@ public final class WorkoutSession: Sendable {
                 distance: recorder.distance, duration: end.timeIntervalSince(start), movingTime: recorder.activeTime,
                 elevationGain: recorder.elevationGain),
             metadata: configuration.metadata)
+        guard let staging = writerState.withLock({ $0.staging }) else { throw .nothingRecorded }
         do {
-            _ = try await store.saveWorkout(workout, samples: [], segments: recorder.segments, events: recorder.events, routeMetadata: nil)
+            try await store.publishSession(staging, as: workout)
         } catch {
-            source.start()
             throw .store(error)
         }
         finish(as: .ended)
         return workout
     }
 
-    /// Ends the session without saving anything.
-    public func discard() throws(WorkoutSessionError) {
+    /// Ends the session without saving anything: what it had written is deleted.
+    public func discard() async throws(WorkoutSessionError) {
         try transition(.discard, from: [.notStarted, .running, .paused], to: .discarded) { _ in }
         source.stop()
+        await finishWriting()
         finish(as: .discarded)
+        if writerState.withLock({ $0.staging }) != nil {
+            do {
+                try await store.discardSession(owner: WorkoutStore.sessionOwner(id))
+            } catch {
+                throw .store(error)
+            }
+        }
     }
 
     /// The live figures: the current ones at once, then after each fix and change, until the
@@ -202,10 +237,67 @@ public final class WorkoutSession: Sendable {
             let time = fix.time ?? fix.receivedAt
             if shared.recorder.start == nil { shared.recorder.begin(at: time) }
             shared.recorder.add(fix, time: time)
+            // Written when a second's worth has come (by the fixes' own times).
+            let since = shared.unwrittenSince ?? time
+            shared.unwrittenSince = since
+            if time.timeIntervalSince(since) >= 1 || shared.recorder.events.count > shared.writtenEvents {
+                shared.writeRequests?.yield()
+            }
             return (Self.statistics(shared), Array(shared.watchers.values))
         }
         guard let (statistics, watchers) = update else { return }
         for watcher in watchers { watcher.yield(statistics) }
+    }
+
+    /// Writes what is new since the last write: stages the session first if it is not yet.
+    private func write() async {
+        let new: (start: Date, points: [(segment: Int, batch: [Location])], events: [(Int, WorkoutEvent)])? = shared.withLock { shared in
+            guard let start = shared.recorder.start else { return nil }
+            let segments = shared.recorder.segments
+            var points: [(segment: Int, batch: [Location])] = []
+            while shared.writtenPoints.count < segments.count { shared.writtenPoints.append(0) }
+            for (index, segment) in segments.enumerated() where segment.count > shared.writtenPoints[index] {
+                points.append((index, Array(segment[shared.writtenPoints[index]...])))
+                shared.writtenPoints[index] = segment.count
+            }
+            let events = shared.recorder.events[shared.writtenEvents...].enumerated().map { (shared.writtenEvents + $0.offset, $0.element) }
+            shared.writtenEvents = shared.recorder.events.count
+            shared.unwrittenSince = nil
+            return (start, points, events)
+        }
+        guard let new, !(new.points.isEmpty && new.events.isEmpty && writerState.withLock({ $0.staging }) != nil) else { return }
+        var state = writerState.withLock { $0 }
+        guard state.failure == nil else { return }
+        do {
+            if state.staging == nil {
+                state.staging = try await store.beginSession(
+                    id, activity: configuration.activityType, start: new.start, configuration: configuration.metadata.values)
+            }
+            var planned: [(batch: [Location], plan: RouteAccumulator.Plan)] = []
+            for (segment, batch) in new.points {
+                if segment != state.lastSegment {
+                    state.accumulator.startNewSegment()
+                    state.lastSegment = segment
+                }
+                planned.append((batch, try state.accumulator.take(batch, workoutID: id, within: nil)))
+            }
+            if let staging = state.staging {
+                try await store.appendToSession(staging, points: planned, events: new.events)
+            }
+        } catch {
+            state.failure = error
+        }
+        writerState.withLock { $0 = state }
+    }
+
+    /// Ends the writer after one last write.
+    private func finishWriting() async {
+        let writer = shared.withLock { shared in
+            shared.writeRequests?.finish()
+            shared.writeRequests = nil
+            return shared.writer
+        }
+        await writer?.value
     }
 
     private func finish(as state: State) {

@@ -208,7 +208,8 @@ public final class WorkoutStore: Sendable {
                     UNION SELECT builder_owner FROM workout WHERE builder_owner IS NOT NULL
                     """)
                 var removed = 0
-                for owner in owners where !(StagingOwner(owner)?.isAlive ?? false) {
+                // A session's staging stays for recovery (interruptedSessions()).
+                for owner in owners where !owner.hasPrefix("session:") && !(StagingOwner(owner)?.isAlive ?? false) {
                     try db.execute(sql: "DELETE FROM route WHERE builder_owner = ?", arguments: [owner])
                     removed += db.changesCount
                     try db.execute(sql: "DELETE FROM workout WHERE builder_owner = ?", arguments: [owner])
