@@ -151,6 +151,28 @@ import Testing
         #expect(try await store.workout(id: workout.id) != nil)
     }
 
+    /// A day at 1 Hz: every point reaches the store, and the session holds none of them once
+    /// written (its memory does not grow with the length; `scripts/bench session` measures it and
+    /// the time end() takes).
+    @Test func aDayLongSessionHoldsNothingItHasWritten() async throws {
+        let store = try WorkoutStore.inMemory()
+        let clock = VirtualClock()
+        let track = SyntheticTrack.generate(count: 86_400, seed: 24)
+        let device = ReplayLocationSource(locations: track, clock: clock)
+        let session = WorkoutSession(store: store, source: device, configuration: .init(activityType: .cycling, autoLapDistance: 10_000))
+        try session.start()
+        var mostHeld = 0
+        for _ in 0..<24 {
+            await clock.advance(by: .seconds(3_600))
+            mostHeld = max(mostHeld, session.heldPoints)
+        }
+        let workout = try await session.end()
+        #expect(try await store.route(of: workout.id)?.pointCount == 86_400)
+        #expect(session.heldPoints == 0)
+        #expect(mostHeld < 86_400 / 2, "held \(mostHeld) points at most")
+        #expect(workout.end.timeIntervalSince(workout.start) == 86_399)
+    }
+
     @Test func everyInvalidTransitionIsRefusedByName() async throws {
         let store = try WorkoutStore.inMemory()
         let session = WorkoutSession(store: store, source: FakeLocationSource(), configuration: .init(activityType: .walking))

@@ -42,8 +42,12 @@ struct SessionRecorder: Sendable {
     let autoLapDistance: Double?
 
     private(set) var events: [WorkoutEvent] = []
-    /// The route, a segment per stretch between pauses.
-    private(set) var segments: [[Location]] = [[]]
+    /// The route's points not yet taken by ``drainPoints()``, each with its segment (a segment per
+    /// stretch between pauses): only these are held, so a day-long session takes no more memory
+    /// than a minute's.
+    private(set) var pendingPoints: [(segment: Int, fix: Location)] = []
+    /// The segment new points go to.
+    private(set) var segment = 0
     private(set) var start: Date?
     private(set) var lastTime: Date?
     /// Metres covered while active.
@@ -86,7 +90,7 @@ struct SessionRecorder: Sendable {
             last = (fix, time)
             return
         }
-        segments[segments.count - 1].append(fix)
+        pendingPoints.append((segment, fix))
         let speed = speed(of: fix, at: time)
         currentSpeed = speed
         guard let (previous, previousTime) = last else {
@@ -106,7 +110,8 @@ struct SessionRecorder: Sendable {
             // Moving again since the fix before this one: that step counts.
             motionPaused = false
             events.append(WorkoutEvent(.motionResumed, at: previousTime))
-            segments.append([fix])
+            segment += 1
+            pendingPoints[pendingPoints.count - 1].segment = segment
             commit(step, seconds, fix)
             return
         }
@@ -120,7 +125,7 @@ struct SessionRecorder: Sendable {
                 motionPaused = true
                 events.append(WorkoutEvent(.motionPaused, at: stretch.since))
                 slow = nil
-                segments.append([])
+                segment += 1
             }
         } else {
             if let stretch = slow {
@@ -163,6 +168,20 @@ struct SessionRecorder: Sendable {
         return first.distance(to: fix) / time.timeIntervalSince(firstTime)
     }
 
+    /// The points not yet taken, grouped by segment, in order; they are no longer held.
+    mutating func drainPoints() -> [(segment: Int, batch: [Location])] {
+        var batches: [(segment: Int, batch: [Location])] = []
+        for (segment, fix) in pendingPoints {
+            if batches.last?.segment == segment {
+                batches[batches.count - 1].batch.append(fix)
+            } else {
+                batches.append((segment, [fix]))
+            }
+        }
+        pendingPoints.removeAll(keepingCapacity: true)
+        return batches
+    }
+
     mutating func pause(at time: Date) {
         if let stretch = slow {
             distance += stretch.distance
@@ -171,7 +190,7 @@ struct SessionRecorder: Sendable {
         }
         userPaused = true
         events.append(WorkoutEvent(.pause, at: max(time, lastTime ?? time)))
-        segments.append([])
+        segment += 1
     }
 
     mutating func resume(at time: Date) {

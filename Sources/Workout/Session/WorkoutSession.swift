@@ -76,8 +76,7 @@ public final class WorkoutSession: Sendable {
         /// Asks the writer to write what is new (at most about a second behind the fixes).
         var writeRequests: AsyncStream<Void>.Continuation?
         var writer: Task<Void, Never>?
-        /// What the writer has written: points per segment, events.
-        var writtenPoints: [Int] = []
+        /// How many of the recorder's events the writer has taken.
         var writtenEvents = 0
         /// The fix time of the oldest point not yet written.
         var unwrittenSince: Date?
@@ -106,6 +105,8 @@ public final class WorkoutSession: Sendable {
     }
 
     public var state: State { shared.withLock { $0.state } }
+    /// The route points held in memory, not yet written to the store.
+    var heldPoints: Int { shared.withLock { $0.recorder.pendingPoints.count } }
     /// The events so far.
     public var events: [WorkoutEvent] { shared.withLock { $0.recorder.events } }
 
@@ -253,13 +254,7 @@ public final class WorkoutSession: Sendable {
     private func write() async {
         let new: (start: Date, points: [(segment: Int, batch: [Location])], events: [(Int, WorkoutEvent)])? = shared.withLock { shared in
             guard let start = shared.recorder.start else { return nil }
-            let segments = shared.recorder.segments
-            var points: [(segment: Int, batch: [Location])] = []
-            while shared.writtenPoints.count < segments.count { shared.writtenPoints.append(0) }
-            for (index, segment) in segments.enumerated() where segment.count > shared.writtenPoints[index] {
-                points.append((index, Array(segment[shared.writtenPoints[index]...])))
-                shared.writtenPoints[index] = segment.count
-            }
+            let points = shared.recorder.drainPoints()
             let events = shared.recorder.events[shared.writtenEvents...].enumerated().map { (shared.writtenEvents + $0.offset, $0.element) }
             shared.writtenEvents = shared.recorder.events.count
             shared.unwrittenSince = nil
