@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import LocationFacade
+import Simulators
+import Workout
+
+/// `gpsbench session`: a recorded workout session over `fixes` 1 Hz fixes from the replay device
+/// on a `VirtualClock` (advanced a minute at a time), written to a store file as it goes, with
+/// auto-pause and auto-laps, then ended; for `scripts/bench.d/70-session.py`. Prints the CPU time
+/// of the recording per fix, the time end() takes, and the process's peak RSS once the track and
+/// the replay device are made (before the session) and after it.
+struct SessionBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "session",
+        abstract: "Record a session of 1 Hz fixes into a store file on a virtual clock; print JSON.")
+
+    @Option(help: "How many fixes (one a second).")
+    var fixes = 10_800
+
+    @Option(help: "The store file (created; removed after).")
+    var store: String
+
+    func run() async throws {
+        let track = SyntheticTrack.generate(count: fixes, seed: 10_800)
+        try? FileManager.default.removeItem(atPath: store)
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
+        let workouts = try WorkoutStore(path: store)
+        let clock = VirtualClock()
+        let device = ReplayLocationSource(locations: track, clock: clock)
+        let baseline = ReplayDayBench.peakResidentBytes()
+        let session = WorkoutSession(
+            store: workouts, source: device,
+            configuration: .init(activityType: .cycling, autoPause: .defaults(for: .cycling), autoLapDistance: 1_000))
+        let cpuBefore = Self.cpuSeconds()
+        try session.start()
+        // A minute at a time, as fixes come in the field: the writer keeps up between minutes.
+        for _ in 0..<(fixes + 59) / 60 {
+            await clock.advance(by: .seconds(60))
+            await Task.yield()
+        }
+        let cpuRecording = Self.cpuSeconds() - cpuBefore
+        let wall = ContinuousClock()
+        let ending = wall.now
+        let workout = try await session.end()
+        let endTime = wall.now - ending
+        let points = try await workouts.route(of: workout.id)?.pointCount ?? 0
+        print(#"{"fixes":\#(fixes),"points":\#(points),"cpu_per_fix_us":\#(cpuRecording / Double(fixes) * 1e6),"#
+            + #""end_seconds":\#(Double(endTime.components.attoseconds) / 1e18 + Double(endTime.components.seconds)),"#
+            + #""peak_rss":\#(ReplayDayBench.peakResidentBytes()),"baseline_rss":\#(baseline)}"#)
+    }
+
+    /// User and system CPU time of this process so far.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/python3
+"""Live workout sessions (`gpsbench session`): a session over 1 Hz fixes from the replay device on
+a virtual clock, with auto-pause and auto-laps, written to a store file as it goes, then ended:
+the CPU time per fix while recording (the session's bookkeeping, the replay device and the writes
+to the store), the time `end()` takes (one transaction publishing what was written), and the
+process's peak RSS, for a 3-hour (10,800 fixes) and a 24-hour (86,400 fixes) session.
+
+Targets (issue 11): at most 100 us of CPU per fix; end() under 1 s for a day; memory flat
+(under 64 MB, the 24-hour session within 1.5x the 3-hour one).
+"""
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import BENCH_DIR, BIN, row  # noqa: E402
+
+
+def session(fixes):
+    store = os.path.join(BENCH_DIR, f"session-{fixes}.sqlite")
+    result = subprocess.run([f"{BIN}/gpsbench", "session", "--fixes", str(fixes), "--store", store],
+                            capture_output=True, text=True, check=True)
+    figures = json.loads(result.stdout)
+    if figures["points"] != fixes:
+        raise RuntimeError(f"the session stored {figures['points']} of {fixes} fixes")
+    return figures
+
+
+def main():
+    short = session(10_800)
+    day = session(86_400)
+    for name, figures in (("3 h", short), ("24 h", day)):
+        row(f"Workout session, {name} at 1 Hz ({figures['fixes']:,} fixes) into a store file: CPU per fix",
+            f"{figures['cpu_per_fix_us']:.1f} us", "—", f"{figures['cpu_per_fix_us'] / 100:.2f}x the target",
+            "<= 100 us", figures["cpu_per_fix_us"] <= 100)
+    row("Workout session: end() (publishes the staged session in one transaction)",
+        f"3 h: {short['end_seconds'] * 1000:.1f} ms; 24 h: {day['end_seconds'] * 1000:.1f} ms", "—",
+        f"{day['end_seconds']:.3f}x the target", "< 1 s for 24 h", day["end_seconds"] < 1)
+    row("Workout session: peak RSS (the track and the replay device in memory included)",
+        f"3 h: {short['peak_rss'] / 2**20:.1f} MiB; 24 h: {day['peak_rss'] / 2**20:.1f} MiB",
+        f"before the session: {short['baseline_rss'] / 2**20:.1f} / {day['baseline_rss'] / 2**20:.1f} MiB",
+        f"the session's growth: {(short['peak_rss'] - short['baseline_rss']) / 2**20:.1f} MiB (3 h), "
+        f"{(day['peak_rss'] - day['baseline_rss']) / 2**20:.1f} MiB (24 h)",
+        "the session under 64 MB, flat (24 h within 1.5x of 3 h + 4 MiB)",
+        day["peak_rss"] - day["baseline_rss"] < 64 * 2**20
+        and day["peak_rss"] - day["baseline_rss"] <= 1.5 * (short["peak_rss"] - short["baseline_rss"]) + 4 * 2**20)
+
+
+if __name__ == "__main__":
+    main()
