@@ -135,11 +135,12 @@ struct Replay: AsyncParsableCommand {
     /// the reason and exit status 65.
     private func serve(_ play: @escaping @Sendable () async -> ReplayRecording.ReadError?) async throws {
         let (endings, ending) = AsyncStream.makeStream(of: Ending.self)
+        let interrupts = Interrupts()
         let player = Task {
             ending.yield(.played(await play()))
         }
         let signals = Task {
-            await Interrupts.wait()
+            await interrupts.wait()
             ending.yield(.interrupted)
         }
         defer {

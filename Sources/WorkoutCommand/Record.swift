@@ -81,6 +81,7 @@ struct Record: AsyncParsableCommand {
         }
         defer { observation.cancel() }
         let figures = session.statistics()
+        let interrupts = Interrupts()
         try session.start()
         let status = StatusLine(enabled: isatty(STDERR_FILENO) == 1)
         let watcher = Task { [duration] in
@@ -96,7 +97,7 @@ struct Record: AsyncParsableCommand {
             }
         }
         let signals = Task {
-            await Interrupts.wait()
+            await interrupts.wait()
             ending.yield(.interrupted)
         }
         defer {
