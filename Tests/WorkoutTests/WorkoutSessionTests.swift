@@ -127,6 +127,10 @@ import Testing
         #expect(workout.totals.movingTime == 60 - pausedFor)
         #expect(abs((workout.totals.distance ?? 0) - 3 * (60 - pausedFor)) < 0.5)
         #expect(session.state == .ended)
+        // The GPX export has a segment per stretch between pauses.
+        #expect(try await store.route(of: workout.id)?.segmentCount == 2)
+        let gpx = String(decoding: try await store.exportData(workout.id, format: .gpx), as: UTF8.self)
+        #expect(gpx.components(separatedBy: "<trkseg>").count - 1 == 2)
     }
 
     /// What a session writes as it goes stays out of sight: nothing shows until end(), a
