@@ -6,6 +6,7 @@ import LocationFacade
 import Simulators
 import Synchronization
 import Workout
+import WorkoutSimulators
 
 struct Record: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -39,6 +40,9 @@ struct Record: AsyncParsableCommand {
     @Flag(help: "Pause the workout while standing still (the activity's defaults).")
     var autoPause = false
 
+    @Option(help: ArgumentHelp("Record a simulated heart rate that follows the fixes, from this seed.", valueName: "seed"))
+    var heartRateSimulate: UInt64?
+
     @Option(parsing: .unconditional, help: ArgumentHelp("A lap every this many metres.", valueName: "metres"))
     var autoLap: Double?
 
@@ -66,7 +70,7 @@ struct Record: AsyncParsableCommand {
         let store = try storeOptions.open()
         let source = try makeSource()
         let session = WorkoutSession(
-            store: store, source: source,
+            store: store, source: source, heartRate: heartRateSimulate.map { FakeHeartRateSensor(seed: $0).live(following: source) },
             configuration: .init(activityType: activity, autoPause: autoPause ? .defaults(for: activity) : nil, autoLapDistance: autoLap))
         let (endings, ending) = AsyncStream.makeStream(of: Ending.self)
         // gpsd that cannot be reached before a fix came ends the recording with 69.

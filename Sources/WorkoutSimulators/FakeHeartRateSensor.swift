@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import LocationFacade
 import Simulators
 import Workout
@@ -73,13 +74,21 @@ public struct FakeHeartRateSensor: Sendable, Hashable {
         }
     }
 
+    /// A live sensor that follows `source`'s fixes as they come: a sample at each fix's time, by
+    /// the same model as ``samples(for:)`` (the same samples for the same fixes and seed), in
+    /// constant time and memory per fix. A ``HeartRateSource`` for a ``WorkoutSession`` recording
+    /// from the same source.
+    public func live(following source: any LocationSource) -> LiveFakeHeartRateSensor {
+        LiveFakeHeartRateSensor(sensor: self, source: source)
+    }
+
     /// Effort from speed, plus climbing (a vertical metre a second is worth about 10 m/s on the flat).
-    private func effort(speed: Double, climb: Double) -> Double {
+    fileprivate func effort(speed: Double, climb: Double) -> Double {
         min(max((speed + 10 * max(climb, 0)) / maximumEffortSpeed, 0), 1)
     }
 
     /// The heart's state as the workout goes on.
-    private struct Model {
+    fileprivate struct Model {
         let sensor: FakeHeartRateSensor
         var rate: Double
         var noise = 0.0
@@ -106,5 +115,68 @@ public struct FakeHeartRateSensor: Sendable, Hashable {
             noise = noise * keep + random.uniform(-1, 1) * 2.6 * (1 - keep * keep).squareRoot()
             return min(max(rate + noise, sensor.restingRate - 3), sensor.maximumRate).rounded()
         }
+    }
+}
+
+/// ``FakeHeartRateSensor/live(following:)``: samples as the fixes come.
+public final class LiveFakeHeartRateSensor: HeartRateSource {
+    private struct State: Sendable {
+        var model: FakeHeartRateSensor.Model
+        var previous: Location?
+        var continuation: AsyncStream<QuantitySample>.Continuation?
+        var observation: LocationObservation?
+    }
+
+    private let sensor: FakeHeartRateSensor
+    private let source: any LocationSource
+    private let state: Mutex<State>
+
+    init(sensor: FakeHeartRateSensor, source: any LocationSource) {
+        self.sensor = sensor
+        self.source = source
+        state = Mutex(State(model: FakeHeartRateSensor.Model(sensor: sensor)))
+    }
+
+    public func start() -> AsyncStream<QuantitySample> {
+        let (stream, continuation) = AsyncStream.makeStream(of: QuantitySample.self)
+        let observation = source.addObserver { [weak self] event in
+            guard let self, case let .location(fix) = event else { return }
+            take(fix)
+        }
+        state.withLock { state in
+            state.continuation = continuation
+            state.observation = observation
+        }
+        return stream
+    }
+
+    public func stop() {
+        let continuation = state.withLock { state in
+            defer {
+                state.continuation = nil
+                state.observation = nil
+            }
+            return state.continuation
+        }
+        continuation?.finish()
+    }
+
+    private func take(_ fix: Location) {
+        let sample: (QuantitySample, AsyncStream<QuantitySample>.Continuation)? = state.withLock { state in
+            guard let continuation = state.continuation, let time = fix.time else { return nil }
+            var elapsed = 1.0
+            var speed = fix.speed ?? 0
+            var climb = fix.climb ?? 0
+            if let previous = state.previous, let before = previous.time {
+                elapsed = max(0, time.timeIntervalSince(before))
+                if fix.speed == nil, elapsed > 0 { speed = previous.distance(to: fix) / elapsed }
+                if fix.climb == nil, elapsed > 0, let from = previous.altitude, let to = fix.altitude { climb = (to - from) / elapsed }
+            }
+            state.previous = fix
+            let rate = state.model.step(effort: sensor.effort(speed: speed, climb: climb), seconds: elapsed)
+            return (QuantitySample(type: .heartRate, value: rate, at: time), continuation)
+        }
+        guard let (sample, continuation) = sample else { return }
+        continuation.yield(sample)
     }
 }

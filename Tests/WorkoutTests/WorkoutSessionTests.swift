@@ -2,6 +2,7 @@ import Foundation
 import LocationFacade
 import Simulators
 import Testing
+import WorkoutSimulators
 @testable import Workout
 
 /// Live sessions on a virtual clock: auto-pause against GPS drift at rest, laps, manual pauses,
@@ -175,6 +176,31 @@ import Testing
         #expect(session.heldPoints == 0)
         #expect(mostHeld < 86_400 / 2, "held \(mostHeld) points at most")
         #expect(workout.end.timeIntervalSince(workout.start) == 86_399)
+    }
+
+    /// A fake heart-rate sensor following the session's fixes live gives the samples it gives for
+    /// the whole route at once; the session stores them and shows their figures, per lap too.
+    @Test func aLiveFakeHeartRateSensorFeedsTheSession() async throws {
+        let store = try WorkoutStore.inMemory()
+        let track = Self.runWithStops(1)
+        let clock = VirtualClock()
+        let device = ReplayLocationSource(locations: track, clock: clock)
+        let sensor = FakeHeartRateSensor(seed: 11)
+        let session = WorkoutSession(
+            store: store, source: device, heartRate: sensor.live(following: device),
+            configuration: .init(activityType: .running, autoPause: .defaults(for: .running), autoLapDistance: 100))
+        let figures = session.statistics()
+        try session.start()
+        await clock.advance(by: .seconds(Double(track.count)))
+        var iterator = figures.makeAsyncIterator()
+        let latest = try #require(await iterator.next())
+        let workout = try await session.end()
+        let stored = try await store.samples(of: workout.id, type: .heartRate)
+        let expected = sensor.samples(for: track).filter { $0.start >= workout.start && $0.start <= workout.end }
+        #expect(stored.map(\.value) == expected.map(\.value), "live = all at once, sample for sample")
+        #expect(latest.heartRateMaximum == expected.map(\.value).max())
+        let laps = try await store.laps(of: workout.id)
+        #expect(laps.allSatisfy { $0.heartRateAverage != nil })
     }
 
     @Test func everyInvalidTransitionIsRefusedByName() async throws {

@@ -62,6 +62,9 @@ struct SessionRecorder: Sendable {
     private(set) var lapStartActive = 0.0
     /// The speed of the last fix (reported, or worked out), m/s.
     private(set) var currentSpeed: Double?
+    /// Heart-rate samples not yet taken by ``drainSamples()``, and the figures of all of them.
+    private(set) var pendingSamples: [QuantitySample] = []
+    private(set) var heartRate: (current: Double, sum: Double, count: Int, maximum: Double)?
 
     private var last: (fix: Location, time: Date)?
     /// The slow stretch under way while moving: since when, and the distance and time it would add.
@@ -166,6 +169,18 @@ struct SessionRecorder: Sendable {
         while let first = recent.first, let firstTime = first.time, time.timeIntervalSince(firstTime) > window { recent.removeFirst() }
         guard let first = recent.first, let firstTime = first.time, time.timeIntervalSince(firstTime) >= window / 2 else { return nil }
         return first.distance(to: fix) / time.timeIntervalSince(firstTime)
+    }
+
+    /// Takes a heart-rate sample (a sample while paused counts too: the heart goes on).
+    mutating func add(heartRate sample: QuantitySample) {
+        pendingSamples.append(sample)
+        let figures = heartRate ?? (sample.value, 0, 0, sample.value)
+        heartRate = (sample.value, figures.sum + sample.value, figures.count + 1, max(figures.maximum, sample.value))
+    }
+
+    mutating func drainSamples() -> [QuantitySample] {
+        defer { pendingSamples.removeAll(keepingCapacity: true) }
+        return pendingSamples
     }
 
     /// The points not yet taken, grouped by segment, in order; they are no longer held.

@@ -17,8 +17,7 @@ import Synchronization
 /// Its times are the fixes' own (a user's pause or lap is dated at the last fix), so a session
 /// recorded from a replay gives the same workout at any replay speed, and on any clock.
 ///
-/// Not yet: writing the session to the store as it goes (a crash before ``end()`` loses what
-/// was recorded), heart rate, and time-based auto-laps.
+/// Not yet: resuming an interrupted session, and time-based auto-laps.
 public final class WorkoutSession: Sendable {
     public enum State: String, Sendable, Hashable {
         case notStarted = "not started"
@@ -66,6 +65,10 @@ public final class WorkoutSession: Sendable {
         public var lap: Int
         public var lapDistance: Double
         public var lapActiveTime: TimeInterval
+        /// The last heart-rate sample, and the mean and maximum so far (with a heart-rate source).
+        public var heartRate: Double?
+        public var heartRateAverage: Double?
+        public var heartRateMaximum: Double?
     }
 
     private struct Shared: Sendable {
@@ -80,6 +83,7 @@ public final class WorkoutSession: Sendable {
         var writtenEvents = 0
         /// The fix time of the oldest point not yet written.
         var unwrittenSince: Date?
+        var heartRateReader: Task<Void, Never>?
     }
 
     /// The writer's own state: the staged rows and the route's checks.
@@ -93,13 +97,16 @@ public final class WorkoutSession: Sendable {
     public let configuration: Configuration
     private let store: WorkoutStore
     private let source: any LocationSource
+    private let heartRateSource: (any HeartRateSource)?
     private let id = UUID()
     private let shared: Mutex<Shared>
     private let writerState = Mutex(WriterState())
 
-    public init(store: WorkoutStore, source: any LocationSource, configuration: Configuration) {
+    /// A session over `source`'s fixes and, when given, `heartRate`'s samples.
+    public init(store: WorkoutStore, source: any LocationSource, heartRate: (any HeartRateSource)? = nil, configuration: Configuration) {
         self.store = store
         self.source = source
+        self.heartRateSource = heartRate
         self.configuration = configuration
         shared = Mutex(Shared(recorder: SessionRecorder(autoPause: configuration.autoPause, autoLapDistance: configuration.autoLapDistance)))
     }
@@ -127,6 +134,13 @@ public final class WorkoutSession: Sendable {
         }
         shared.withLock { $0.observation = observation }
         source.start()
+        if let heartRateSource {
+            let samples = heartRateSource.start()
+            let reader = Task { [self] in
+                for await sample in samples { take(sample) }
+            }
+            shared.withLock { $0.heartRateReader = reader }
+        }
     }
 
     /// Pauses the session (a `pause` event at the last fix's time): no distance, no active time,
@@ -162,6 +176,7 @@ public final class WorkoutSession: Sendable {
             return shared.recorder
         }
         source.stop()
+        await stopHeartRate()
         await finishWriting()
         if let failure = writerState.withLock({ $0.failure }) { throw .store(failure) }
         guard let start = recorder.start, let last = recorder.lastTime else { throw .nothingRecorded }
@@ -186,6 +201,7 @@ public final class WorkoutSession: Sendable {
     public func discard() async throws(WorkoutSessionError) {
         try transition(.discard, from: [.notStarted, .running, .paused], to: .discarded) { _ in }
         source.stop()
+        await stopHeartRate()
         await finishWriting()
         finish(as: .discarded)
         if writerState.withLock({ $0.staging }) != nil {
@@ -250,17 +266,33 @@ public final class WorkoutSession: Sendable {
         for watcher in watchers { watcher.yield(statistics) }
     }
 
+    private func take(_ sample: QuantitySample) {
+        let update: (Statistics, [AsyncStream<Statistics>.Continuation])? = shared.withLock { shared in
+            guard shared.state == .running || shared.state == .paused, shared.recorder.start != nil else { return nil }
+            shared.recorder.add(heartRate: sample)
+            return (Self.statistics(shared), Array(shared.watchers.values))
+        }
+        guard let (statistics, watchers) = update else { return }
+        for watcher in watchers { watcher.yield(statistics) }
+    }
+
+    private func stopHeartRate() async {
+        heartRateSource?.stop()
+        await shared.withLock { $0.heartRateReader }?.value
+    }
+
     /// Writes what is new since the last write: stages the session first if it is not yet.
     private func write() async {
-        let new: (start: Date, points: [(segment: Int, batch: [Location])], events: [(Int, WorkoutEvent)])? = shared.withLock { shared in
+        let new: (start: Date, points: [(segment: Int, batch: [Location])], events: [(Int, WorkoutEvent)], samples: [QuantitySample])? = shared.withLock { shared in
             guard let start = shared.recorder.start else { return nil }
             let points = shared.recorder.drainPoints()
+            let samples = shared.recorder.drainSamples()
             let events = shared.recorder.events[shared.writtenEvents...].enumerated().map { (shared.writtenEvents + $0.offset, $0.element) }
             shared.writtenEvents = shared.recorder.events.count
             shared.unwrittenSince = nil
-            return (start, points, events)
+            return (start, points, events, samples)
         }
-        guard let new, !(new.points.isEmpty && new.events.isEmpty && writerState.withLock({ $0.staging }) != nil) else { return }
+        guard let new, !(new.points.isEmpty && new.events.isEmpty && new.samples.isEmpty && writerState.withLock({ $0.staging }) != nil) else { return }
         var state = writerState.withLock { $0 }
         guard state.failure == nil else { return }
         do {
@@ -277,7 +309,7 @@ public final class WorkoutSession: Sendable {
                 planned.append((batch, try state.accumulator.take(batch, workoutID: id, within: nil)))
             }
             if let staging = state.staging {
-                try await store.appendToSession(staging, points: planned, events: new.events)
+                try await store.appendToSession(staging, id: id, points: planned, events: new.events, samples: new.samples)
             }
         } catch {
             state.failure = error
@@ -318,7 +350,9 @@ public final class WorkoutSession: Sendable {
             distance: recorder.distance, currentSpeed: recorder.currentSpeed,
             averagePace: recorder.distance > 0 ? recorder.activeTime / (recorder.distance / 1000) : nil,
             elevationGain: recorder.elevationGain, lap: recorder.lap,
-            lapDistance: recorder.distance - recorder.lapStartDistance, lapActiveTime: recorder.activeTime - recorder.lapStartActive)
+            lapDistance: recorder.distance - recorder.lapStartDistance, lapActiveTime: recorder.activeTime - recorder.lapStartActive,
+            heartRate: recorder.heartRate?.current,
+            heartRateAverage: recorder.heartRate.map { $0.sum / Double($0.count) }, heartRateMaximum: recorder.heartRate?.maximum)
     }
 }
 

@@ -41,9 +41,12 @@ extension WorkoutStore {
 
     /// Writes a batch of a session's points (checked and planned by its accumulator) and events.
     func appendToSession(
-        _ staging: SessionStaging, points: [(batch: [Location], plan: RouteAccumulator.Plan)], events: [(ordinal: Int, event: WorkoutEvent)]
+        _ staging: SessionStaging, id: UUID, points: [(batch: [Location], plan: RouteAccumulator.Plan)],
+        events: [(ordinal: Int, event: WorkoutEvent)], samples: [QuantitySample]
     ) async throws(WorkoutStoreError) {
+        try Validation.check(samples, for: id, within: nil)
         try await write(.insertRouteData) { db in
+            try self.insert(samples, workoutKey: staging.workoutKey, workoutID: id, in: db)
             for (batch, plan) in points {
                 try self.insertPoints(batch, plan: plan, route: staging.routeKey, in: db)
             }
@@ -65,6 +68,10 @@ extension WorkoutStore {
 
     private static func publish(_ staging: SessionStaging, as workout: WorkoutRecord, path: String?, in db: Database) throws {
         try WorkoutRows.publish(workout, stagedAs: staging.workoutKey, path: path, in: db)
+        // Samples measured before the first fix or after the last are not the workout's.
+        try db.execute(
+            sql: "DELETE FROM quantity_sample WHERE workout = ? AND (start_time < ? OR end_time > ?)",
+            arguments: [staging.workoutKey, workout.start.timeIntervalSince1970, workout.end.timeIntervalSince1970])
         let figures = try Row.fetchOne(db, sql: """
             SELECT count(*) AS points, max(segment) AS lastSegment, min(time) AS first, max(time) AS last
             FROM route_point WHERE route = ?
