@@ -3,7 +3,7 @@ import GPX
 import Testing
 
 /// Files that are not GPX, or damaged compressed GPX, get a message that says what they are.
-@Suite struct HostileFileMessagesTests {
+@Suite(.timeLimit(.minutes(1))) struct HostileFileMessagesTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gpx-hostile-\(UUID())")
 
     init() throws {

@@ -7,7 +7,7 @@ import TestSupport
 /// The fake gpsd serving a GPX track sends the TPV fields real gpsd 3.22 sends for the same track
 /// (read from the simulated receiver's NMEA): fixtures/gpsd/greenwich-walk.json is real gpsd's
 /// output for fixtures/nmea/greenwich-walk.nmea, the NMEA of fixtures/gpx/greenwich-walk.gpx.
-@Suite struct FakeTPVAgainstRealGPSDTests {
+@Suite(.timeLimit(.minutes(1))) struct FakeTPVAgainstRealGPSDTests {
     /// Keys real gpsd sends that the fake does not, on purpose: `magtrack` and `magvar` need a
     /// magnetic model; `epc` (climb error) needs the fix before; `track`, `speed` and `climb` are
     /// not in a GPX track (gpsd has them from the receiver's RMC and VTG).

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// The README's minimal program, built as the `where-am-i` example, answers from a recording.
-@Test func theMinimalProgramPrintsAPositionFromARecording() async throws {
+@Test(.timeLimit(.minutes(1))) func theMinimalProgramPrintsAPositionFromARecording() async throws {
     let walk = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Recordings/greenwich-walk.gpx")
     let program = try ChildProcess(Repository.builtExecutable("where-am-i").path, [walk.path])
     #expect(await program.waitUntilExit() == 0, "\(program.lines(.error))")

@@ -7,7 +7,7 @@ import TestSupport
 /// Replays read their recording as they play it: opening a file reads only its beginning, a part
 /// further on that cannot be read ends the replay there (saying why), and a looping fake gpsd that
 /// nobody watches stands still.
-@Suite struct ReplayStreamingTests {
+@Suite(.timeLimit(.minutes(1))) struct ReplayStreamingTests {
     let folder: URL
 
     init() throws {

@@ -9,7 +9,7 @@ import WorkoutSimulators
 
 /// Opening a store file: concurrent first opens, another program's database, a newer version's
 /// store, a full disk.
-@Suite("Opening a store file")
+@Suite("Opening a store file", .timeLimit(.minutes(1)))
 struct StoreOpeningTests {
     func contents(_ path: String) throws -> Data {
         try Data(contentsOf: URL(fileURLWithPath: path))

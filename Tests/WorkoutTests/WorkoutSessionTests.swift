@@ -7,7 +7,7 @@ import WorkoutSimulators
 
 /// Live sessions on a virtual clock: auto-pause against GPS drift at rest, laps, manual pauses,
 /// every invalid transition, and the same workout at any replay speed.
-@Suite struct WorkoutSessionTests {
+@Suite(.timeLimit(.minutes(1))) struct WorkoutSessionTests {
     /// A run at 3 m/s east, 1 Hz: 60 s moving, then `stops` times a 40 s stop in which the receiver
     /// wanders ±3 m around the stop (its Doppler speed 0.1-0.3 m/s, as at rest), each followed
     /// by 60 s moving. Moving time 60 s per stretch; distance 180 m per stretch.
