@@ -76,7 +76,7 @@ public struct FakeHeartRateSensor: Sendable, Hashable {
 
     /// A live sensor that follows `source`'s fixes as they come: a sample at each fix's time, by
     /// the same model as ``samples(for:)`` (the same samples for the same fixes and seed), in
-    /// constant time and memory per fix. A ``HeartRateSource`` for a ``WorkoutSession`` recording
+    /// constant time and memory per fix. A `HeartRateSource` for a `WorkoutSession` recording
     /// from the same source.
     public func live(following source: any LocationSource) -> LiveFakeHeartRateSensor {
         LiveFakeHeartRateSensor(sensor: self, source: source)
