@@ -203,6 +203,37 @@ import WorkoutSimulators
         #expect(laps.allSatisfy { $0.heartRateAverage != nil })
     }
 
+    /// Two end() calls at once save once: the second is refused while the first saves (or after).
+    @Test func twoEndsAtOnceSaveOnce() async throws {
+        let store = try WorkoutStore.inMemory()
+        let clock = VirtualClock()
+        let device = ReplayLocationSource(locations: Self.runWithStops(0), clock: clock)
+        let session = WorkoutSession(store: store, source: device, configuration: .init(activityType: .running))
+        try session.start()
+        await clock.advance(by: .seconds(30))
+        func ending() async -> Result<WorkoutRecord, WorkoutSessionError> {
+            do throws(WorkoutSessionError) {
+                return .success(try await session.end())
+            } catch {
+                return .failure(error)
+            }
+        }
+        async let first = ending()
+        async let second = ending()
+        let results = await [first, second]
+        let saved = results.filter { if case .success = $0 { true } else { false } }
+        #expect(saved.count == 1)
+        for case let .failure(error) in results {
+            guard case let .invalidTransition(action, state) = error else {
+                Issue.record("\(error)")
+                continue
+            }
+            #expect(action == "end" && (state == .ending || state == .ended))
+        }
+        #expect(try await store.workoutCount() == 1)
+        await #expect(throws: WorkoutSessionError.invalidTransition(action: "discard", state: .ended)) { try await session.discard() }
+    }
+
     @Test func everyInvalidTransitionIsRefusedByName() async throws {
         let store = try WorkoutStore.inMemory()
         let session = WorkoutSession(store: store, source: FakeLocationSource(), configuration: .init(activityType: .walking))

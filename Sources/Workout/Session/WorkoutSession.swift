@@ -23,6 +23,8 @@ public final class WorkoutSession: Sendable {
         case notStarted = "not started"
         case running
         case paused
+        /// ``WorkoutSession/end()`` is saving it.
+        case ending
         case ended
         case discarded
     }
@@ -166,19 +168,33 @@ public final class WorkoutSession: Sendable {
 
     /// Ends the session and saves it in one transaction: the workout with its totals (distance,
     /// elapsed and active time, elevation gain), its route (a segment per stretch between
-    /// pauses) and its events. A failed save (or a cancelled task) saves nothing and leaves the
-    /// session as it was, to end again.
+    /// pauses), its heart-rate samples and its events. While it saves, the session is
+    /// ``State-swift.enum/ending``: a second `end()` or a `discard()` is refused. A failed save
+    /// saves nothing and leaves the session as it was (its sources stopped), to end again.
     public func end() async throws(WorkoutSessionError) -> WorkoutRecord {
-        let recorder: SessionRecorder = try shared.withLock { shared throws(WorkoutSessionError) in
+        let previous: State = try shared.withLock { shared throws(WorkoutSessionError) in
             guard shared.state == .running || shared.state == .paused else {
                 throw .invalidTransition(action: "end", state: shared.state)
             }
-            return shared.recorder
+            defer { shared.state = .ending }
+            return shared.state
         }
+        do throws(WorkoutSessionError) {
+            let workout = try await save()
+            finish(as: .ended)
+            return workout
+        } catch {
+            shared.withLock { $0.state = previous }
+            throw error
+        }
+    }
+
+    private func save() async throws(WorkoutSessionError) -> WorkoutRecord {
         source.stop()
         await stopHeartRate()
         await finishWriting()
         if let failure = writerState.withLock({ $0.failure }) { throw .store(failure) }
+        let recorder = shared.withLock { $0.recorder }
         guard let start = recorder.start, let last = recorder.lastTime else { throw .nothingRecorded }
         let end = max(last, recorder.events.last?.time ?? last)
         let workout = WorkoutRecord(
@@ -193,7 +209,6 @@ public final class WorkoutSession: Sendable {
         } catch {
             throw .store(error)
         }
-        finish(as: .ended)
         return workout
     }
 
