@@ -9,3 +9,13 @@ public func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = 
     }
     Issue.record("condition never held", sourceLocation: sourceLocation)
 }
+
+/// Yields until `condition` holds (a bounded number of times): for state another process
+/// changes, read back each time (a store file another process writes).
+public func waitUntil(_ condition: () async throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async rethrows {
+    for _ in 0..<200_000 {
+        if try await condition() { return }
+        await Task.yield()
+    }
+    Issue.record("condition never held", sourceLocation: sourceLocation)
+}

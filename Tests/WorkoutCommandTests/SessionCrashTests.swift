@@ -21,11 +21,11 @@ struct SessionCrashTests {
             ["record", "--store", store, "--simulate", walk, "--speed", "20", "--activity", "walking", "--auto-lap", "100"])
         // Wait until the session has written that many points (it stages them as it goes).
         var written = 0
-        while written < afterPoints, recorder.exitStatus == nil {
-            if FileManager.default.fileExists(atPath: store) {
-                written = (try? await WorkoutStore(path: store).storageCounts().stagedPoints) ?? written
-            }
-            try await Task.sleep(for: .milliseconds(5))
+        var watcher: WorkoutStore?
+        await waitUntil {
+            if watcher == nil, FileManager.default.fileExists(atPath: store) { watcher = try? WorkoutStore(path: store) }
+            written = (try? await watcher?.storageCounts().stagedPoints) ?? written
+            return written >= afterPoints || recorder.exitStatus != nil
         }
         recorder.send(signal: SIGKILL)
         let status = await recorder.waitUntilExit()

@@ -114,9 +114,7 @@ struct WorkoutCommandTests {
         let process = try ChildProcess(Repository.builtExecutable("workout").path, ["import", "--store", store, file])
         // Once the short track is in the store, the long one is being read.
         let reader = try WorkoutStore(path: store)
-        while try await reader.workoutCount() == 0, process.exitStatus == nil {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await waitUntil { try await reader.workoutCount() > 0 || process.exitStatus != nil }
         process.send(signal: signal)
         #expect(await process.waitUntilExit() == 75)
         let errors = process.lines(.error)
@@ -296,9 +294,7 @@ extension WorkoutCommandTests {
         // in the middle of its import. (The write-ahead log's size, watched before, stops
         // growing once the log wraps at a checkpoint.)
         let watcher = try WorkoutStore(path: store)
-        while try await watcher.storageCounts().stagedPoints < 10_000, importer.exitStatus == nil {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await waitUntil { try await watcher.storageCounts().stagedPoints >= 10_000 || importer.exitStatus != nil }
         #expect(try await watcher.storageCounts().stagedPoints >= 10_000, "the large import never got going")
         importer.send(signal: SIGKILL)
         let status = await importer.waitUntilExit()
