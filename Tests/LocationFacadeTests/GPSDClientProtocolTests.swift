@@ -441,20 +441,7 @@ final class FullBacklogListener {
     private var fillers: [Int32] = []
 
     init() throws {
-        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        port = UInt16(bigEndian: address.sin_port)
-        guard Glibc.listen(listener, 0) == 0 else { throw POSIXError(.EADDRINUSE) }
+        (listener, port) = try SilentListener.listen(backlog: 0)
         // With a backlog of 0 the queue holds one connection; fill it.
         let filler = try RawClient(port: port)
         fillers.append(dup(filler.socket))
@@ -473,8 +460,14 @@ final class SilentListener {
     let port: UInt16
 
     init() throws {
+        (listener, port) = try Self.listen(backlog: 16)
+    }
+
+    deinit { close(listener) }
+
+    /// A socket listening on a free port of 127.0.0.1 with `backlog`, and the port.
+    static func listen(backlog: Int32) throws -> (Int32, UInt16) {
         let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.listener = listener
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -485,11 +478,12 @@ final class SilentListener {
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
         }
-        port = UInt16(bigEndian: address.sin_port)
-        guard Glibc.listen(listener, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+        guard Glibc.listen(listener, backlog) == 0 else {
+            close(listener)
+            throw POSIXError(.EADDRINUSE)
+        }
+        return (listener, UInt16(bigEndian: address.sin_port))
     }
-
-    deinit { close(listener) }
 }
 
 /// A server that answers every connection with `answer` and closes it, as a web server on the
