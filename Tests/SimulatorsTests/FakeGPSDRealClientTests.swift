@@ -1,6 +1,7 @@
 import Foundation
 import LocationFacade
 import Simulators
+import Synchronization
 import Testing
 import TestSupport
 
@@ -49,5 +50,37 @@ struct FakeGPSDRealClientTests {
         let lines = pipe.lines()
         #expect(lines.prefix(3).map { GPSDScript.classAndDevice(of: $0).className } == ["VERSION", "DEVICES", "WATCH"])
         #expect(Array(lines.dropFirst(3)) == script.entries.map(\.line))
+    }
+
+    /// The fake's timeline keeps time on a thread of its own. A test process runs many tests at
+    /// once, and when they hold every thread of the concurrency pool (SQLite waiting on a busy
+    /// store, a synchronous import) a timeline on the pool stalled for seconds: a 3-second
+    /// `locate once` beside them timed out. Here every pool thread is held until the client has
+    /// had the whole track, or for 10 s: the track must come while they are held.
+    @Test func servesOnTimeWhileEveryThreadOfTheConcurrencyPoolIsHeld() async throws {
+        let server = FakeGPSDServer(script: .fixes(Self.track), pace: .recorded(speed: 20))
+        let port = try server.start()
+        defer { server.shutdown() }
+        let client = GPSDClient(host: "127.0.0.1", port: port)
+        final class Count: Sendable { let value = Mutex(0) }
+        let received = Count()
+        let observation = client.addObserver { event in
+            if case .location = event { received.value.withLock { $0 += 1 } }
+        }
+        defer { withExtendedLifetime(observation) { client.stop() } }
+        client.start()
+        let holders = (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in
+            Task.detached { () -> Bool in
+                let deadline = ContinuousClock.now + .seconds(10)
+                while ContinuousClock.now < deadline {
+                    if received.value.withLock({ $0 }) == Self.track.count { return true }
+                    usleep(1000)  // holding the thread, as blocking work does
+                }
+                return false
+            }
+        }
+        for holder in holders {
+            #expect(await holder.value, "the track came while the pool was held")
+        }
     }
 }

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import GPSCore
 import LocationFacade
 
 /// A fake gpsd on 127.0.0.1 that speaks gpsd's JSON protocol well enough for real clients
@@ -174,10 +175,14 @@ public final class FakeGPSDServer: Sendable {
         let port = try core.listen()
         core.launchIOThread()
         let waitsForWatchers = startPolicy == .onFirstWatch
-        let timeline = Task { [core, reports, pace, faults, loops, clock] in
+        // The timeline keeps time on a thread of its own: on a busy concurrency pool (the tests
+        // of a whole package run beside it) a report due now must not wait seconds for a thread.
+        let executor = DedicatedThreadExecutor()
+        let timeline = Task(executorPreference: executor) { [core, reports, pace, faults, loops, clock] in
             await Self.runTimeline(
                 core: core, reports: reports, pace: pace, faults: faults, loop: loops, waitsForWatchers: waitsForWatchers,
                 clock: clock)
+            executor.finish()
         }
         core.adoptTimeline(timeline)
         if startPolicy == .immediately { play() }
