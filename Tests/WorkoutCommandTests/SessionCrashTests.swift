@@ -4,21 +4,32 @@ import Testing
 import TestSupport
 @testable import Workout
 
-/// `workout record` killed with SIGKILL at moments through a replay: the store opens with
-/// integrity, nothing shows before recovery, and recovery keeps every point the session had
-/// written by then (it writes at most about a second behind the fixes).
-@Suite("kill -9 while recording: the session is recovered", .serialized, .timeLimit(.minutes(3)))
+/// `workout record` from the fake gpsd, killed with SIGKILL at 20 moments through the walk
+/// (drawn once from a fixed seed, so every run kills at the same ones): the store opens with
+/// integrity, nothing shows before recovery, and recovery keeps every fix the fake had sent more
+/// than a second before the kill (the session writes at most about a second behind).
+@Suite("kill -9 while recording: the session is recovered", .serialized, .timeLimit(.minutes(5)))
 struct SessionCrashTests {
-    @Test(arguments: [5, 20, 40, 60, 85])
+    static let walk = Fixtures.greenwichWalk().fixes
+    /// The fake plays the walk (a fix a second) this many times faster than it was recorded.
+    static let speed = 10.0
+    static let moments: [Int] = {
+        var random = SeededRandom(seed: 20_261_125)
+        return (0..<20).map { _ in Int.random(in: 2..<(walk.count - 5), using: &random) }
+    }()
+
+    @Test(arguments: moments)
     func killedWhileRecording(afterPoints: Int) async throws {
         let folder = NSTemporaryDirectory() + "session-crash-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = folder + "/workouts.sqlite"
-        let walk = Repository.fixture("gpx/greenwich-walk.gpx").path
+        let gpsd = FakeGPSDServer(script: .fixes(Self.walk), pace: .recorded(speed: Self.speed))
+        let port = try gpsd.start()
+        defer { gpsd.shutdown() }
         let recorder = try ChildProcess(
             Repository.builtExecutable("workout").path,
-            ["record", "--store", store, "--simulate", walk, "--speed", "20", "--activity", "walking", "--auto-lap", "100"])
+            ["record", "127.0.0.1:\(port)", "--store", store, "--activity", "walking", "--auto-lap", "100", "--heart-rate-simulate", "7"])
         // Wait until the session has written that many points (it stages them as it goes).
         var written = 0
         var watcher: WorkoutStore?
@@ -27,6 +38,7 @@ struct SessionCrashTests {
             written = (try? await watcher?.storageCounts().stagedPoints) ?? written
             return written >= afterPoints || recorder.exitStatus != nil
         }
+        let sent = gpsd.status.sentReports
         recorder.send(signal: SIGKILL)
         let status = await recorder.waitUntilExit()
         try #require(status == 128 + SIGKILL, "the recording ended before the kill: \(status) \(recorder.lines(.error))")
@@ -37,7 +49,9 @@ struct SessionCrashTests {
         let sessions = try await reopened.interruptedSessions()
         #expect(sessions.count == 1)
         let session = try #require(sessions.first)
-        #expect(session.points >= written, "every point written before the kill is there")
+        #expect(session.points >= written, "every point seen written before the kill is there")
+        // The fixes sent more than a second before the kill: at this pace, all but the last `speed`.
+        #expect(session.points >= sent - Int(Self.speed) - 1, "\(session.points) of \(sent) sent")
         let workout = try #require(try await reopened.end(session))
         #expect(try await reopened.workouts().map(\.id) == [workout.id])
         #expect(try await reopened.route(of: workout.id)?.pointCount == session.points)
