@@ -108,6 +108,20 @@ import WorkoutSimulators
         #expect(laps.map(\.index) == Array(1...laps.count))
     }
 
+    /// A lap every 45 s of active time: the stops (auto-paused) do not count toward a lap, so
+    /// each lap holds 45 s of running whatever the stops in it.
+    @Test func autoLapsByActiveTime() async throws {
+        let store = try WorkoutStore.inMemory()
+        let configuration = WorkoutSession.Configuration(activityType: .running, autoPause: .defaults(for: .running), autoLapTime: .seconds(45))
+        let (workout, _) = try await record(Self.runWithStops(3), configuration: configuration, store: store)
+        let laps = try await store.laps(of: workout.id)
+        let active = try #require(workout.totals.movingTime)
+        #expect(laps.count == Int(active / 45) + 1, "\(laps.count) laps for \(active) s active")
+        #expect(laps.dropLast().allSatisfy { abs($0.activeDuration - 45) <= 1 }, "\(laps.map(\.activeDuration))")
+        #expect(laps.dropLast().contains { $0.duration > $0.activeDuration + 30 }, "a lap across a stop lasts longer than its active time")
+        #expect(abs(laps.map(\.activeDuration).reduce(0, +) - active) <= 1)
+    }
+
     @Test func aManualPauseLeavesItsStretchOut() async throws {
         let store = try WorkoutStore.inMemory()
         let track = Self.runWithStops(0)  // 60 s moving

@@ -40,6 +40,8 @@ public struct AutoPause: Sendable, Hashable {
 struct SessionRecorder: Sendable {
     let autoPause: AutoPause?
     let autoLapDistance: Double?
+    /// A lap every this many seconds of active time.
+    let autoLapTime: Double?
 
     private(set) var events: [WorkoutEvent] = []
     /// The route's points not yet taken by ``drainPoints()``, each with its segment (a segment per
@@ -73,9 +75,10 @@ struct SessionRecorder: Sendable {
     private var recent: [Location] = []
     private var elevationAnchor: Double?
 
-    init(autoPause: AutoPause?, autoLapDistance: Double?) {
+    init(autoPause: AutoPause?, autoLapDistance: Double?, autoLapTime: Double? = nil) {
         self.autoPause = autoPause
         self.autoLapDistance = autoLapDistance
+        self.autoLapTime = autoLapTime
     }
 
     mutating func begin(at time: Date) {
@@ -156,7 +159,11 @@ struct SessionRecorder: Sendable {
                 elevationAnchor = altitude
             }
         }
-        if let autoLapDistance, autoLapDistance > 0, distance - lapStartDistance >= autoLapDistance, let lastTime {
+        // An auto-lap at the fix that completes it (by distance, or by active time).
+        guard let lastTime else { return }
+        if let autoLapDistance, autoLapDistance > 0, distance - lapStartDistance >= autoLapDistance {
+            markLap(at: lastTime)
+        } else if let autoLapTime, autoLapTime > 0, activeTime - lapStartActive >= autoLapTime {
             markLap(at: lastTime)
         }
     }

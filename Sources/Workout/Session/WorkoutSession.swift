@@ -17,7 +17,6 @@ import Synchronization
 /// Its times are the fixes' own (a user's pause or lap is dated at the last fix), so a session
 /// recorded from a replay gives the same workout at any replay speed, and on any clock.
 ///
-/// Not yet: resuming an interrupted session, and time-based auto-laps.
 public final class WorkoutSession: Sendable {
     public enum State: String, Sendable, Hashable {
         case notStarted = "not started"
@@ -33,17 +32,21 @@ public final class WorkoutSession: Sendable {
         public var activityType: WorkoutActivityType
         /// Auto-pause, or `nil` for none.
         public var autoPause: AutoPause?
-        /// A lap every this many metres, or `nil` for manual laps only.
+        /// A lap every this many metres covered while active, or `nil`.
         public var autoLapDistance: Double?
+        /// A lap every this much active time (pauses left out), or `nil`. With both, a lap ends at
+        /// whichever comes first, and both count again from there. Manual laps can always be added.
+        public var autoLapTime: Duration?
         public var metadata: WorkoutMetadata
 
         public init(
             activityType: WorkoutActivityType, autoPause: AutoPause? = nil, autoLapDistance: Double? = nil,
-            metadata: WorkoutMetadata = WorkoutMetadata()
+            autoLapTime: Duration? = nil, metadata: WorkoutMetadata = WorkoutMetadata()
         ) {
             self.activityType = activityType
             self.autoPause = autoPause
             self.autoLapDistance = autoLapDistance
+            self.autoLapTime = autoLapTime
             self.metadata = metadata
         }
     }
@@ -110,7 +113,8 @@ public final class WorkoutSession: Sendable {
         self.source = source
         self.heartRateSource = heartRate
         self.configuration = configuration
-        shared = Mutex(Shared(recorder: SessionRecorder(autoPause: configuration.autoPause, autoLapDistance: configuration.autoLapDistance)))
+        shared = Mutex(Shared(recorder: SessionRecorder(
+            autoPause: configuration.autoPause, autoLapDistance: configuration.autoLapDistance, autoLapTime: configuration.autoLapTime?.seconds)))
     }
 
     public var state: State { shared.withLock { $0.state } }
