@@ -175,20 +175,15 @@ public struct GPXImporter: Sendable {
         let statistics = track.statistics
         let start = statistics.firstTime!.date
         let end = statistics.lastTime!.date
-        let hasElevation = track.elevations > 1
         var values = ["file": (file as NSString).lastPathComponent, "gpx_track": String(track.info.index)]
         values["name"] = track.info.name
         values["description"] = track.info.description
-        if hasElevation { values["elevation_gain_raw_m"] = String(format: "%.1f", statistics.elevationGain) }
+        if statistics.elevationCount > 1 { values["elevation_gain_raw_m"] = String(format: "%.1f", statistics.elevationGain) }
         return WorkoutRecord(
             id: id,
             activityType: options.activity ?? track.info.type.map(WorkoutActivityType.init(gpxType:)) ?? .other,
             start: start, end: end,
-            totals: WorkoutTotals(
-                distance: statistics.distance,
-                movingTime: min(statistics.movingTime, end.timeIntervalSince(start)),
-                elevationGain: hasElevation ? statistics.smoothedElevationGain : nil,
-                elevationLoss: hasElevation ? statistics.smoothedElevationLoss : nil),
+            totals: statistics.totals(within: end.timeIntervalSince(start)),
             metadata: WorkoutMetadata(
                 sourceDevice: track.creator, sourceApp: options.sourceApp, externalID: track.externalID, values: values))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GPSCore
 import GPX
+import LocationFacade
 
 /// Totals of a track, computed as its points stream by: feed it each segment's points in order,
 /// calling ``startSegment()`` at each segment break (`GPXEvent.segmentStart`), and read the totals
@@ -70,6 +71,8 @@ public struct TrackStatistics: Sendable {
     public private(set) var lastTime: GPXTime?
     /// Seconds spent moving (see the type's description).
     public private(set) var movingTime: TimeInterval = 0
+    /// Points with an elevation.
+    public private(set) var elevationCount = 0
     /// Points with a heart rate.
     public private(set) var heartRateCount = 0
     public private(set) var heartRateMinimum: Double?
@@ -112,14 +115,38 @@ public struct TrackStatistics: Sendable {
 
     /// Adds the next point of the current segment (starting one if none was started).
     public mutating func add(_ point: GPXPoint) {
+        add(latitude: point.latitude, longitude: point.longitude, elevation: point.elevation, time: point.time, heartRate: point.heartRate)
+    }
+
+    /// Adds the next route point of the current segment (starting one if none was started): the
+    /// same formulas for a route saved through the store's chain, `saveWorkout` or a session as
+    /// for a GPX track.
+    public mutating func add(_ location: Location) {
+        add(latitude: location.latitude, longitude: location.longitude, elevation: location.altitude,
+            time: location.time.map { GPXTime(date: $0) }, heartRate: nil)
+    }
+
+    /// The totals these figures give a workout: the distance, the moving time (at most
+    /// `elapsed`), and the smoothed elevation gain and loss when there was elevation.
+    public func totals(within elapsed: TimeInterval? = nil) -> WorkoutTotals {
+        let hasElevation = elevationCount > 1
+        return WorkoutTotals(
+            distance: distance,
+            movingTime: min(movingTime, elapsed ?? movingTime),
+            elevationGain: hasElevation ? smoothedElevationGain : nil,
+            elevationLoss: hasElevation ? smoothedElevationLoss : nil)
+    }
+
+    private mutating func add(latitude: Double, longitude: Double, elevation: Double?, time: GPXTime?, heartRate: Double?) {
         if !inSegment { startSegment() }
         pointCount += 1
         if let previous {
-            distance += Geodesy.distance(previous.latitude, previous.longitude, point.latitude, point.longitude)
+            distance += Geodesy.distance(previous.latitude, previous.longitude, latitude, longitude)
         }
-        previous = (point.latitude, point.longitude)
+        previous = (latitude, longitude)
 
-        if let elevation = point.elevation {
+        if let elevation {
+            elevationCount += 1
             if let previousElevation {
                 let change = elevation - previousElevation
                 if change > 0 { elevationGain += change } else { elevationLoss -= change }
@@ -138,20 +165,20 @@ public struct TrackStatistics: Sendable {
             }
         }
 
-        if let time = point.time {
+        if let time {
             if firstTime == nil { firstTime = time }
             lastTime = time
             if let before = previousTimed {
                 let gap = time.date.timeIntervalSince(before.time)
                 if gap > 0, gap <= maximumMovingGap {
-                    let covered = Geodesy.distance(before.latitude, before.longitude, point.latitude, point.longitude)
+                    let covered = Geodesy.distance(before.latitude, before.longitude, latitude, longitude)
                     if covered / gap > movingSpeed { movingTime += gap }
                 }
             }
-            previousTimed = (point.latitude, point.longitude, time.date)
+            previousTimed = (latitude, longitude, time.date)
         }
 
-        if let heartRate = point.heartRate {
+        if let heartRate {
             heartRateCount += 1
             heartRateSum += heartRate
             heartRateMinimum = min(heartRateMinimum ?? heartRate, heartRate)
@@ -159,3 +186,4 @@ public struct TrackStatistics: Sendable {
         }
     }
 }
+

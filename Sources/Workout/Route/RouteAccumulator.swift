@@ -27,6 +27,8 @@ struct RouteAccumulator: Sendable {
     private var atLastTime: [Location] = []
     /// Points dropped as exact duplicates.
     private(set) var droppedDuplicates = 0
+    /// The kept points' figures, segment by segment: the totals of a workout saved without them.
+    private(set) var statistics = TrackStatistics()
 
     /// How a checked batch is written: its kept points take ordinals from `firstOrdinal` on, in
     /// `segment`; the points at the indices in `dropped` (ascending) are skipped.
@@ -54,6 +56,7 @@ struct RouteAccumulator: Sendable {
         var next = self
         if next.segmentBreakPending && !batch.isEmpty { next.segment += 1 }
         let batchSegment = next.segment
+        var startsSegment = next.segmentBreakPending
         var dropped: [Int] = []
         for (indexInBatch, location) in batch.enumerated() {
             func refuse(_ problem: RoutePointProblem) -> WorkoutStoreError {
@@ -84,6 +87,11 @@ struct RouteAccumulator: Sendable {
             }
             next.lastTime = time
             next.count += 1
+            if startsSegment {
+                next.statistics.startSegment()
+                startsSegment = false
+            }
+            next.statistics.add(location)
         }
         if next.count == count {
             // Nothing kept: a pending segment break waits for the next point.

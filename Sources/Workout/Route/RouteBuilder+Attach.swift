@@ -36,6 +36,12 @@ extension RouteBuilder {
             throw WorkoutStoreError.databaseFailed(
                 operation: .finishRoute, path: store.path, reason: "the route's staged points are no longer in the store")
         }
+        // A workout saved without totals gets the route's, worked out as an import works them out.
+        let computed = accumulator.statistics.totals(within: workout.end - workout.start)
+        try db.execute(sql: """
+            UPDATE workout SET distance = ?, moving_time = ?, elevation_gain = ?, elevation_loss = ?
+            WHERE id = ? AND coalesce(duration, moving_time, distance, elevation_gain, elevation_loss, energy) IS NULL
+            """, arguments: [computed.distance, computed.movingTime, computed.elevationGain, computed.elevationLoss, workout.key])
         return WorkoutRoute(
             workoutID: workout.id, pointCount: accumulator.count, segmentCount: accumulator.segmentCount,
             start: Date(timeIntervalSince1970: first), end: Date(timeIntervalSince1970: last),

@@ -170,7 +170,9 @@ public actor RouteBuilder {
     /// Attaches every inserted point to `workout`, at once, and finishes the builder.
     ///
     /// The workout must be saved, have no route yet, and contain every point's time (both ends
-    /// included). `metadata` is kept with the route.
+    /// included). `metadata` is kept with the route. A workout saved without totals gets the
+    /// route's (distance, moving time, elevation gain and loss), by the formulas of
+    /// ``TrackStatistics`` that `workout import` uses; a workout with totals keeps its own.
     ///
     /// Throws ``WorkoutStoreError/workoutNotSaved(workoutID:step:)``,
     /// ``WorkoutStoreError/routeAlreadyAttached(workoutID:)``,

@@ -56,7 +56,12 @@ struct SessionRecorder: Sendable {
     private(set) var distance = 0.0
     /// Seconds active (not paused by the user, not auto-paused).
     private(set) var activeTime = 0.0
-    private(set) var elevationGain = 0.0
+    /// The elevation of the fixes counted, by ``TrackStatistics``'s rules (a 5 m hysteresis, a
+    /// segment per stretch between pauses), as an imported track's is worked out.
+    private var elevation = TrackStatistics()
+    private var elevationSegment: Int?
+    var elevationGain: Double { elevation.smoothedElevationGain }
+    var elevationLoss: Double { elevation.smoothedElevationLoss }
     private(set) var userPaused = false
     private(set) var motionPaused = false
     private(set) var lap = 1
@@ -73,7 +78,6 @@ struct SessionRecorder: Sendable {
     private var slow: (since: Date, distance: Double, time: Double)?
     /// Recent fixes, for the speed of fixes that report none.
     private var recent: [Location] = []
-    private var elevationAnchor: Double?
 
     init(autoPause: AutoPause?, autoLapDistance: Double?, autoLapTime: Double? = nil) {
         self.autoPause = autoPause
@@ -146,19 +150,11 @@ struct SessionRecorder: Sendable {
     private mutating func commit(_ step: Double, _ seconds: Double, _ fix: Location) {
         distance += step
         activeTime += seconds
-        if let altitude = fix.altitude {
-            // Elevation gain with a 5 m hysteresis, as TrackStatistics counts it.
-            if let anchor = elevationAnchor {
-                if altitude - anchor >= 5 {
-                    elevationGain += altitude - anchor
-                    elevationAnchor = altitude
-                } else if anchor - altitude >= 5 {
-                    elevationAnchor = altitude
-                }
-            } else {
-                elevationAnchor = altitude
-            }
+        if elevationSegment != segment {
+            elevation.startSegment()
+            elevationSegment = segment
         }
+        elevation.add(fix)
         // An auto-lap at the fix that completes it (by distance, or by active time).
         guard let lastTime else { return }
         if let autoLapDistance, autoLapDistance > 0, distance - lapStartDistance >= autoLapDistance {

@@ -171,7 +171,7 @@ public final class WorkoutSession: Sendable {
     }
 
     /// Ends the session and saves it in one transaction: the workout with its totals (distance,
-    /// elapsed and active time, elevation gain), its route (a segment per stretch between
+    /// elapsed and active time, elevation gain and loss), its route (a segment per stretch between
     /// pauses), its heart-rate samples and its events. While it saves, the session is
     /// ``State-swift.enum/ending``: a second `end()` or a `discard()` is refused. A failed save
     /// saves nothing and leaves the session as it was (its sources stopped), to end again.
@@ -205,7 +205,7 @@ public final class WorkoutSession: Sendable {
             id: id, activityType: configuration.activityType, start: start, end: end,
             totals: WorkoutTotals(
                 distance: recorder.distance, duration: end.timeIntervalSince(start), movingTime: recorder.activeTime,
-                elevationGain: recorder.elevationGain),
+                elevationGain: recorder.elevationGain, elevationLoss: recorder.elevationLoss),
             metadata: configuration.metadata)
         guard let staging = writerState.withLock({ $0.staging }) else { throw .nothingRecorded }
         do {

@@ -149,9 +149,22 @@ extension WorkoutStore {
         let end = max(last, events.last?.time ?? last)
         var workout = WorkoutRecord(id: record.id, activityType: record.activityType, start: record.start, end: end)
         let laps = SessionFigures.laps(of: workout, events: events.filter { $0.kind != .lap }, points: points, heartRate: [])
-        let active = SessionFigures.seconds(of: SessionFigures.activeSpans(start: record.start, end: end, events: events), within: record.start...end)
+        let spans = SessionFigures.activeSpans(start: record.start, end: end, events: events)
+        let active = SessionFigures.seconds(of: spans, within: record.start...end)
+        // Elevation as the session counts it: the active points, a segment per stretch.
+        var elevation = TrackStatistics()
+        var segment: Int?
+        for point in points where spans.contains(where: { $0.contains(point.location.time ?? .distantPast) }) {
+            if point.segment != segment {
+                elevation.startSegment()
+                segment = point.segment
+            }
+            elevation.add(point.location)
+        }
+        let climbed = elevation.totals()
         workout.totals = WorkoutTotals(
-            distance: laps.first?.distance ?? 0, duration: end.timeIntervalSince(record.start), movingTime: active)
+            distance: laps.first?.distance ?? 0, duration: end.timeIntervalSince(record.start), movingTime: active,
+            elevationGain: climbed.elevationGain ?? 0, elevationLoss: climbed.elevationLoss ?? 0)
         workout.metadata = record.metadata
         try await publishSession(staging, as: workout)
         return workout

@@ -15,7 +15,8 @@ import LocationFacade
 extension WorkoutStore {
     /// Saves `workout`, its `samples` and its `route` (one segment) in one transaction: either all
     /// of it is stored or none of it. Running it again finds the stored run instead of saving it
-    /// twice.
+    /// twice. A `workout` saved without totals gets the route's (distance, moving time, elevation
+    /// gain and loss), by the formulas of ``TrackStatistics`` that an import uses.
     ///
     /// ```swift
     /// switch try await store.saveWorkout(run, samples: heartRate, route: fixes) {
@@ -60,6 +61,12 @@ extension WorkoutStore {
             plans.append(try accumulator.take(segment, workoutID: workout.id, within: bounds))
         }
         let summary = accumulator
+        // A workout without totals gets the route's, worked out as an import works them out.
+        var completed = workout
+        if summary.count > 0, workout.totals == WorkoutTotals() {
+            completed.totals = summary.statistics.totals(within: workout.end.timeIntervalSince(workout.start))
+        }
+        let workout = completed
         let routeSegments = segments.filter { !$0.isEmpty }
         let segmentPlans = plans
         return try await write(.saveWorkout) { db in

@@ -129,7 +129,8 @@ struct ExportTests {
 
     @Test func geoJSONWithoutHeartRateHasNoHeartRates() async throws {
         let store = try WorkoutStore.inMemory()
-        let run = workout(seconds: 60, startingAt: ExportFixture.start)
+        var run = workout(seconds: 60, startingAt: ExportFixture.start)
+        run.totals = WorkoutTotals(distance: 90)  // its own totals, without elevation: none is worked out
         try await store.saveWorkout(run, route: fixes(10, from: ExportFixture.start))
         let properties = try #require(try Self.feature(try await store.exportData(run.id, format: .geojson))["properties"] as? [String: Any])
         #expect(properties["heartRates"] == nil)

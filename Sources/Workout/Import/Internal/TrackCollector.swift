@@ -43,8 +43,6 @@ struct CollectedTrack: Sendable {
     /// Points dropped as exact duplicates of a point kept at the same time (same position and
     /// elevation): receivers and apps that write a fix twice.
     var duplicates = 0
-    /// Points that had an elevation.
-    var elevations = 0
     /// Points and values the importer skipped (the reader's own skips are in its summary).
     var skipped: [GPXSkip] = []
     /// FNV-1a over each kept point's time (ms), latitude and longitude (1e-7°).
@@ -155,7 +153,6 @@ final class TrackCollector {
         point.airTemperature = sample(.temperature, point.airTemperature, at: time, line: point.line)
         track!.statistics.add(point)
         track!.points += 1
-        if point.elevation != nil { track!.elevations += 1 }
         track!.fingerprint = Self.mix(track!.fingerprint, time: time, point)
         if !point.unknownExtensions.isEmpty {
             batch.extensions.append((batch.locations.count, point.unknownExtensions.joined()))
