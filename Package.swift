@@ -75,7 +75,7 @@ let package = Package(
         ),
         .target(
             name: "WorkoutSimulators",
-            dependencies: ["GPSCore", "LocationFacade", "Simulators", "Workout"]
+            dependencies: ["GPSCore", "GPX", "LocationFacade", "Simulators", "Workout"]
         ),
         // What the two commands share: output lines, exit statuses, signals.
         .target(

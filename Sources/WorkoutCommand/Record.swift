@@ -14,7 +14,8 @@ struct Record: AsyncParsableCommand {
         abstract: "Record a workout from gpsd, or from a replay of a recording, and save it when it ends.",
         discussion: """
             Records from gpsd, or with --simulate FILE from a replay of FILE (a GPX track, a gpsd JSON \
-            log or an NMEA log) at --speed, until the recording ends, --duration seconds of session \
+            log or an NMEA log) at --speed (a GPX file's heart rates with its fixes, unless \
+            --heart-rate-simulate is given), until the recording ends, --duration seconds of session \
             time have passed, or SIGINT or SIGTERM arrives: then the workout is saved in one \
             transaction and summed up (with --json, one object with the keys of `workout show --json`). \
             On a terminal a status line shows the figures, refreshed at most once a second. Exits \
@@ -68,9 +69,9 @@ struct Record: AsyncParsableCommand {
 
     func run() async throws {
         let store = try storeOptions.open()
-        let source = try makeSource()
+        let (source, format) = try makeSource()
         let session = WorkoutSession(
-            store: store, source: source, heartRate: heartRateSimulate.map { FakeHeartRateSensor(seed: $0).live(following: source) },
+            store: store, source: source, heartRate: try heartRate(following: source, recordedIn: format),
             configuration: .init(activityType: activity, autoPause: autoPause ? .defaults(for: activity) : nil, autoLapDistance: autoLap))
         let (endings, ending) = AsyncStream.makeStream(of: Ending.self)
         // gpsd that cannot be reached before a fix came ends the recording with 69.
@@ -142,7 +143,7 @@ struct Record: AsyncParsableCommand {
             + "\(pauses) pause\(pauses == 1 ? "" : "s"), \(laps) lap\(laps == 1 ? "" : "s").")
     }
 
-    private func makeSource() throws -> any LocationSource {
+    private func makeSource() throws -> (any LocationSource, ReplayRecording.Format?) {
         if let simulate {
             let recording: ReplayRecording
             do {
@@ -151,7 +152,7 @@ struct Record: AsyncParsableCommand {
                 Output.error("workout record: \(error)")
                 throw ExitCode(FileManager.default.fileExists(atPath: simulate) ? .dataError : .noInput)
             }
-            return recording.device(speed: speed)
+            return (recording.device(speed: speed), recording.format)
         }
         let address: GPSDAddress
         do {
@@ -159,7 +160,21 @@ struct Record: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        return GPSDClient(host: address.host, port: address.port, device: address.device)
+        return (GPSDClient(host: address.host, port: address.port, device: address.device), nil)
+    }
+
+    /// The simulated heart rate: --heart-rate-simulate's, or else the heart rates of a GPX file
+    /// replayed (none when it has none).
+    private func heartRate(following source: any LocationSource, recordedIn format: ReplayRecording.Format?) throws -> (any HeartRateSource)? {
+        if let heartRateSimulate { return FakeHeartRateSensor(seed: heartRateSimulate).live(following: source) }
+        guard let simulate, format == .gpx else { return nil }
+        do {
+            let replay = try FakeHeartRateSensor.replay(heartRatesOf: simulate, following: source)
+            return replay.sampleCount > 0 ? replay : nil
+        } catch {
+            Output.error("workout record: \(error)")
+            throw ExitCode(.dataError)
+        }
     }
 }
 

@@ -174,6 +174,25 @@ struct WorkoutCommandTests {
         #expect(splits.output.filter { $0.hasPrefix("  split ") }.count == 4)
     }
 
+    /// A run recorded with a heart rate and exported as GPX, recorded again from that file,
+    /// records the same heart rate: a GPX file's heart rates replay with its fixes.
+    @Test func recordingAGPXFileReplaysItsHeartRate() async throws {
+        let walk = Repository.fixture("gpx/greenwich-walk.gpx").path
+        let first = try await run(["record", "--store", store, "--simulate", walk, "--speed", "100", "--heart-rate-simulate", "3", "--json"])
+        #expect(first.status == 0, "\(first.error)")
+        let recorded = try json(try #require(first.output.first))
+        let id = try #require(recorded["id"] as? String)
+        let file = folder + "/with-heart-rate.gpx"
+        #expect(try await run(["export", id, "--store", store, "--format", "gpx", "-o", file]).status == 0)
+
+        let again = try await run(["record", "--store", store, "--simulate", file, "--speed", "100", "--json"])
+        #expect(again.status == 0, "\(again.error)")
+        let replayed = try json(try #require(again.output.first))
+        let heartRate = try #require((recorded["samples"] as? [String: Any])?["heart_rate"] as? NSDictionary)
+        #expect((replayed["samples"] as? [String: Any])?["heart_rate"] as? NSDictionary == heartRate)
+        #expect(replayed["points"] as? Int == recorded["points"] as? Int)
+    }
+
     @Test func recordingWithoutAFixSavesNothingAndExits75() async throws {
         let empty = folder + "/no-fix.json"
         try #"{"class":"TPV","device":"/dev/ttyUSB0","mode":1,"time":"2024-05-01T10:00:00.000Z"}"#.write(toFile: empty, atomically: true, encoding: .utf8)

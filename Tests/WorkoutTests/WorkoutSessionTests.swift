@@ -217,6 +217,38 @@ import WorkoutSimulators
         #expect(laps.allSatisfy { $0.heartRateAverage != nil })
     }
 
+    /// A run recorded with heart rate, exported as GPX and replayed (ten times faster) with its
+    /// heart rates, records the same route and the same heart rate again.
+    @Test func aRecordedRunWithHeartRateReplaysBoth() async throws {
+        let store = try WorkoutStore.inMemory()
+        let track = Self.runWithStops(2)
+        let clock = VirtualClock()
+        let device = ReplayLocationSource(locations: track, clock: clock)
+        let first = WorkoutSession(
+            store: store, source: device, heartRate: FakeHeartRateSensor(seed: 5).live(following: device),
+            configuration: .init(activityType: .running, autoPause: .defaults(for: .running)))
+        try first.start()
+        await clock.advance(by: .seconds(Double(track.count)))
+        let original = try await first.end()
+        let file = NSTemporaryDirectory() + "replayed-run-\(UUID()).gpx"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try await store.export(original.id, format: .gpx, toFileAt: file)
+
+        let replayClock = VirtualClock()
+        let replay = try ReplayRecording(contentsOf: URL(fileURLWithPath: file)).device(speed: 10, clock: replayClock)
+        let heartRate = try FakeHeartRateSensor.replay(heartRatesOf: file, following: replay)
+        let recordedSamples = try await store.samples(of: original.id, type: .heartRate)
+        #expect(heartRate.sampleCount == recordedSamples.count)
+        let second = WorkoutSession(store: store, source: replay, heartRate: heartRate, configuration: .init(activityType: .running))
+        try second.start()
+        await replayClock.advance(by: .seconds(Double(track.count) / 10 + 1))
+        let again = try await second.end()
+        let replayedSamples = try await store.samples(of: again.id, type: .heartRate)
+        #expect(replayedSamples.map(\.value) == recordedSamples.map(\.value))
+        #expect(replayedSamples.map(\.start) == recordedSamples.map(\.start))
+        #expect(try await store.route(of: again.id)?.pointCount == store.route(of: original.id)?.pointCount)
+    }
+
     /// Two end() calls at once save once: the second is refused while the first saves (or after).
     @Test func twoEndsAtOnceSaveOnce() async throws {
         let store = try WorkoutStore.inMemory()
