@@ -38,6 +38,19 @@ struct RouteAccumulator: Sendable {
         var dropped: [Int]
     }
 
+    init() {}
+
+    /// Continues a route of which `points` (in ordinal order) are already written, as a resumed
+    /// session continues its own.
+    init(continuing points: [RoutePoint]) {
+        guard let last = points.last else { return }
+        count = last.ordinal + 1
+        segment = last.segment
+        firstTime = points.first?.location.time?.timeIntervalSince1970
+        lastTime = last.location.time?.timeIntervalSince1970
+        atLastTime = [last.location]
+    }
+
     /// How many segments the kept points span.
     var segmentCount: Int {
         count == 0 ? 0 : segment + 1

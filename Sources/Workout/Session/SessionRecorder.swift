@@ -39,11 +39,11 @@ public struct AutoPause: Sendable, Hashable {
 /// everything, so a replay at any speed gives the same workout.
 struct SessionRecorder: Sendable {
     let autoPause: AutoPause?
-    let autoLapDistance: Double?
+    var autoLapDistance: Double?
     /// A lap every this many seconds of active time.
-    let autoLapTime: Double?
+    var autoLapTime: Double?
 
-    private(set) var events: [WorkoutEvent] = []
+    var events: [WorkoutEvent] = []
     /// The route's points not yet taken by ``drainPoints()``, each with its segment (a segment per
     /// stretch between pauses): only these are held, so a day-long session takes no more memory
     /// than a minute's.
@@ -63,6 +63,9 @@ struct SessionRecorder: Sendable {
     var elevationGain: Double { elevation.smoothedElevationGain }
     var elevationLoss: Double { elevation.smoothedElevationLoss }
     private(set) var userPaused = false
+    /// Paused for a gap in the recording (a session resumed after a crash): the next fix resumes
+    /// it, and starts the route again from where it is.
+    private(set) var resumesAtNextFix = false
     private(set) var motionPaused = false
     private(set) var lap = 1
     private(set) var lapStartDistance = 0.0
@@ -96,6 +99,9 @@ struct SessionRecorder: Sendable {
     mutating func add(_ fix: Location, time: Date) {
         guard let lastTime, time >= lastTime else { return }
         self.lastTime = time
+        if userPaused && resumesAtNextFix {
+            resume(at: time, fromHere: true)
+        }
         if userPaused {
             last = (fix, time)
             return
@@ -211,11 +217,64 @@ struct SessionRecorder: Sendable {
         segment += 1
     }
 
-    mutating func resume(at time: Date) {
+    /// Resumes after a pause. The step from the last fix seen while paused counts; `fromHere`
+    /// starts afresh instead (no fix was seen during the gap, or none is known).
+    mutating func resume(at time: Date, fromHere: Bool = false) {
         userPaused = false
+        resumesAtNextFix = false
         let at = max(time, lastTime ?? time)
         lastTime = at
+        if fromHere {
+            last = nil
+            recent.removeAll()
+        }
         events.append(WorkoutEvent(.resume, at: at))
+    }
+
+    /// Pauses for a gap in the recording (the time a crashed session was down), to resume at the
+    /// next fix.
+    mutating func pauseForGap() {
+        guard let lastTime, !userPaused else { return }
+        pause(at: lastTime)
+        resumesAtNextFix = true
+    }
+
+    /// Rebuilds a session's bookkeeping from what it had written: its points fed again, in order,
+    /// with its pauses, resumes, laps and markers at their times (its motion pauses come again
+    /// from the points; laps are taken as written, not made again) and its heart-rate samples.
+    /// Nothing is left to write: the events are `events` as written.
+    mutating func rebuild(start: Date, points: [Location], events written: [WorkoutEvent], heartRate: [QuantitySample]) {
+        let (lapDistance, lapTime) = (autoLapDistance, autoLapTime)
+        autoLapDistance = nil
+        autoLapTime = nil
+        begin(at: start)
+        let actions = written.filter { [.pause, .resume, .lap, .marker].contains($0.kind) }
+        var next = actions.startIndex
+        func act(_ event: WorkoutEvent) {
+            switch event.kind {
+            case .pause: pause(at: event.time)
+            // The fixes seen while paused were not written: the route starts again at the next.
+            case .resume: resume(at: event.time, fromHere: true)
+            case .lap: markLap(at: event.time)
+            case .marker: mark(event.name ?? "", at: event.time)
+            case .motionPaused, .motionResumed: break
+            }
+        }
+        for point in points {
+            guard let time = point.time else { continue }
+            while next < actions.endIndex, actions[next].time < time {
+                act(actions[next])
+                next += 1
+            }
+            add(point, time: time)
+        }
+        for action in actions[next...] { act(action) }
+        for sample in heartRate { add(heartRate: sample) }
+        pendingPoints.removeAll()
+        pendingSamples.removeAll()
+        events = written
+        autoLapDistance = lapDistance
+        autoLapTime = lapTime
     }
 
     mutating func markLap(at time: Date) {

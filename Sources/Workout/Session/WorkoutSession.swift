@@ -103,12 +103,17 @@ public final class WorkoutSession: Sendable {
     private let store: WorkoutStore
     private let source: any LocationSource
     private let heartRateSource: (any HeartRateSource)?
-    private let id = UUID()
+    private let id: UUID
     private let shared: Mutex<Shared>
     private let writerState = Mutex(WriterState())
 
     /// A session over `source`'s fixes and, when given, `heartRate`'s samples.
-    public init(store: WorkoutStore, source: any LocationSource, heartRate: (any HeartRateSource)? = nil, configuration: Configuration) {
+    public convenience init(store: WorkoutStore, source: any LocationSource, heartRate: (any HeartRateSource)? = nil, configuration: Configuration) {
+        self.init(id: UUID(), store: store, source: source, heartRate: heartRate, configuration: configuration)
+    }
+
+    private init(id: UUID, store: WorkoutStore, source: any LocationSource, heartRate: (any HeartRateSource)?, configuration: Configuration) {
+        self.id = id
         self.store = store
         self.source = source
         self.heartRateSource = heartRate
@@ -127,8 +132,56 @@ public final class WorkoutSession: Sendable {
     /// recorded is written to the store as it comes (at most about a second behind), out of
     /// sight until ``end()``: after a crash it is an ``InterruptedSession``.
     public func start() throws(WorkoutSessionError) {
+        try begin(as: .running)
+    }
+
+    /// Resumes a session interrupted by a crash (``WorkoutStore/interruptedSessions()``) as this
+    /// process's own, recording from `source` into what it had written: the same workout id, its
+    /// points, events, laps and samples kept, its figures counted on from where they were. The
+    /// time it was down is a pause: a `pause` event at its last fix and a `resume` at the first
+    /// new one, the route starting a new segment there (no distance across the gap). A session
+    /// the user had paused resumes ``State-swift.enum/paused``; otherwise ``State-swift.enum/running``.
+    ///
+    /// Give it the configuration it was recorded with (its activity is taken from the store).
+    /// Throws ``WorkoutSessionError/notInterrupted`` when the session was ended, discarded or
+    /// resumed meanwhile (by another process too), and ``WorkoutSessionError/store(_:)``.
+    public static func resume(
+        _ interrupted: InterruptedSession, store: WorkoutStore, source: any LocationSource,
+        heartRate: (any HeartRateSource)? = nil, configuration: Configuration
+    ) async throws(WorkoutSessionError) -> WorkoutSession {
+        let contents: WorkoutStore.SessionContents?
+        do {
+            contents = try await store.takeOver(interrupted)
+        } catch {
+            throw .store(error)
+        }
+        guard let contents else { throw .notInterrupted }
+        var configuration = configuration
+        configuration.activityType = contents.record.activityType
+        configuration.metadata = contents.record.metadata
+        let session = WorkoutSession(id: interrupted.id, store: store, source: source, heartRate: heartRate, configuration: configuration)
+        let (paused, segment) = session.shared.withLock { shared in
+            shared.recorder.rebuild(
+                start: contents.record.start, points: contents.points.map(\.location), events: contents.events,
+                heartRate: contents.heartRate)
+            shared.writtenEvents = contents.events.count
+            let paused = shared.recorder.userPaused
+            if !paused { shared.recorder.pauseForGap() }
+            // Either way the recorder is in a pause now, its segment one past the written points'.
+            return (paused, shared.recorder.segment)
+        }
+        session.writerState.withLock { state in
+            state.staging = contents.staging
+            state.accumulator = RouteAccumulator(continuing: contents.points)
+            state.lastSegment = segment - 1
+        }
+        try session.begin(as: paused ? .paused : .running)
+        return session
+    }
+
+    private func begin(as state: State) throws(WorkoutSessionError) {
         let (requests, request) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        try transition(.start, from: [.notStarted], to: .running) { $0.writeRequests = request }
+        try transition(.start, from: [.notStarted], to: state) { $0.writeRequests = request }
         let writer = Task { [self] in
             for await _ in requests { await write() }
             await write()
@@ -262,6 +315,8 @@ public final class WorkoutSession: Sendable {
             guard allowed.contains(shared.state) else { throw .invalidTransition(action: action.rawValue, state: shared.state) }
             body(&shared)
             if let next { shared.state = next }
+            // An event is written at once, with what is held: a pause may be the last thing before a crash.
+            if shared.recorder.events.count > shared.writtenEvents { shared.writeRequests?.yield() }
             return (Self.statistics(shared), Array(shared.watchers.values))
         }
         for watcher in watchers { watcher.yield(statistics) }
@@ -287,8 +342,12 @@ public final class WorkoutSession: Sendable {
 
     private func take(_ sample: QuantitySample) {
         let update: (Statistics, [AsyncStream<Statistics>.Continuation])? = shared.withLock { shared in
-            guard shared.state == .running || shared.state == .paused, shared.recorder.start != nil else { return nil }
+            // While it ends, the samples measured before are still taken (end() waits for them).
+            guard [.running, .paused, .ending].contains(shared.state), shared.recorder.start != nil else { return nil }
             shared.recorder.add(heartRate: sample)
+            // Written with the next fix's write; at once when no fix waits (a sample that comes
+            // after the last fix, or while the fixes are lost, is not held).
+            if shared.unwrittenSince == nil { shared.writeRequests?.yield() }
             return (Self.statistics(shared), Array(shared.watchers.values))
         }
         guard let (statistics, watchers) = update else { return }
@@ -381,6 +440,8 @@ public enum WorkoutSessionError: Error, Sendable, Hashable, CustomStringConverti
     case invalidTransition(action: String, state: WorkoutSession.State)
     /// The session ended before its first fix: there is no workout to save.
     case nothingRecorded
+    /// The session to resume is no longer interrupted: it was ended, discarded or resumed.
+    case notInterrupted
     /// The store failed to save it; nothing was saved.
     case store(WorkoutStoreError)
 
@@ -390,6 +451,8 @@ public enum WorkoutSessionError: Error, Sendable, Hashable, CustomStringConverti
             "Cannot \(action) a workout session that is \(state.rawValue)."
         case .nothingRecorded:
             "The workout session ended before its first fix: there is nothing to save."
+        case .notInterrupted:
+            "The workout session is no longer interrupted: it was ended, discarded or resumed meanwhile."
         case let .store(error):
             "The workout session could not be saved: \(error)"
         }

@@ -10,15 +10,19 @@ extension WorkoutStore {
     public func events(of workoutID: UUID) async throws(WorkoutStoreError) -> [WorkoutEvent] {
         let events = try await read { db -> [WorkoutEvent]? in
             guard let stored = try WorkoutRows.find(workoutID, in: db) else { return nil }
-            return try Row.fetchAll(
-                db, sql: "SELECT type, time, name FROM workout_event WHERE workout = ? ORDER BY ordinal", arguments: [stored.key]
-            ).compactMap { row in
-                // A kind from a newer version is left out rather than misread.
-                WorkoutEvent.Kind(rawValue: row["type"]).map { WorkoutEvent($0, at: Date(timeIntervalSince1970: row["time"]), name: row["name"]) }
-            }
+            return try Self.events(ofWorkoutKey: stored.key, in: db)
         }
         guard let events else { throw .workoutNotSaved(workoutID: workoutID, step: .read) }
         return events
+    }
+
+    /// The events of the workout row `key`, in order. A kind from a newer version is left out
+    /// rather than misread.
+    static func events(ofWorkoutKey key: Int64, in db: Database) throws -> [WorkoutEvent] {
+        try Row.fetchAll(db, sql: "SELECT type, time, name FROM workout_event WHERE workout = ? ORDER BY ordinal", arguments: [key])
+            .compactMap { row in
+                WorkoutEvent.Kind(rawValue: row["type"]).map { WorkoutEvent($0, at: Date(timeIntervalSince1970: row["time"]), name: row["name"]) }
+            }
     }
 
     /// The laps of a workout: the spans between its lap events (one lap, the whole workout, when

@@ -128,17 +128,8 @@ extension WorkoutStore {
                   let row = try Row.fetchOne(db, sql: "SELECT \(WorkoutRows.columns) FROM workout WHERE id = ?", arguments: [workoutKey])
             else { return nil }
             let record = try WorkoutRows.decode(row, path: nil)
-            let points = try Row.fetchAll(
-                db, sql: "SELECT ordinal, segment, time, latitude, longitude, altitude FROM route_point WHERE route = ? ORDER BY ordinal",
-                arguments: [routeKey]
-            ).map { row in
-                RoutePoint(ordinal: row["ordinal"], segment: row["segment"], location: Location(
-                    latitude: row["latitude"], longitude: row["longitude"], altitude: row["altitude"],
-                    time: Date(timeIntervalSince1970: row["time"]), receivedAt: Date(timeIntervalSince1970: row["time"])))
-            }
-            let events = try Row.fetchAll(
-                db, sql: "SELECT type, time, name FROM workout_event WHERE workout = ? ORDER BY ordinal", arguments: [workoutKey]
-            ).compactMap { row in WorkoutEvent.Kind(rawValue: row["type"]).map { WorkoutEvent($0, at: Date(timeIntervalSince1970: row["time"]), name: row["name"]) } }
+            let points = try Self.points(ofRoute: routeKey, in: db)
+            let events = try Self.events(ofWorkoutKey: workoutKey, in: db)
             return (SessionStaging(workoutKey: workoutKey, routeKey: routeKey), record, points, events)
         }
         guard let (staging, record, points, events) = staged else { return nil }
@@ -168,6 +159,49 @@ extension WorkoutStore {
         workout.metadata = record.metadata
         try await publishSession(staging, as: workout)
         return workout
+    }
+
+    /// A staged route's points, in order.
+    private static func points(ofRoute key: Int64, in db: Database) throws -> [RoutePoint] {
+        try Row.fetchAll(db, sql: "SELECT \(RoutePointRows.columns) FROM route_point WHERE route = ? ORDER BY ordinal", arguments: [key])
+            .map(RoutePointRows.decode)
+    }
+
+    /// What a resumed session takes over: its staged rows and what it had written.
+    struct SessionContents: Sendable {
+        var staging: SessionStaging
+        var record: WorkoutRecord
+        var points: [RoutePoint]
+        var events: [WorkoutEvent]
+        var heartRate: [QuantitySample]
+    }
+
+    /// Makes an interrupted session this process's own again, in one transaction, and returns
+    /// what it had written; `nil` when it is no longer interrupted (ended, discarded, resumed by
+    /// another process, or its process is alive after all).
+    func takeOver(_ session: InterruptedSession) async throws(WorkoutStoreError) -> SessionContents? {
+        let (old, new) = (session.owner, Self.sessionOwner(session.id))
+        let path = path
+        return try await write(.save) { db -> SessionContents? in
+            guard let parsed = Self.sessionOwner(parsing: old), !(parsed.process?.isAlive ?? false),
+                  let workoutKey = try Int64.fetchOne(db, sql: "SELECT id FROM workout WHERE builder_owner = ?", arguments: [old]),
+                  let routeKey = try Int64.fetchOne(db, sql: "SELECT id FROM route WHERE builder_owner = ?", arguments: [old])
+            else { return nil }
+            try db.execute(sql: "UPDATE workout SET builder_owner = ? WHERE id = ?", arguments: [new, workoutKey])
+            try db.execute(sql: "UPDATE route SET builder_owner = ? WHERE id = ?", arguments: [new, routeKey])
+            guard let row = try Row.fetchOne(db, sql: "SELECT \(WorkoutRows.columns) FROM workout WHERE id = ?", arguments: [workoutKey])
+            else { return nil }
+            let record = try WorkoutRows.decode(row, path: path)
+            let points = try Self.points(ofRoute: routeKey, in: db)
+            let events = try Self.events(ofWorkoutKey: workoutKey, in: db)
+            let heartRate = try Row.fetchAll(
+                db, sql: "SELECT type, start_time, end_time, value FROM quantity_sample WHERE workout = ? AND type = ? ORDER BY start_time",
+                arguments: [workoutKey, QuantityType.heartRate.rawValue]
+            ).compactMap(SampleRows.decode)
+            return SessionContents(
+                staging: SessionStaging(workoutKey: workoutKey, routeKey: routeKey), record: record, points: points,
+                events: events, heartRate: heartRate)
+        }
     }
 
     /// Discards an interrupted session and everything it had written.

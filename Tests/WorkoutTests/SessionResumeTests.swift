@@ -1,0 +1,140 @@
+import Foundation
+import LocationFacade
+import Simulators
+import Testing
+import TestSupport
+import WorkoutSimulators
+@testable import Workout
+
+/// Sessions resumed after a crash: the same workout goes on, the time it was down is a pause,
+/// and the figures carry on from where they were. The crash is played in-process: the first
+/// session writes part of a run, then its owner in the store is made a process that has ended,
+/// as a kill -9 leaves it (the command-level kill -9 tests are in SessionCrashTests).
+@Suite(.timeLimit(.minutes(1))) struct SessionResumeTests {
+    static let track = WorkoutSessionTests.runWithStops(2)
+
+    /// Records `fixes` into a new session until all are written, then "crashes" it: its staged
+    /// rows are left as an ended process leaves them. Returns the interrupted session.
+    func recordThenCrash(
+        _ fixes: ArraySlice<Location>, configuration: WorkoutSession.Configuration, store: WorkoutStore,
+        pausingAtTheEnd: Bool = false
+    ) async throws -> InterruptedSession {
+        let clock = VirtualClock()
+        let device = ReplayLocationSource(locations: Array(fixes), clock: clock)
+        let session = WorkoutSession(
+            store: store, source: device, heartRate: FakeHeartRateSensor(seed: 3).live(following: device), configuration: configuration)
+        try session.start()
+        await clock.advance(by: .seconds(Double(fixes.count + 5)))
+        if pausingAtTheEnd { try session.pause() }
+        // A session writes a second behind: fixes two by two here, so all of an even count.
+        await waitUntil {
+            let counts = try? await store.storageCounts()
+            return counts?.stagedPoints == fixes.count && counts?.stagedSamples == fixes.count
+        }
+        if pausingAtTheEnd {
+            await waitUntil { (try? await store.withDatabase { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM workout_event") }) == 1 }
+        }
+        let ended = StagingOwner(pid: getpid(), start: StagingOwner.current.start + 1)
+        try await store.withDatabase { db in
+            for table in ["workout", "route"] {
+                try db.execute(
+                    sql: "UPDATE \(table) SET builder_owner = substr(builder_owner, 1, 44) || ':' || ? WHERE builder_owner LIKE 'session:%'",
+                    arguments: [ended.description])
+            }
+        }
+        withExtendedLifetime(session) {}
+        let interrupted = try await store.interruptedSessions()
+        try #require(interrupted.count == 1)
+        return interrupted[0]
+    }
+
+    /// Records `fixes` alone in a session of its own, for the truth.
+    func recordAlone(_ fixes: ArraySlice<Location>, configuration: WorkoutSession.Configuration) async throws -> WorkoutRecord {
+        let clock = VirtualClock()
+        let session = WorkoutSession(
+            store: try WorkoutStore.inMemory(), source: ReplayLocationSource(locations: Array(fixes), clock: clock), configuration: configuration)
+        try session.start()
+        await clock.advance(by: .seconds(Double(fixes.count + 5)))
+        return try await session.end()
+    }
+
+    @Test func theTimeItWasDownIsAPauseAndTheFiguresCarryOn() async throws {
+        let store = try WorkoutStore.inMemory()
+        let configuration = WorkoutSession.Configuration(activityType: .running, autoLapDistance: 100)
+        let (before, after) = (Self.track[..<80], Self.track[100...])  // 20 fixes lost while it was down
+        let interrupted = try await recordThenCrash(before, configuration: configuration, store: store)
+        #expect(interrupted.points == 80)
+
+        let clock = VirtualClock()
+        let device = ReplayLocationSource(locations: Array(after), clock: clock)
+        let resumed = try await WorkoutSession.resume(
+            interrupted, store: store, source: device, heartRate: FakeHeartRateSensor(seed: 4).live(following: device),
+            configuration: configuration)
+        #expect(resumed.state == .running)
+        #expect(try await store.interruptedSessions().isEmpty, "it is this process's own again")
+        await #expect(throws: WorkoutSessionError.notInterrupted) {
+            _ = try await WorkoutSession.resume(interrupted, store: store, source: device, configuration: configuration)
+        }
+        await clock.advance(by: .seconds(Double(after.count + 5)))
+        let workout = try await resumed.end()
+
+        #expect(workout.id == interrupted.id)
+        #expect(workout.start == before.first?.time && workout.end == after.last?.time)
+        let (first, second) = (try await recordAlone(before, configuration: configuration), try await recordAlone(after, configuration: configuration))
+        let distance = try #require(workout.totals.distance)
+        #expect(abs(distance - (first.totals.distance! + second.totals.distance!)) < 1e-6, "no distance across the gap")
+        #expect(abs(workout.totals.movingTime! - (first.totals.movingTime! + second.totals.movingTime!)) < 1e-6, "no active time in it")
+        let events = try await store.events(of: workout.id)
+        #expect(events.filter { $0.kind == .pause || $0.kind == .resume } == [
+            WorkoutEvent(.pause, at: before.last!.time!), WorkoutEvent(.resume, at: after.first!.time!),
+        ])
+        let laps = try await store.laps(of: workout.id)
+        #expect(laps.count >= 7 && laps.dropLast().allSatisfy { $0.distance >= 100 && $0.distance < 105 }, "laps count on across the gap: \(laps.map(\.distance))")
+        #expect(abs(laps.map(\.distance).reduce(0, +) - distance) <= distance * 0.001)
+        let route = try #require(try await store.route(of: workout.id))
+        #expect(route.pointCount == before.count + after.count && route.segmentCount == 2)
+        let samples = try await store.samples(of: workout.id, type: .heartRate)
+        #expect(samples.count == before.count + after.count, "\(samples.first!.start) \(samples.last!.start) \(workout.start) \(workout.end)")
+        #expect(try await store.storageCounts().stagedPoints == 0)
+    }
+
+    @Test func aSessionThePersonHadPausedResumesPaused() async throws {
+        let store = try WorkoutStore.inMemory()
+        let configuration = WorkoutSession.Configuration(activityType: .running)
+        let (before, after) = (Self.track[..<60], Self.track[70...])
+        let interrupted = try await recordThenCrash(before, configuration: configuration, store: store, pausingAtTheEnd: true)
+        let clock = VirtualClock()
+        let resumed = try await WorkoutSession.resume(
+            interrupted, store: store, source: ReplayLocationSource(locations: Array(after), clock: clock), configuration: configuration)
+        #expect(resumed.state == .paused)
+        await clock.advance(by: .seconds(5))  // six fixes (0 to 5 s) while still paused: not part of the route
+        try resumed.resume()
+        await clock.advance(by: .seconds(Double(after.count)))
+        let workout = try await resumed.end()
+        let events = try await store.events(of: workout.id)
+        #expect(events == [
+            WorkoutEvent(.pause, at: before.last!.time!), WorkoutEvent(.resume, at: after[after.startIndex + 5].time!),
+        ], "\(events)")
+        #expect(try await store.route(of: workout.id)?.pointCount == before.count + after.count - 6)
+    }
+
+    /// Down during a stop, it loses nothing: the stop was auto-paused, and stays so until the run
+    /// goes on. Three stops give three motion pauses still, and the active time is the truth.
+    @Test func downDuringAStopCostsNothing() async throws {
+        let store = try WorkoutStore.inMemory()
+        let track = WorkoutSessionTests.runWithStops(3)
+        let configuration = WorkoutSession.Configuration(activityType: .running, autoPause: .defaults(for: .running))
+        // The second stop is fixes 161-200: down from 182 to 191.
+        let interrupted = try await recordThenCrash(track[..<182], configuration: configuration, store: store)
+        let clock = VirtualClock()
+        let resumed = try await WorkoutSession.resume(
+            interrupted, store: store, source: ReplayLocationSource(locations: Array(track[192...]), clock: clock), configuration: configuration)
+        await clock.advance(by: .seconds(Double(track.count)))
+        let workout = try await resumed.end()
+        let kinds = try await store.events(of: workout.id).map(\.kind)
+        #expect(kinds == [.motionPaused, .motionResumed, .motionPaused, .pause, .resume, .motionResumed, .motionPaused, .motionResumed])
+        let active = try #require(workout.totals.movingTime)
+        #expect(abs(active - 240) <= 1, "active time \(active) s, truth 240 s")
+        #expect(abs(try #require(workout.totals.distance) - 720) <= 12)
+    }
+}
