@@ -18,7 +18,8 @@ struct Record: AsyncParsableCommand {
             --heart-rate-simulate is given), until the recording ends, --duration seconds of session \
             time have passed, or SIGINT or SIGTERM arrives: then the workout is saved in one \
             transaction and summed up (with --json, one object with the keys of `workout show --json`). \
-            On a terminal a status line shows the figures, refreshed at most once a second. Exits \
+            On a terminal a status line shows the figures, refreshed at most once a second, and keys \
+            work: space pauses or resumes, l marks a lap, q ends and saves. Exits \
             \(ExitStatus.unavailable.rawValue) when gpsd cannot be reached, \
             \(ExitStatus.temporaryFailure.rawValue) when no fix arrived (nothing is saved), \
             \(ExitStatus.ioError.rawValue) when the store fails.
@@ -89,6 +90,20 @@ struct Record: AsyncParsableCommand {
         let interrupts = Interrupts()
         try session.start()
         let status = StatusLine(enabled: isatty(STDERR_FILENO) == 1)
+        let terminal = TerminalKeys()
+        defer { terminal?.restore() }
+        let keys = terminal.map { terminal in
+            Task {
+                for await key in terminal.keys() {
+                    switch key {
+                    case UInt8(ascii: " "): if session.state == .paused { try? session.resume() } else { try? session.pause() }
+                    case UInt8(ascii: "l"), UInt8(ascii: "L"): try? session.lap()
+                    case UInt8(ascii: "q"), UInt8(ascii: "Q"): ending.yield(.interrupted)
+                    default: break
+                    }
+                }
+            }
+        }
         let watcher = Task { [duration] in
             for await current in figures {
                 status.show(current)
@@ -109,6 +124,7 @@ struct Record: AsyncParsableCommand {
             watcher.cancel()
             replayEnded?.cancel()
             signals.cancel()
+            keys?.cancel()
         }
         var reason: Ending = .interrupted
         for await first in endings {
@@ -198,11 +214,47 @@ private final class StatusLine: Sendable {
         guard due else { return }
         let state = figures.isMotionPaused ? "auto-paused" : figures.state.rawValue
         let pace = figures.averagePace.map { Format.duration($0) + "/km" } ?? "-"
+        let heartRate = figures.heartRate.map { "  \(Int($0)) bpm" } ?? ""
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + "\(state)  \(Format.duration(figures.elapsedTime)) (\(Format.duration(figures.activeTime)) active)  "
-            + "\(Format.distance(figures.distance))  \(pace)  lap \(figures.lap)").utf8))
+            + "\(Format.distance(figures.distance))  \(pace)\(heartRate)  lap \(figures.lap)").utf8))
     }
 
     func clear() {
         if enabled { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+}
+
+/// Keys read from the terminal on standard input, one at a time, without echo (Ctrl-C still
+/// interrupts); the terminal is put back as it was by ``restore()``. `nil` when standard input is
+/// not a terminal.
+private final class TerminalKeys: Sendable {
+    private let saved: termios
+
+    init?() {
+        var settings = termios()
+        guard isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &settings) == 0 else { return nil }
+        saved = settings
+        settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &settings.c_cc) { characters in
+            characters[Int(VMIN)] = 1
+            characters[Int(VTIME)] = 0
+        }
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+    }
+
+    /// The keys as they are pressed, read on a thread of their own (a blocking read).
+    func keys() -> AsyncStream<UInt8> {
+        let (keys, key) = AsyncStream.makeStream(of: UInt8.self)
+        Threads.detach {
+            var byte: UInt8 = 0
+            while read(STDIN_FILENO, &byte, 1) == 1 { key.yield(byte) }
+            key.finish()
+        }
+        return keys
+    }
+
+    func restore() {
+        var settings = saved
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
     }
 }

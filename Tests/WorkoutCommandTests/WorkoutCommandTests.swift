@@ -193,6 +193,32 @@ struct WorkoutCommandTests {
         #expect(replayed["points"] as? Int == recorded["points"] as? Int)
     }
 
+    /// On a terminal, keys work: space pauses and resumes, l marks a lap, q ends and saves. The
+    /// terminal is a pseudo-terminal the test types into.
+    @Test func keysOnATerminalPauseResumeLapAndEnd() async throws {
+        let keyboard = try FakeSerialDevice()
+        let walk = Repository.fixture("gpx/greenwich-walk.gpx").path
+        let recorder = try ChildProcess(
+            Repository.builtExecutable("workout").path, ["record", "--store", store, "--simulate", walk, "--speed", "2", "--json"],
+            standardInput: keyboard.path)
+        defer { recorder.terminate() }
+        var watcher: WorkoutStore?
+        func staged(_ sql: String) async -> Int {
+            if watcher == nil, FileManager.default.fileExists(atPath: store) { watcher = try? WorkoutStore(path: store) }
+            return (try? await watcher?.withDatabase { db in try Int.fetchOne(db, sql: sql) ?? 0 }) ?? 0
+        }
+        await waitUntil { await staged("SELECT count(*) FROM route_point") > 0 }
+        for (key, events) in [(" ", 1), (" ", 2), ("l", 3)] {
+            keyboard.write([key])
+            await waitUntil { await staged("SELECT count(*) FROM workout_event") == events }
+        }
+        keyboard.write(["q"])
+        #expect(await recorder.waitUntilExit() == 0, "\(recorder.lines(.error))")
+        let recorded = try json(try #require(recorder.lines().first))
+        #expect((recorded["events"] as? [[String: Any]])?.compactMap { $0["type"] as? String } == ["pause", "resume", "lap"])
+        #expect(recorded["points"] as? Int ?? 0 < Fixtures.greenwichWalk().fixes.count, "q ended it before the walk did")
+    }
+
     @Test func recordingWithoutAFixSavesNothingAndExits75() async throws {
         let empty = folder + "/no-fix.json"
         try #"{"class":"TPV","device":"/dev/ttyUSB0","mode":1,"time":"2024-05-01T10:00:00.000Z"}"#.write(toFile: empty, atomically: true, encoding: .utf8)

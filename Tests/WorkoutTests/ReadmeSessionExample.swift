@@ -22,7 +22,10 @@ enum ReadmeSessionExample {
         await screen.value
 
         for interrupted in try await store.interruptedSessions() {   // after a crash or a power cut
-            _ = try await store.end(interrupted)                      // or store.discard(interrupted)
+            let again = try await WorkoutSession.resume(              // or store.end / store.discard
+                interrupted, store: store, source: GPSDClient(host: "127.0.0.1", port: 2947),
+                configuration: .init(activityType: .running))         // the time it was down is a pause
+            _ = try await again.end()
         }
     }
 }

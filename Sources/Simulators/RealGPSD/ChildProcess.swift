@@ -46,7 +46,10 @@ package final class ChildProcess: Sendable {
     /// The child starts with every signal unblocked and at its default action. (Foundation's
     /// `Process` passes on the signal mask of whichever thread spawns it, and Swift's worker
     /// threads block signals: a gpsd started that way ignores SIGTERM and outlives its gpsfake.)
-    package init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+    /// `standardInput`, when given, is a file the child reads as its standard input instead of
+    /// the pipe ``write(_:)`` feeds (a pseudo-terminal's `/dev/pts/N`, for a command that reads
+    /// keys on a terminal).
+    package init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, standardInput: String? = nil) throws {
         commandLine = ([executable] + arguments).joined(separator: " ")
         var stdin: [Int32] = [-1, -1]
         var stdout: [Int32] = [-1, -1]
@@ -62,6 +65,9 @@ package final class ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, stderr[1], 2)
         for descriptor in stdin + stdout + stderr {
             posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+        if let standardInput {
+            posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDWR, 0)
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
