@@ -249,6 +249,30 @@ import WorkoutSimulators
         #expect(try await store.route(of: again.id)?.pointCount == store.route(of: original.id)?.pointCount)
     }
 
+    /// end() in a task already cancelled saves nothing and leaves the session as it was: the
+    /// same session then ends and saves everything from another task.
+    @Test func endingInACancelledTaskSavesNothingAndTheSessionCanStillEnd() async throws {
+        let store = try WorkoutStore.inMemory()
+        let clock = VirtualClock()
+        let track = Self.runWithStops(0)
+        let session = WorkoutSession(store: store, source: ReplayLocationSource(locations: track, clock: clock), configuration: Self.running)
+        try session.start()
+        await clock.advance(by: .seconds(Double(track.count)))
+        let cancelled = Task { () -> Result<WorkoutRecord, WorkoutSessionError> in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do throws(WorkoutSessionError) { return .success(try await session.end()) } catch { return .failure(error) }
+        }
+        guard case let .failure(.store(error)) = await cancelled.value, case .cancelled = error else {
+            Issue.record("end() in a cancelled task must fail as cancelled")
+            return
+        }
+        #expect(session.state == .running)
+        #expect(try await store.workouts().isEmpty, "nothing half saved")
+        let workout = try await session.end()
+        #expect(try await store.workouts().map(\.id) == [workout.id])
+        #expect(try await store.route(of: workout.id)?.pointCount == track.count)
+    }
+
     /// Two end() calls at once save once: the second is refused while the first saves (or after).
     @Test func twoEndsAtOnceSaveOnce() async throws {
         let store = try WorkoutStore.inMemory()
