@@ -345,4 +345,33 @@ import WorkoutSimulators
         _ = try await session.end()
         while await iterator.next() != nil {}
     }
+
+    /// The current speed is smoothed (one noisy fix does not swing the pace on the screen), and
+    /// standing still has no pace.
+    @Test func theCurrentSpeedIsSmoothedAndAStopHasNoPace() async throws {
+        var track = Self.runWithStops(1)
+        for index in 1...60 { track[index].speed = index.isMultiple(of: 2) ? 2 : 4 }  // 3 m/s, noisy
+        let clock = VirtualClock()
+        let session = WorkoutSession(
+            store: try WorkoutStore.inMemory(), source: ReplayLocationSource(locations: track, clock: clock), configuration: Self.running)
+        let figures = session.statistics()
+        try session.start()
+        var iterator = figures.makeAsyncIterator()
+        var moving: [Double] = []
+        for _ in 1...60 {
+            await clock.advance(by: .seconds(1))
+            guard let latest = await iterator.next() else { break }
+            if latest.elapsedTime >= 20, let speed = latest.currentSpeed { moving.append(speed) }
+            if let speed = latest.currentSpeed, let pace = latest.currentPace { #expect(abs(pace - 1000 / speed) < 1e-9) }
+        }
+        #expect(!moving.isEmpty && moving.allSatisfy { abs($0 - 3) < 0.4 }, "\(moving)")
+        await clock.advance(by: .seconds(40))  // standing still
+        var stopped: WorkoutSession.Statistics?
+        while let latest = await iterator.next() {
+            stopped = latest
+            if latest.elapsedTime >= 100 { break }
+        }
+        #expect(stopped?.currentPace == nil, "\(String(describing: stopped?.currentSpeed))")
+        _ = try await session.end()
+    }
 }

@@ -70,8 +70,12 @@ struct SessionRecorder: Sendable {
     private(set) var lap = 1
     private(set) var lapStartDistance = 0.0
     private(set) var lapStartActive = 0.0
-    /// The speed of the last fix (reported, or worked out), m/s.
+    /// The speed now, m/s: the fixes' speeds (reported, or worked out) smoothed over about
+    /// ``speedSmoothing`` seconds, so one noisy fix does not swing the pace on the screen.
     private(set) var currentSpeed: Double?
+    private var currentSpeedTime: Date?
+    /// The time constant of the current speed's exponential smoothing, seconds.
+    static let speedSmoothing = 5.0
     /// Heart-rate samples not yet taken by ``drainSamples()``, and the figures of all of them.
     private(set) var pendingSamples: [QuantitySample] = []
     private(set) var heartRate: (current: Double, sum: Double, count: Int, maximum: Double)?
@@ -108,7 +112,7 @@ struct SessionRecorder: Sendable {
         }
         pendingPoints.append((segment, fix))
         let speed = speed(of: fix, at: time)
-        currentSpeed = speed
+        smooth(speed, at: time)
         guard let (previous, previousTime) = last else {
             last = (fix, time)
             return
@@ -168,6 +172,18 @@ struct SessionRecorder: Sendable {
         } else if let autoLapTime, autoLapTime > 0, activeTime - lapStartActive >= autoLapTime {
             markLap(at: lastTime)
         }
+    }
+
+    /// Moves the current speed towards `speed`, by how long it has been since the last one.
+    private mutating func smooth(_ speed: Double?, at time: Date) {
+        guard let speed else { return }
+        if let current = currentSpeed, let since = currentSpeedTime {
+            let weight = 1 - exp(-max(0, time.timeIntervalSince(since)) / Self.speedSmoothing)
+            currentSpeed = current + (speed - current) * weight
+        } else {
+            currentSpeed = speed
+        }
+        currentSpeedTime = time
     }
 
     /// The fix's reported speed, or the speed of its displacement over the auto-pause window.

@@ -61,8 +61,11 @@ public final class WorkoutSession: Sendable {
         public var activeTime: TimeInterval
         /// Metres covered while active.
         public var distance: Double
-        /// The last fix's speed (reported, or worked out from the last seconds), m/s.
+        /// The speed now, m/s: the fixes' speeds (reported, or worked out from the last seconds)
+        /// smoothed over about 5 s.
         public var currentSpeed: Double?
+        /// Seconds per kilometre at ``currentSpeed``; `nil` below 0.3 m/s (standing still has no pace).
+        public var currentPace: Double?
         /// Seconds per kilometre over the active time, when there is distance.
         public var averagePace: Double?
         public var elevationGain: Double
@@ -426,6 +429,7 @@ public final class WorkoutSession: Sendable {
         return Statistics(
             state: shared.state, isMotionPaused: recorder.motionPaused, elapsedTime: elapsed, activeTime: recorder.activeTime,
             distance: recorder.distance, currentSpeed: recorder.currentSpeed,
+            currentPace: recorder.currentSpeed.flatMap { $0 >= 0.3 ? 1000 / $0 : nil },
             averagePace: recorder.distance > 0 ? recorder.activeTime / (recorder.distance / 1000) : nil,
             elevationGain: recorder.elevationGain, lap: recorder.lap,
             lapDistance: recorder.distance - recorder.lapStartDistance, lapActiveTime: recorder.activeTime - recorder.lapStartActive,
