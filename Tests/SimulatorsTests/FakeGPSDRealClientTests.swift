@@ -62,22 +62,20 @@ struct FakeGPSDRealClientTests {
         let port = try server.start()
         defer { server.shutdown() }
         let client = GPSDClient(host: "127.0.0.1", port: port)
+        // Every pool thread blocks on this until the whole track has come: a blocking wait, as
+        // SQLite's busy wait is, bounded at 10 s.
+        let width = ProcessInfo.processInfo.activeProcessorCount
+        let arrived = DispatchSemaphore(value: 0)
         final class Count: Sendable { let value = Mutex(0) }
         let received = Count()
         let observation = client.addObserver { event in
-            if case .location = event { received.value.withLock { $0 += 1 } }
+            guard case .location = event, received.value.withLock({ $0 += 1; return $0 }) == Self.track.count else { return }
+            for _ in 0..<width { arrived.signal() }
         }
         defer { withExtendedLifetime(observation) { client.stop() } }
         client.start()
-        let holders = (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in
-            Task.detached { () -> Bool in
-                let deadline = ContinuousClock.now + .seconds(10)
-                while ContinuousClock.now < deadline {
-                    if received.value.withLock({ $0 }) == Self.track.count { return true }
-                    usleep(1000)  // holding the thread, as blocking work does
-                }
-                return false
-            }
+        let holders = (0..<width).map { _ in
+            Task.detached { arrived.wait(timeout: .now() + 10) == .success }
         }
         for holder in holders {
             #expect(await holder.value, "the track came while the pool was held")
