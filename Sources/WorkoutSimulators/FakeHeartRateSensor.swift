@@ -120,50 +120,11 @@ public struct FakeHeartRateSensor: Sendable, Hashable {
 
 /// ``FakeHeartRateSensor/live(following:)``: samples as the fixes come.
 public final class LiveFakeHeartRateSensor: HeartRateSource {
-    private struct State: Sendable {
-        var model: FakeHeartRateSensor.Model
-        var previous: Location?
-        var continuation: AsyncStream<QuantitySample>.Continuation?
-        var observation: LocationObservation?
-    }
-
-    private let sensor: FakeHeartRateSensor
-    private let source: any LocationSource
-    private let state: Mutex<State>
+    private let follower: FixFollower<(model: FakeHeartRateSensor.Model, previous: Location?)>
 
     init(sensor: FakeHeartRateSensor, source: any LocationSource) {
-        self.sensor = sensor
-        self.source = source
-        state = Mutex(State(model: FakeHeartRateSensor.Model(sensor: sensor)))
-    }
-
-    public func start() -> AsyncStream<QuantitySample> {
-        let (stream, continuation) = AsyncStream.makeStream(of: QuantitySample.self)
-        let observation = source.addObserver { [weak self] event in
-            guard let self, case let .location(fix) = event else { return }
-            take(fix)
-        }
-        state.withLock { state in
-            state.continuation = continuation
-            state.observation = observation
-        }
-        return stream
-    }
-
-    public func stop() {
-        let continuation = state.withLock { state in
-            defer {
-                state.continuation = nil
-                state.observation = nil
-            }
-            return state.continuation
-        }
-        continuation?.finish()
-    }
-
-    private func take(_ fix: Location) {
-        let sample: (QuantitySample, AsyncStream<QuantitySample>.Continuation)? = state.withLock { state in
-            guard let continuation = state.continuation, let time = fix.time else { return nil }
+        follower = FixFollower(source: source, initial: (FakeHeartRateSensor.Model(sensor: sensor), nil)) { state, fix in
+            guard let time = fix.time else { return [] }
             var elapsed = 1.0
             var speed = fix.speed ?? 0
             var climb = fix.climb ?? 0
@@ -174,9 +135,68 @@ public final class LiveFakeHeartRateSensor: HeartRateSource {
             }
             state.previous = fix
             let rate = state.model.step(effort: sensor.effort(speed: speed, climb: climb), seconds: elapsed)
-            return (QuantitySample(type: .heartRate, value: rate, at: time), continuation)
+            return [QuantitySample(type: .heartRate, value: rate, at: time)]
         }
-        guard let (sample, continuation) = sample else { return }
-        continuation.yield(sample)
+    }
+
+    public func start() -> AsyncStream<QuantitySample> {
+        follower.start()
+    }
+
+    public func stop() {
+        follower.stop()
+    }
+}
+
+/// A heart-rate source driven by a location source's fixes: each fix goes to `respond` with the
+/// follower's state, and the samples it returns are given, in order.
+final class FixFollower<State: Sendable>: Sendable {
+    private struct Shared: Sendable {
+        var state: State
+        var continuation: AsyncStream<QuantitySample>.Continuation?
+        var observation: LocationObservation?
+    }
+
+    private let source: any LocationSource
+    private let shared: Mutex<Shared>
+    private let respond: @Sendable (inout State, Location) -> [QuantitySample]
+
+    init(source: any LocationSource, initial: State, respond: @escaping @Sendable (inout State, Location) -> [QuantitySample]) {
+        self.source = source
+        self.shared = Mutex(Shared(state: initial))
+        self.respond = respond
+    }
+
+    func start() -> AsyncStream<QuantitySample> {
+        let (stream, continuation) = AsyncStream.makeStream(of: QuantitySample.self)
+        let observation = source.addObserver { [weak self] event in
+            guard let self, case let .location(fix) = event else { return }
+            take(fix)
+        }
+        shared.withLock { shared in
+            shared.continuation = continuation
+            shared.observation = observation
+        }
+        return stream
+    }
+
+    func stop() {
+        let continuation = shared.withLock { shared in
+            defer {
+                shared.continuation = nil
+                shared.observation = nil
+            }
+            return shared.continuation
+        }
+        continuation?.finish()
+    }
+
+    private func take(_ fix: Location) {
+        let due: ([QuantitySample], AsyncStream<QuantitySample>.Continuation)? = shared.withLock { shared in
+            guard let continuation = shared.continuation else { return nil }
+            return (respond(&shared.state, fix), continuation)
+        }
+        guard let (samples, continuation) = due else { return }
+        for sample in samples { continuation.yield(sample) }
     }
 }

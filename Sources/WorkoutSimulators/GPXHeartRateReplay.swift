@@ -1,7 +1,6 @@
 import Foundation
 import GPX
 import LocationFacade
-import Synchronization
 import Workout
 
 extension FakeHeartRateSensor {
@@ -34,60 +33,29 @@ extension FakeHeartRateSensor {
 /// ``FakeHeartRateSensor/replay(heartRatesOf:following:)``: a GPX file's heart rates, each given
 /// when the fixes reach its time.
 public final class GPXHeartRateReplay: HeartRateSource {
-    private struct State: Sendable {
-        var next = 0
-        var continuation: AsyncStream<QuantitySample>.Continuation?
-        var observation: LocationObservation?
-    }
-
-    private let samples: [(time: Date, rate: Double)]
-    private let source: any LocationSource
-    private let state = Mutex(State())
+    /// How many heart rates the file has.
+    public let sampleCount: Int
+    /// The index of the next heart rate to give.
+    private let follower: FixFollower<Int>
 
     init(samples: [(time: Date, rate: Double)], source: any LocationSource) {
-        self.samples = samples
-        self.source = source
+        sampleCount = samples.count
+        follower = FixFollower(source: source, initial: 0) { next, fix in
+            guard let time = fix.time else { return [] }
+            var due: [QuantitySample] = []
+            while next < samples.count, samples[next].time <= time {
+                due.append(QuantitySample(type: .heartRate, value: samples[next].rate, at: samples[next].time))
+                next += 1
+            }
+            return due
+        }
     }
 
-    /// How many heart rates the file has.
-    public var sampleCount: Int { samples.count }
-
     public func start() -> AsyncStream<QuantitySample> {
-        let (stream, continuation) = AsyncStream.makeStream(of: QuantitySample.self)
-        let observation = source.addObserver { [weak self] event in
-            guard let self, case let .location(fix) = event, let time = fix.time else { return }
-            take(upTo: time)
-        }
-        state.withLock { state in
-            state.continuation = continuation
-            state.observation = observation
-        }
-        return stream
+        follower.start()
     }
 
     public func stop() {
-        let continuation = state.withLock { state in
-            defer {
-                state.continuation = nil
-                state.observation = nil
-            }
-            return state.continuation
-        }
-        continuation?.finish()
-    }
-
-    /// Gives every heart rate not yet given whose time is `time` or earlier.
-    private func take(upTo time: Date) {
-        let due: ([QuantitySample], AsyncStream<QuantitySample>.Continuation)? = state.withLock { state in
-            guard let continuation = state.continuation else { return nil }
-            var due: [QuantitySample] = []
-            while state.next < samples.count, samples[state.next].time <= time {
-                due.append(QuantitySample(type: .heartRate, value: samples[state.next].rate, at: samples[state.next].time))
-                state.next += 1
-            }
-            return (due, continuation)
-        }
-        guard let (due, continuation) = due else { return }
-        for sample in due { continuation.yield(sample) }
+        follower.stop()
     }
 }
