@@ -8,7 +8,7 @@ import PackageDescription
 //   LocationFacade     Location, GPSDClient, LocationManager (libgps)  -> GPSCore
 //   Simulators         location fakes: replay, NMEA, fake gpsd, clock  -> LocationFacade, GPX
 //   Workout            the store (GRDB), import/export, sessions       -> LocationFacade, GPX
-//   WorkoutSimulators  workout fakes: store faults, heart rate, runs   -> Workout, Simulators
+//   WorkoutSimulators  workout fakes: store faults, heart rate, runs   -> Workout, Simulators, GPX
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, Simulators
 //   WorkoutCommand     `workout`                                       -> Workout, WorkoutSimulators
 let package = Package(
