@@ -12,7 +12,8 @@ struct Recover: AsyncParsableCommand {
             until it ends. When its process dies first (a crash, kill -9, a power cut), what it had \
             written stays, as an interrupted session. --end saves each as a workout with all it had \
             written (with --json, one object per line, keys as `workout show --json`); --discard \
-            deletes them.
+            deletes them. A program can resume one instead (WorkoutSession.resume in the Workout \
+            library): recording goes on in the same workout, the time it was down a pause.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
