@@ -273,6 +273,23 @@ import WorkoutSimulators
         #expect(try await store.route(of: workout.id)?.pointCount == track.count)
     }
 
+    /// What came last is written within about a second of the session's clock even when no
+    /// fix follows it (the receiver lost its fix): a crash then loses nothing older.
+    @Test func whatCameLastIsWrittenWhenNothingMoreComes() async throws {
+        let store = try WorkoutStore.inMemory()
+        let clock = VirtualClock()
+        let track = Array(Self.runWithStops(0).prefix(3))  // the third fix waits for a fourth that never comes
+        let session = WorkoutSession(
+            store: store, source: ReplayLocationSource(locations: track, clock: clock), configuration: Self.running, clock: clock)
+        try session.start()
+        for _ in 0..<30 where try await store.storageCounts().stagedPoints < track.count {
+            await clock.advance(by: .seconds(1))
+        }
+        #expect(try await store.storageCounts().stagedPoints == track.count)
+        #expect(session.heldPoints == 0)
+        _ = try await session.end()
+    }
+
     /// Two end() calls at once save once: the second is refused while the first saves (or after).
     @Test func twoEndsAtOnceSaveOnce() async throws {
         let store = try WorkoutStore.inMemory()

@@ -92,6 +92,9 @@ public final class WorkoutSession: Sendable {
         /// The fix time of the oldest point not yet written.
         var unwrittenSince: Date?
         var heartRateReader: Task<Void, Never>?
+        /// Asks for a write every second while something is held, so what came last is written
+        /// even when nothing more comes (the receiver lost its fix, the strap its contact).
+        var flusher: Task<Void, Never>?
     }
 
     /// The writer's own state: the staged rows and the route's checks.
@@ -106,17 +109,28 @@ public final class WorkoutSession: Sendable {
     private let store: WorkoutStore
     private let source: any LocationSource
     private let heartRateSource: (any HeartRateSource)?
+    /// Times the writes of what is held when nothing new comes; the session's own times are the fixes'.
+    private let clock: any Clock<Duration>
     private let id: UUID
     private let shared: Mutex<Shared>
     private let writerState = Mutex(WriterState())
 
-    /// A session over `source`'s fixes and, when given, `heartRate`'s samples.
-    public convenience init(store: WorkoutStore, source: any LocationSource, heartRate: (any HeartRateSource)? = nil, configuration: Configuration) {
-        self.init(id: UUID(), store: store, source: source, heartRate: heartRate, configuration: configuration)
+    /// A session over `source`'s fixes and, when given, `heartRate`'s samples. `clock` times the
+    /// writing of what is held when nothing new comes (within about a second); a test gives the
+    /// clock its fake source runs on.
+    public convenience init(
+        store: WorkoutStore, source: any LocationSource, heartRate: (any HeartRateSource)? = nil, configuration: Configuration,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.init(id: UUID(), store: store, source: source, heartRate: heartRate, configuration: configuration, clock: clock)
     }
 
-    private init(id: UUID, store: WorkoutStore, source: any LocationSource, heartRate: (any HeartRateSource)?, configuration: Configuration) {
+    private init(
+        id: UUID, store: WorkoutStore, source: any LocationSource, heartRate: (any HeartRateSource)?, configuration: Configuration,
+        clock: any Clock<Duration>
+    ) {
         self.id = id
+        self.clock = clock
         self.store = store
         self.source = source
         self.heartRateSource = heartRate
@@ -150,7 +164,7 @@ public final class WorkoutSession: Sendable {
     /// resumed meanwhile (by another process too), and ``WorkoutSessionError/store(_:)``.
     public static func resume(
         _ interrupted: InterruptedSession, store: WorkoutStore, source: any LocationSource,
-        heartRate: (any HeartRateSource)? = nil, configuration: Configuration
+        heartRate: (any HeartRateSource)? = nil, configuration: Configuration, clock: any Clock<Duration> = ContinuousClock()
     ) async throws(WorkoutSessionError) -> WorkoutSession {
         let contents: WorkoutStore.SessionContents?
         do {
@@ -162,7 +176,8 @@ public final class WorkoutSession: Sendable {
         var configuration = configuration
         configuration.activityType = contents.record.activityType
         configuration.metadata = contents.record.metadata
-        let session = WorkoutSession(id: interrupted.id, store: store, source: source, heartRate: heartRate, configuration: configuration)
+        let session = WorkoutSession(
+            id: interrupted.id, store: store, source: source, heartRate: heartRate, configuration: configuration, clock: clock)
         let (paused, segment) = session.shared.withLock { shared in
             shared.recorder.rebuild(
                 start: contents.record.start, points: contents.points.map(\.location), events: contents.events,
@@ -189,7 +204,20 @@ public final class WorkoutSession: Sendable {
             for await _ in requests { await write() }
             await write()
         }
-        shared.withLock { $0.writer = writer }
+        let flusher = Task { [weak self, clock] in
+            while (try? await clock.sleep(for: .seconds(1))) != nil {
+                guard let self else { return }
+                shared.withLock { shared in
+                    if !shared.recorder.pendingPoints.isEmpty || !shared.recorder.pendingSamples.isEmpty {
+                        shared.writeRequests?.yield()
+                    }
+                }
+            }
+        }
+        shared.withLock { shared in
+            shared.writer = writer
+            shared.flusher = flusher
+        }
         let observation = source.addObserver { [weak self] event in
             guard let self, case let .location(fix) = event else { return }
             take(fix)
@@ -401,6 +429,7 @@ public final class WorkoutSession: Sendable {
     /// Ends the writer after one last write.
     private func finishWriting() async {
         let writer = shared.withLock { shared in
+            shared.flusher?.cancel()
             shared.writeRequests?.finish()
             shared.writeRequests = nil
             return shared.writer
