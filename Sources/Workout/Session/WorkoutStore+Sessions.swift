@@ -187,7 +187,9 @@ extension WorkoutStore {
                   let workoutKey = try Int64.fetchOne(db, sql: "SELECT id FROM workout WHERE builder_owner = ?", arguments: [old]),
                   let routeKey = try Int64.fetchOne(db, sql: "SELECT id FROM route WHERE builder_owner = ?", arguments: [old])
             else { return nil }
-            try db.execute(sql: "UPDATE workout SET builder_owner = ? WHERE id = ?", arguments: [new, workoutKey])
+            // Taken only from the owner read above: another process that took it first changed it.
+            try db.execute(sql: "UPDATE workout SET builder_owner = ? WHERE id = ? AND builder_owner = ?", arguments: [new, workoutKey, old])
+            guard db.changesCount == 1 else { return nil }
             try db.execute(sql: "UPDATE route SET builder_owner = ? WHERE id = ?", arguments: [new, routeKey])
             guard let row = try Row.fetchOne(db, sql: "SELECT \(WorkoutRows.columns) FROM workout WHERE id = ?", arguments: [workoutKey])
             else { return nil }
