@@ -19,10 +19,17 @@ struct Record: AsyncParsableCommand {
             time have passed, or SIGINT or SIGTERM arrives: then the workout is saved in one \
             transaction and summed up (with --json, one object with the keys of `workout show --json`). \
             On a terminal a status line shows the figures, refreshed at most once a second, and keys \
-            work: space pauses or resumes, l marks a lap, q ends and saves. Exits \
-            \(ExitStatus.unavailable.rawValue) when gpsd cannot be reached, \
-            \(ExitStatus.temporaryFailure.rawValue) when no fix arrived (nothing is saved), \
-            \(ExitStatus.ioError.rawValue) when the store fails.
+            work: space pauses or resumes, l marks a lap, q ends and saves. Fixes without a time, \
+            repeated or rolled-over dates, jumps and inaccurate fixes never end a recording: each kind \
+            is handled by a rule and counted, and a line on standard error says how many of each \
+            there were (with --json, the key "input"). When the store fails (another program holds \
+            it, the disk is full), recording goes on in memory and writing is tried again: a line on \
+            standard error says so, and another when the store works again (with --json, the key \
+            "store_failures"). Saving waits up to 60 s for a failing store; a second SIGINT or \
+            SIGTERM stops the wait. Exits \(ExitStatus.unavailable.rawValue) when gpsd cannot be \
+            reached, \(ExitStatus.temporaryFailure.rawValue) when no fix arrived (nothing is saved), \
+            \(ExitStatus.ioError.rawValue) when the store failed and the workout could not be saved: \
+            what was written is kept, and `workout recover --end` saves it.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -72,9 +79,10 @@ struct Record: AsyncParsableCommand {
         let store = try storeOptions.open()
         let (source, format) = try makeSource()
         let session = WorkoutSession(
-            store: store, source: source, heartRate: try heartRate(following: source, recordedIn: format),
+            store: store, source: source, samples: try heartRate(following: source, recordedIn: format).map { [$0] } ?? [],
             configuration: .init(activityType: activity, autoPause: autoPause ? .defaults(for: activity) : nil, autoLapDistance: autoLap))
         let (endings, ending) = AsyncStream.makeStream(of: Ending.self)
+        let report = RecordingReport()
         // gpsd that cannot be reached before a fix came ends the recording with 69.
         let sawFix = Mutex(false)
         let observation = source.addObserver { event in
@@ -82,11 +90,14 @@ struct Record: AsyncParsableCommand {
             case .location: sawFix.withLock { $0 = true }
             case let .error(error):
                 if case .unreachable = error, !sawFix.withLock({ $0 }) { ending.yield(.unreachable(error)) }
+                if case let .malformedData(excerpt, reason) = error, report.countMalformedLine() == 1 {
+                    Output.error("workout record: dropped a line from the source that is not a report (\(reason)): \(excerpt)")
+                }
             default: break
             }
         }
         defer { observation.cancel() }
-        let figures = session.statistics()
+        let figures = session.statistics(buffering: .newest(64))
         let interrupts = Interrupts()
         try session.start()
         let status = StatusLine(enabled: isatty(STDERR_FILENO) == 1)
@@ -106,6 +117,10 @@ struct Record: AsyncParsableCommand {
         }
         let watcher = Task { [duration] in
             for await current in figures {
+                if let line = report.storage(current.storage) {
+                    status.clear()
+                    Output.error("workout record: " + line)
+                }
                 status.show(current)
                 if let duration, current.elapsedTime >= duration { ending.yield(.durationReached) }
             }
@@ -116,9 +131,15 @@ struct Record: AsyncParsableCommand {
                 if replay.hasPlayedToEnd { ending.yield(.recordingEnded) }
             }
         }
+        // The first signal ends the recording; one that comes while it is saved stops the wait
+        // for a failing store.
+        let saving = Mutex<Task<Result<WorkoutRecord, WorkoutSessionError>, Never>?>(nil)
         let signals = Task {
-            await interrupts.wait()
-            ending.yield(.interrupted)
+            while !Task.isCancelled {
+                await interrupts.wait()
+                if Task.isCancelled { return }
+                if let task = saving.withLock({ $0 }) { task.cancel() } else { ending.yield(.interrupted) }
+            }
         }
         defer {
             watcher.cancel()
@@ -137,18 +158,47 @@ struct Record: AsyncParsableCommand {
             Output.error("workout record: \(error)")
             throw ExitCode(.unavailable)
         }
+        let saved = await saving.withLock { task in
+            let started = Task { () -> Result<WorkoutRecord, WorkoutSessionError> in
+                do throws(WorkoutSessionError) { return .success(try await session.end()) } catch { return .failure(error) }
+            }
+            task = started
+            return started
+        }.value
+        let final = session.currentStatistics
+        if let line = report.storage(final.storage) { Output.error("workout record: " + line) }
+        for (issue, count) in final.inputIssues.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where count > 0 {
+            Output.error("workout record: \(count) \(issue.description).")
+        }
+        if report.malformedLines > 1 {
+            Output.error("workout record: dropped \(report.malformedLines) lines from the source that were not reports.")
+        }
         let workout: WorkoutRecord
-        do {
-            workout = try await session.end()
-        } catch .nothingRecorded {
+        switch saved {
+        case let .success(recorded):
+            workout = recorded
+        case .failure(.nothingRecorded):
             Output.error("workout record: no fix arrived; nothing was saved.")
             throw ExitCode(.temporaryFailure)
-        } catch {
+        case let .failure(error):
+            let place = store.path.map { " --store \($0)" } ?? ""
             Output.error("workout record: \(error)")
+            Output.error("workout record: the workout was not saved; what was written is kept: `workout recover --end\(place)` saves it.")
+            if json {
+                Output.line(Format.jsonLine([
+                    "saved": false, "id": session.id.uuidString, "error": "\(error)",
+                    "recover": "workout recover --end\(place)", "input": report.inputObject(final.inputIssues),
+                    "store_failures": report.failuresObject(),
+                ]))
+            }
             throw ExitCode(.ioError)
         }
         if json {
-            Output.line(Format.jsonLine(try await Show.object(workout, in: store)))
+            var object = try await Show.object(workout, in: store)
+            object["input"] = report.inputObject(final.inputIssues)
+            object["store_failures"] = report.failuresObject()
+            object["malformed_lines"] = report.malformedLines
+            Output.line(Format.jsonLine(object))
             return
         }
         let events = try await storeCall { try await store.events(of: workout.id) }
@@ -181,7 +231,7 @@ struct Record: AsyncParsableCommand {
 
     /// The simulated heart rate: --heart-rate-simulate's, or else the heart rates of a GPX file
     /// replayed (none when it has none).
-    private func heartRate(following source: any LocationSource, recordedIn format: ReplayRecording.Format?) throws -> (any HeartRateSource)? {
+    private func heartRate(following source: any LocationSource, recordedIn format: ReplayRecording.Format?) throws -> (any SampleSource)? {
         if let heartRateSimulate { return FakeHeartRateSensor(seed: heartRateSimulate).live(following: source) }
         guard let simulate, format == .gpx else { return nil }
         do {
@@ -190,6 +240,59 @@ struct Record: AsyncParsableCommand {
         } catch {
             Output.error("workout record: \(error)")
             throw ExitCode(.dataError)
+        }
+    }
+}
+
+/// What a recording met on the way, for the lines on standard error and the JSON object: the
+/// store's failures (when each began and ended) and the lines from the source that were not reports.
+private final class RecordingReport: Sendable {
+    private struct State {
+        var failing: (since: Date, error: String)?
+        var failures: [(from: Date, to: Date?, error: String)] = []
+        var malformedLines = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Counts a line that was not a report; returns how many so far.
+    func countMalformedLine() -> Int {
+        state.withLock { state in
+            state.malformedLines += 1
+            return state.malformedLines
+        }
+    }
+
+    var malformedLines: Int { state.withLock { $0.malformedLines } }
+
+    /// The line to print when the store starts failing or works again, or `nil`.
+    func storage(_ storage: WorkoutSession.StorageState) -> String? {
+        state.withLock { state in
+            switch (storage, state.failing) {
+            case let (.retrying(since, _, error), nil), let (.failing(since, _, error), nil):
+                state.failing = (since, "\(error)")
+                state.failures.append((since, nil, "\(error)"))
+                return "the workout store is failing (\(error)); recording goes on in memory and writing is tried again."
+            case let (.ok, failing?):
+                state.failing = nil
+                let now = Date()
+                state.failures[state.failures.count - 1].to = now
+                return "the workout store works again after \(Format.duration(now.timeIntervalSince(failing.since))); everything held is written."
+            default:
+                return nil
+            }
+        }
+    }
+
+    func inputObject(_ issues: [InputIssue: Int]) -> [String: Any] {
+        Dictionary(uniqueKeysWithValues: issues.filter { $0.value > 0 }.map { ($0.key.rawValue, $0.value as Any) })
+    }
+
+    func failuresObject() -> [[String: Any]] {
+        state.withLock { state in
+            state.failures.map { failure in
+                ["from": Format.dateTime(failure.from), "to": failure.to.map(Format.dateTime) as Any? ?? NSNull(), "error": failure.error]
+            }
         }
     }
 }

@@ -76,7 +76,7 @@ public struct FakeHeartRateSensor: Sendable, Hashable {
 
     /// A live sensor that follows `source`'s fixes as they come: a sample at each fix's time, by
     /// the same model as ``samples(for:)`` (the same samples for the same fixes and seed), in
-    /// constant time and memory per fix. A `HeartRateSource` for a `WorkoutSession` recording
+    /// constant time and memory per fix. A `SampleSource` for a `WorkoutSession` recording
     /// from the same source.
     public func live(following source: any LocationSource) -> LiveFakeHeartRateSensor {
         LiveFakeHeartRateSensor(sensor: self, source: source)
@@ -119,7 +119,7 @@ public struct FakeHeartRateSensor: Sendable, Hashable {
 }
 
 /// ``FakeHeartRateSensor/live(following:)``: samples as the fixes come.
-public final class LiveFakeHeartRateSensor: HeartRateSource {
+public final class LiveFakeHeartRateSensor: SampleSource {
     private let follower: FixFollower<(model: FakeHeartRateSensor.Model, previous: Location?)>
 
     init(sensor: FakeHeartRateSensor, source: any LocationSource) {
@@ -148,7 +148,7 @@ public final class LiveFakeHeartRateSensor: HeartRateSource {
     }
 }
 
-/// A heart-rate source driven by a location source's fixes: each fix goes to `respond` with the
+/// A sample source driven by a location source's fixes: each fix goes to `respond` with the
 /// follower's state, and the samples it returns are given, in order.
 final class FixFollower<State: Sendable>: Sendable {
     private struct Shared: Sendable {

@@ -18,7 +18,9 @@ extension FakeHeartRateSensor {
     /// ```
     ///
     /// The file is read once, here: its heart rates are held (16 bytes each). Points without a
-    /// time or a heart rate give no sample. A looping replay's later passes get none.
+    /// time or a heart rate give no sample. The samples start where the fixes start: a replay
+    /// started partway into the file (`startOffset`, or a session resumed after a crash) gets
+    /// none of the heart rates before its first fix. A looping replay's later passes get none.
     public static func replay(heartRatesOf path: String, following source: any LocationSource) throws(GPXError) -> GPXHeartRateReplay {
         var samples: [(time: Date, rate: Double)] = []
         _ = try GPXReader().read(fileAt: path) { event in
@@ -32,16 +34,22 @@ extension FakeHeartRateSensor {
 
 /// ``FakeHeartRateSensor/replay(heartRatesOf:following:)``: a GPX file's heart rates, each given
 /// when the fixes reach its time.
-public final class GPXHeartRateReplay: HeartRateSource {
+public final class GPXHeartRateReplay: SampleSource {
     /// How many heart rates the file has.
     public let sampleCount: Int
-    /// The index of the next heart rate to give.
-    private let follower: FixFollower<Int>
+    /// The index of the next heart rate to give, and whether a fix has come.
+    private let follower: FixFollower<(next: Int, started: Bool)>
 
     init(samples: [(time: Date, rate: Double)], source: any LocationSource) {
         sampleCount = samples.count
-        follower = FixFollower(source: source, initial: 0) { next, fix in
+        follower = FixFollower(source: source, initial: (0, false)) { state, fix in
             guard let time = fix.time else { return [] }
+            var next = state.next
+            defer { state = (next, true) }
+            if !state.started {
+                // The heart rates before the first fix are not this replay's.
+                while next < samples.count, samples[next].time < time { next += 1 }
+            }
             var due: [QuantitySample] = []
             while next < samples.count, samples[next].time <= time {
                 due.append(QuantitySample(type: .heartRate, value: samples[next].rate, at: samples[next].time))

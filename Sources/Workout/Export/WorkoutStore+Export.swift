@@ -92,9 +92,11 @@ extension WorkoutStore {
             throw .workoutNotSaved(workoutID: workoutID, step: .export)
         }
         let route = try await route(of: workoutID)
-        let samples = try await read { db -> ExportSource.Samples in
+        let (samples, options, events) = try await read { db -> (ExportSource.Samples, SessionTimeline.Options, [WorkoutEvent]) in
             var samples = ExportSource.Samples()
-            guard let stored = try WorkoutRows.find(workoutID, in: db) else { return samples }
+            guard let stored = try WorkoutRows.find(workoutID, in: db) else { return (samples, .asStored, []) }
+            let options = try Self.timelineOptions(ofWorkoutKey: stored.key, in: db)
+            let events = try Self.events(ofWorkoutKey: stored.key, in: db)
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT type, start_time, value FROM quantity_sample WHERE workout = ? ORDER BY start_time",
                 arguments: [stored.key])
@@ -107,9 +109,9 @@ extension WorkoutStore {
                 default: samples.others += 1
                 }
             }
-            return samples
+            return (samples, options, events)
         }
-        return ExportSource(workout: workout, route: route, samples: samples)
+        return ExportSource(workout: workout, route: route, samples: samples, timelineOptions: options, events: events)
     }
 
     /// Reads the route once, in order, calling `body` for each point with the output's buffer, and
@@ -142,6 +144,9 @@ struct ExportSource: Sendable {
     var workout: WorkoutRecord
     var route: WorkoutRoute?
     var samples: Samples
+    /// How the workout's time line decides which points count, and its events.
+    var timelineOptions: SessionTimeline.Options
+    var events: [WorkoutEvent]
 
     /// The metadata value "name", else the activity and the day: "Running 2024-05-01".
     var name: String {

@@ -164,11 +164,12 @@ struct RoutePointRows {
     private var inserter: RowInserter
     private let route: Int64
 
-    /// Prepares the insert of `count` points of `route`.
-    init(route: Int64, count: Int, in db: Database) {
+    /// Prepares the insert of `count` points of `route`; `onConflict` is an optional clause such
+    /// as `ON CONFLICT DO NOTHING`.
+    init(route: Int64, count: Int, onConflict: String = "", in db: Database) {
         self.route = route
         inserter = RowInserter(
-            into: "route_point", columns: ["route"] + Column.allCases.map(\.name), rowCount: count, in: db)
+            into: "route_point", columns: ["route"] + Column.allCases.map(\.name), onConflict: onConflict, rowCount: count, in: db)
     }
 
     /// Inserts one point. `location.time` must be set (validation ensures it).

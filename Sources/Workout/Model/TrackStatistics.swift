@@ -126,6 +126,13 @@ public struct TrackStatistics: Sendable {
             time: location.time.map { GPXTime(date: $0) }, heartRate: nil)
     }
 
+    /// Adds the next point of the current segment, its time in seconds since 1970 (for the
+    /// session engine, which holds points without building a `Location` for each).
+    mutating func add(latitude: Double, longitude: Double, elevation: Double?, time: Double) {
+        add(latitude: latitude, longitude: longitude, elevation: elevation,
+            time: GPXTime(date: Date(timeIntervalSince1970: time)), heartRate: nil)
+    }
+
     /// The totals these figures give a workout: the distance, the moving time (at most
     /// `elapsed`), and the smoothed elevation gain and loss when there was elevation.
     public func totals(within elapsed: TimeInterval? = nil) -> WorkoutTotals {

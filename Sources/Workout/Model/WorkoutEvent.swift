@@ -18,15 +18,39 @@ public struct WorkoutEvent: Sendable, Hashable, Codable {
         case marker
     }
 
+    /// What ended a lap, as TCX's `TriggerMethod` says it.
+    public enum LapTrigger: String, Sendable, Hashable, Codable, CaseIterable {
+        /// The user (``WorkoutSession/lap()``).
+        case manual
+        /// Auto-lap by distance (``WorkoutSession/Configuration/autoLapDistance``).
+        case distance
+        /// Auto-lap by active time (``WorkoutSession/Configuration/autoLapTime``).
+        case time
+    }
+
     public var kind: Kind
     public var time: Date
     /// A marker's name.
     public var name: String?
+    /// What ended a lap (`nil` for other kinds, and for laps stored before this was kept).
+    public var trigger: LapTrigger?
 
-    public init(_ kind: Kind, at time: Date, name: String? = nil) {
+    /// An event of `kind` at `time`; a marker has a `name`, a lap a `trigger`.
+    public init(_ kind: Kind, at time: Date, name: String? = nil, trigger: LapTrigger? = nil) {
         self.kind = kind
         self.time = time
         self.name = name
+        self.trigger = trigger
+    }
+
+    /// Whether a person made it (pause, resume, a manual lap, a marker) rather than the session
+    /// (auto-pause, auto-laps): a session recovered from the store makes the others again.
+    public var isUserAction: Bool {
+        switch kind {
+        case .pause, .resume, .marker: true
+        case .lap: trigger == nil || trigger == .manual
+        case .motionPaused, .motionResumed: false
+        }
     }
 }
 
@@ -45,6 +69,8 @@ public struct WorkoutLap: Sendable, Hashable, Codable {
     public var activeDuration: TimeInterval
     /// The mean of the heart-rate samples taken in the lap, if any.
     public var heartRateAverage: Double?
+    /// The figures of each type of sample taken in the lap (heart rate, cadence, power...).
+    public var samples: [QuantityType: SampleFigures] = [:]
 
     public init(
         index: Int, start: Date, end: Date, distance: Double, duration: TimeInterval, activeDuration: TimeInterval,
@@ -57,5 +83,45 @@ public struct WorkoutLap: Sendable, Hashable, Codable {
         self.duration = duration
         self.activeDuration = activeDuration
         self.heartRateAverage = heartRateAverage
+    }
+}
+
+/// The figures of a run of samples of one type: how many, the last, the mean, the least and the most.
+public struct SampleFigures: Sendable, Hashable, Codable {
+    /// How many samples.
+    public var count: Int
+    /// The last value taken.
+    public var latest: Double
+    /// The mean.
+    public var average: Double
+    public var minimum: Double
+    public var maximum: Double
+
+    /// The figures of one sample.
+    public init(_ value: Double) {
+        count = 1
+        latest = value
+        average = value
+        minimum = value
+        maximum = value
+    }
+
+    /// Adds the next value.
+    public mutating func add(_ value: Double) {
+        count += 1
+        latest = value
+        average += (value - average) / Double(count)
+        minimum = min(minimum, value)
+        maximum = max(maximum, value)
+    }
+
+    /// The figures of `values`, or `nil` without any.
+    public init?(_ values: some Sequence<Double>) {
+        var figures: SampleFigures?
+        for value in values {
+            if figures == nil { figures = SampleFigures(value) } else { figures!.add(value) }
+        }
+        guard let figures else { return nil }
+        self = figures
     }
 }

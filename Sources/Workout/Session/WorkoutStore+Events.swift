@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 import LocationFacade
 
-/// A recorded workout's events and laps.
+/// A recorded workout's events, laps and splits: its points and events read once, in order, and
+/// fed to the session engine's ``SessionTimeline``, as the session fed them live.
 extension WorkoutStore {
     /// The events of a recorded workout, in order (none for an imported or chain-saved one).
     ///
@@ -19,134 +20,153 @@ extension WorkoutStore {
     /// The events of the workout row `key`, in order. A kind from a newer version is left out
     /// rather than misread.
     static func events(ofWorkoutKey key: Int64, in db: Database) throws -> [WorkoutEvent] {
-        try Row.fetchAll(db, sql: "SELECT type, time, name FROM workout_event WHERE workout = ? ORDER BY ordinal", arguments: [key])
+        try Row.fetchAll(db, sql: "SELECT type, time, name, lap_trigger FROM workout_event WHERE workout = ? ORDER BY ordinal", arguments: [key])
             .compactMap { row in
-                WorkoutEvent.Kind(rawValue: row["type"]).map { WorkoutEvent($0, at: Date(timeIntervalSince1970: row["time"]), name: row["name"]) }
+                WorkoutEvent.Kind(rawValue: row["type"]).map {
+                    WorkoutEvent(
+                        $0, at: Date(timeIntervalSince1970: row["time"]), name: row["name"],
+                        trigger: (row["lap_trigger"] as String?).flatMap(WorkoutEvent.LapTrigger.init(rawValue:)))
+                }
             }
     }
 
     /// The laps of a workout: the spans between its lap events (one lap, the whole workout, when
-    /// it has none), each with the distance covered while moving, its active time (pauses and
-    /// auto-pauses left out) and its mean heart rate.
+    /// it has none), each with the distance covered while active, its active time (pauses and
+    /// auto-pauses left out) and the figures of its samples (heart rate, cadence, power...), as
+    /// the session that recorded it counted them. An imported or chain-saved workout is one lap,
+    /// active throughout.
+    ///
+    /// Throws ``WorkoutStoreError/workoutNotSaved(workoutID:step:)`` when the store does not hold it.
     public func laps(of workoutID: UUID) async throws(WorkoutStoreError) -> [WorkoutLap] {
-        guard let workout = try await workout(id: workoutID) else { throw .workoutNotSaved(workoutID: workoutID, step: .read) }
-        let events = try await events(of: workoutID)
-        var points: [RoutePoint] = []
-        for try await batch in routePoints(of: workoutID) { points += batch }
-        let heartRate = try await samples(of: workoutID, type: .heartRate)
-        return SessionFigures.laps(of: workout, events: events, points: points, heartRate: heartRate)
-    }
-}
-
-extension WorkoutStore {
-    /// The workout cut every `metres` of distance covered while moving (the last split shorter):
-    /// when each was reached (between two points, in proportion) and the active time it took.
-    /// An imported or chain-saved workout, which has no pauses, is active throughout.
-    public func splits(of workoutID: UUID, every metres: Double) async throws(WorkoutStoreError) -> [WorkoutLap] {
-        guard let workout = try await workout(id: workoutID) else { throw .workoutNotSaved(workoutID: workoutID, step: .read) }
-        let events = try await events(of: workoutID)
-        var points: [RoutePoint] = []
-        for try await batch in routePoints(of: workoutID) { points += batch }
-        return SessionFigures.splits(of: workout, every: metres, events: events, points: points)
-    }
-}
-
-/// Figures of a recorded workout worked out from its events and points: the same rules the
-/// session applies live, so what is shown during the workout is what is stored after it.
-enum SessionFigures {
-    /// The spans in which the workout was active: outside user pauses and auto-pauses.
-    static func activeSpans(start: Date, end: Date, events: [WorkoutEvent]) -> [ClosedRange<Date>] {
-        var spans: [ClosedRange<Date>] = []
-        var activeSince: Date? = start
-        var userPaused = false
-        var motionPaused = false
-        for event in events {
-            let wasActive = !userPaused && !motionPaused
-            switch event.kind {
-            case .pause: userPaused = true
-            case .resume: userPaused = false
-            case .motionPaused: motionPaused = true
-            case .motionResumed: motionPaused = false
-            case .lap, .marker: continue
-            }
-            let isActive = !userPaused && !motionPaused
-            if wasActive, !isActive, let since = activeSince {
-                if event.time > since { spans.append(since...event.time) }
-                activeSince = nil
-            } else if !wasActive, isActive {
-                activeSince = event.time
-            }
+        let laps = try await read { db -> [WorkoutLap]? in
+            guard let timeline = try Self.timeline(of: workoutID, splitEvery: nil, in: db) else { return nil }
+            var laps = timeline.timeline.laps
+            try Self.addSampleFigures(to: &laps, workoutKey: timeline.key, in: db)
+            return laps
         }
-        if let since = activeSince, end > since { spans.append(since...end) }
-        return spans
-    }
-
-    /// Seconds of `spans` within `range`.
-    static func seconds(of spans: [ClosedRange<Date>], within range: ClosedRange<Date>) -> TimeInterval {
-        spans.reduce(0) { total, span in
-            let lower = max(span.lowerBound, range.lowerBound)
-            let upper = min(span.upperBound, range.upperBound)
-            return total + max(0, upper.timeIntervalSince(lower))
-        }
-    }
-
-    static func laps(of workout: WorkoutRecord, events: [WorkoutEvent], points: [RoutePoint], heartRate: [QuantitySample]) -> [WorkoutLap] {
-        let spans = activeSpans(start: workout.start, end: workout.end, events: events)
-        var bounds = [workout.start] + events.filter { $0.kind == .lap }.map(\.time).filter { $0 > workout.start && $0 < workout.end }
-        bounds.append(workout.end)
-        var laps: [WorkoutLap] = []
-        for index in 0..<(bounds.count - 1) {
-            let (start, end) = (bounds[index], bounds[index + 1])
-            var distance = 0.0
-            var previous: RoutePoint?
-            for point in points {
-                guard let time = point.location.time, time >= start, time <= end else { continue }
-                if let previous, let previousTime = previous.location.time,
-                   spans.contains(where: { $0.contains(previousTime) && $0.contains(time) }) {
-                    distance += previous.location.distance(to: point.location)
-                }
-                previous = point
-            }
-            let rates = heartRate.filter { $0.start >= start && $0.start <= end }.map(\.value)
-            laps.append(WorkoutLap(
-                index: index + 1, start: start, end: end, distance: distance, duration: end.timeIntervalSince(start),
-                activeDuration: seconds(of: spans, within: start...end),
-                heartRateAverage: rates.isEmpty ? nil : rates.reduce(0, +) / Double(rates.count)))
-        }
+        guard let laps else { throw .workoutNotSaved(workoutID: workoutID, step: .read) }
         return laps
     }
 
-    static func splits(of workout: WorkoutRecord, every metres: Double, events: [WorkoutEvent], points: [RoutePoint]) -> [WorkoutLap] {
-        guard metres > 0 else { return [] }
-        let spans = activeSpans(start: workout.start, end: workout.end, events: events)
-        var splits: [WorkoutLap] = []
-        var splitStart = workout.start
-        var covered = 0.0  // in the current split
-        var previous: (location: Location, time: Date)?
-        func close(at end: Date, distance: Double) {
-            splits.append(WorkoutLap(
-                index: splits.count + 1, start: splitStart, end: end, distance: distance,
-                duration: end.timeIntervalSince(splitStart), activeDuration: seconds(of: spans, within: splitStart...max(splitStart, end))))
-            splitStart = end
+    /// The workout cut every `metres` of distance covered while active (the last split shorter):
+    /// when each was reached (between two points, in proportion) and the active time it took.
+    /// An imported or chain-saved workout, which has no pauses, is active throughout.
+    ///
+    /// Throws ``WorkoutStoreError/workoutNotSaved(workoutID:step:)`` when the store does not hold it.
+    public func splits(of workoutID: UUID, every metres: Double) async throws(WorkoutStoreError) -> [WorkoutLap] {
+        guard metres > 0, metres.isFinite else { return [] }
+        let splits = try await read { db -> [WorkoutLap]? in
+            try Self.timeline(of: workoutID, splitEvery: metres, in: db)?.timeline.splits
         }
-        for point in points {
-            guard let time = point.location.time else { continue }
-            defer { previous = (point.location, time) }
-            guard let (location, previousTime) = previous,
-                  spans.contains(where: { $0.contains(previousTime) && $0.contains(time) }) else { continue }
-            var step = location.distance(to: point.location)
-            var from = previousTime
-            while covered + step >= metres, step > 0 {
-                let needed = metres - covered
-                let at = from.addingTimeInterval(time.timeIntervalSince(from) * needed / step)
-                close(at: at, distance: metres)
-                step -= needed
-                from = at
-                covered = 0
-            }
-            covered += step
-        }
-        if covered > 0 { close(at: workout.end, distance: covered) }
+        guard let splits else { throw .workoutNotSaved(workoutID: workoutID, step: .read) }
         return splits
+    }
+
+    /// The time-line options a stored workout is read with: its session's accuracy limit, or
+    /// every point counting (imported, chain-saved, or recorded before configurations were kept).
+    static func timelineOptions(ofWorkoutKey key: Int64, in db: Database) throws -> SessionTimeline.Options {
+        var options = SessionTimeline.Options.asStored
+        options.maximumHorizontalAccuracy = try sessionConfiguration(ofWorkoutKey: key, in: db)?.fixRules.maximumHorizontalAccuracy
+        return options
+    }
+
+    /// The stored workout's time line, fed its points and events; `nil` when it is not stored.
+    private static func timeline(
+        of workoutID: UUID, splitEvery metres: Double?, in db: Database
+    ) throws -> (timeline: SessionTimeline, key: Int64)? {
+        guard let stored = try WorkoutRows.find(workoutID, in: db) else { return nil }
+        var options = try timelineOptions(ofWorkoutKey: stored.key, in: db)
+        options.splitDistance = metres
+        var feed = TimelineFeed(options: options, events: try events(ofWorkoutKey: stored.key, in: db))
+        let points = try Row.fetchCursor(db, sql: """
+            SELECT route_point.ordinal, route_point.segment, route_point.time, route_point.latitude, route_point.longitude,
+                route_point.altitude, route_point.speed, route_point.h_accuracy
+            FROM route_point JOIN route ON route.id = route_point.route
+            WHERE route.workout = ? ORDER BY route_point.ordinal
+            """, arguments: [stored.key])
+        while let row = try points.next() {
+            feed.add(TimelinePoint(
+                ordinal: row[0], segment: row[1], time: row[2], latitude: row[3], longitude: row[4], altitude: row[5],
+                speed: row[6], horizontalAccuracy: row[7]))
+        }
+        return (feed.finish(at: stored.end), stored.key)
+    }
+
+    /// Adds to each lap the figures of the samples that began in it.
+    private static func addSampleFigures(to laps: inout [WorkoutLap], workoutKey: Int64, in db: Database) throws {
+        guard !laps.isEmpty else { return }
+        let samples = try Row.fetchCursor(
+            db, sql: "SELECT type, start_time, value FROM quantity_sample WHERE workout = ? ORDER BY start_time", arguments: [workoutKey])
+        var index = 0
+        while let row = try samples.next() {
+            guard let type = QuantityType(rawValue: row[0]) else { continue }
+            let start = Date(timeIntervalSince1970: row[1])
+            let value: Double = row[2]
+            while index < laps.count - 1, start >= laps[index].end { index += 1 }
+            guard start >= laps[index].start, start <= laps[index].end else { continue }
+            laps[index].samples[type].add(value)
+        }
+        for index in laps.indices {
+            laps[index].heartRateAverage = laps[index].samples[.heartRate]?.average
+        }
+    }
+}
+
+/// Feeds a stored workout to a ``SessionTimeline``: its points in order, each event after the
+/// points up to its time (an event at a point's time comes after that point, as it was recorded).
+struct TimelineFeed: Sendable {
+    private(set) var timeline: SessionTimeline
+    private let events: [WorkoutEvent]
+    private var next = 0
+
+    init(options: SessionTimeline.Options, events: [WorkoutEvent]) {
+        timeline = SessionTimeline(options: options)
+        self.events = events
+    }
+
+    /// Feeds the events before `point`, then `point`. Returns the point's fate, and the ordinal
+    /// and segment of an earlier point that an event before it made count (a resume's first point).
+    @discardableResult
+    mutating func add(_ point: TimelinePoint) -> (fate: SessionTimeline.Fate, anchored: (ordinal: Int, segment: Int)?) {
+        var anchored: (Int, Int)?
+        while next < events.count, events[next].time.timeIntervalSince1970 < point.time {
+            if let ordinal = timeline.apply(events[next]) { anchored = (ordinal, timeline.segment) }
+            next += 1
+        }
+        return (timeline.add(point), anchored)
+    }
+
+    /// Feeds the remaining events and ends the time line at `end`. Returns the finished time line.
+    mutating func finish(at end: Double) -> SessionTimeline {
+        while next < events.count {
+            timeline.apply(events[next])
+            next += 1
+        }
+        timeline.finish(at: end)
+        return timeline
+    }
+
+    /// Feeds the remaining events; returns the ordinal and segment of a point a resume among
+    /// them made count, if any.
+    mutating func flushEvents() -> (ordinal: Int, segment: Int)? {
+        var anchored: (Int, Int)?
+        while next < events.count {
+            if let ordinal = timeline.apply(events[next]) { anchored = (ordinal, timeline.segment) }
+            next += 1
+        }
+        return anchored
+    }
+}
+
+extension TimelinePoint {
+    init(ordinal: Int, segment: Int, time: Double, latitude: Double, longitude: Double, altitude: Double?, speed: Double?, horizontalAccuracy: Double?) {
+        self.ordinal = ordinal
+        self.segment = segment
+        self.time = time
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.speed = speed
+        self.horizontalAccuracy = horizontalAccuracy
     }
 }

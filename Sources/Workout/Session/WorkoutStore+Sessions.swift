@@ -3,12 +3,13 @@ import GRDB
 import LocationFacade
 
 /// A session recorded into the store as it goes: its workout row and route are staged (out of
-/// sight of every query) under the owner `session:<session id>:<pid>:<process start>`, its points
-/// and events written as they arrive. ``WorkoutSession/end()`` publishes them in one transaction;
-/// after a crash they stay, as an ``InterruptedSession``, until they are ended or discarded.
+/// sight of every query) under the owner `session:<session id>:<pid>:<process start>`, with its
+/// configuration (the `workout_session` table), and its points, samples and events are written
+/// as they come. ``WorkoutSession/end()`` publishes them in one transaction; after a crash they
+/// stay, as an ``InterruptedSession``, until they are ended, resumed or discarded.
 extension WorkoutStore {
     /// What is known of a staged session, to write to it.
-    struct SessionStaging: Sendable {
+    struct SessionStaging: Sendable, Hashable {
         var workoutKey: Int64
         var routeKey: Int64
     }
@@ -25,49 +26,77 @@ extension WorkoutStore {
         return (id, parts.count > 1 ? StagingOwner(String(parts[1])) : nil)
     }
 
-    /// Stages a session's workout row and route.
-    func beginSession(_ id: UUID, activity: WorkoutActivityType, start: Date, configuration: [String: String]) async throws(WorkoutStoreError) -> SessionStaging {
-        let owner = Self.sessionOwner(id)
-        return try await write(.save) { db in
-            try db.execute(
-                sql: "INSERT INTO workout (uuid, activity_type, start_time, end_time, metadata, saved_at, builder_owner) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [id, activity.rawValue, start.timeIntervalSince1970, start.timeIntervalSince1970,
-                            WorkoutRows.encode(configuration), Date().timeIntervalSince1970, owner])
-            let workoutKey = db.lastInsertedRowID
-            try db.execute(sql: "INSERT INTO route (builder_owner, created_at) VALUES (?, ?)", arguments: [owner, Date().timeIntervalSince1970])
-            return SessionStaging(workoutKey: workoutKey, routeKey: db.lastInsertedRowID)
-        }
-    }
-
-    /// Writes a batch of a session's points (checked and planned by its accumulator) and events.
+    /// Writes a batch of a session's rows in one transaction, staging the session first (its
+    /// workout row, route and configuration) if it is not yet. Points already written (a retry
+    /// after a failure that did commit) are left as they are; events are written by ordinal.
     func appendToSession(
-        _ staging: SessionStaging, id: UUID, points: [(batch: [Location], plan: RouteAccumulator.Plan)],
-        events: [(ordinal: Int, event: WorkoutEvent)], samples: [QuantitySample]
-    ) async throws(WorkoutStoreError) {
-        try Validation.check(samples, for: id, within: nil)
-        try await write(.insertRouteData) { db in
-            try self.insert(samples, workoutKey: staging.workoutKey, workoutID: id, in: db)
-            for (batch, plan) in points {
-                try self.insertPoints(batch, plan: plan, route: staging.routeKey, in: db)
-            }
-            for (ordinal, event) in events {
+        _ batch: WriteQueue.Batch, id: UUID, configuration: WorkoutSession.Configuration, inputIssues: [InputIssue: Int]
+    ) async throws(WorkoutStoreError) -> SessionStaging {
+        let owner = Self.sessionOwner(id)
+        let configurationJSON = Self.encode(configuration)
+        var metadata = configuration.metadata.values
+        for (issue, count) in inputIssues where count > 0 { metadata[issue.metadataKey] = String(count) }
+        let metadataJSON = WorkoutRows.encode(metadata)
+        return try await write(.insertRouteData) { db in
+            let staging: SessionStaging
+            if let staged = batch.staging {
+                staging = staged
+                try db.execute(sql: "UPDATE workout SET metadata = ? WHERE id = ? AND metadata <> ?", arguments: [metadataJSON, staged.workoutKey, metadataJSON])
+            } else {
+                let now = Date().timeIntervalSince1970
                 try db.execute(
-                    sql: "INSERT INTO workout_event (workout, ordinal, type, time, name) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [staging.workoutKey, ordinal, event.kind.rawValue, event.time.timeIntervalSince1970, event.name])
+                    sql: "INSERT INTO workout (uuid, activity_type, start_time, end_time, metadata, saved_at, builder_owner) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [id, configuration.activityType.rawValue, batch.start.timeIntervalSince1970, batch.start.timeIntervalSince1970,
+                                metadataJSON, now, owner])
+                let workoutKey = db.lastInsertedRowID
+                try db.execute(sql: "INSERT INTO workout_session (workout, configuration) VALUES (?, ?)", arguments: [workoutKey, configurationJSON])
+                try db.execute(sql: "INSERT INTO route (builder_owner, created_at) VALUES (?, ?)", arguments: [owner, now])
+                staging = SessionStaging(workoutKey: workoutKey, routeKey: db.lastInsertedRowID)
             }
+            try self.reach(.begin(.insertRouteData))
+            try self.insert(batch.samples, workoutKey: staging.workoutKey, workoutID: id, in: db)
+            if !batch.points.isEmpty {
+                var rows = RoutePointRows(route: staging.routeKey, count: batch.points.count, onConflict: "ON CONFLICT DO NOTHING", in: db)
+                for (number, point) in batch.points.enumerated() {
+                    try self.reach(.row(.insertRouteData, number: number + 1))
+                    try rows.insert(ordinal: point.ordinal, segment: point.segment, point.location)
+                }
+            }
+            for (ordinal, event) in batch.events {
+                try Self.insert(event, ordinal: ordinal, workoutKey: staging.workoutKey, in: db)
+            }
+            return staging
         }
     }
 
-    /// Publishes a staged session as `workout`, with its route's figures: one transaction.
-    func publishSession(_ staging: SessionStaging, as workout: WorkoutRecord) async throws(WorkoutStoreError) {
+    /// Publishes a staged session as its workout, in one transaction: its totals and metadata,
+    /// all its events (replacing those written as it went), its route's segments as the time
+    /// line decided them, and its route's figures.
+    func publishSession(_ staging: SessionStaging, _ publication: SessionPublication) async throws(WorkoutStoreError) -> WorkoutRecord {
         let path = path
-        try await write(.finishRoute) { db in
-            try Self.publish(staging, as: workout, path: path, in: db)
+        return try await write(.finishRoute) { db in
+            var workout = publication.workout
+            if let external = publication.externalID,
+               try Bool.fetchOne(db, sql: "SELECT 1 FROM workout WHERE external_id = ?", arguments: [external]) == nil {
+                workout.metadata.externalID = external
+            }
+            try WorkoutRows.publish(workout, stagedAs: staging.workoutKey, path: path, in: db)
+            try db.execute(sql: "DELETE FROM workout_event WHERE workout = ?", arguments: [staging.workoutKey])
+            for (ordinal, event) in publication.events.enumerated() {
+                try Self.insert(event, ordinal: ordinal, workoutKey: staging.workoutKey, in: db)
+            }
+            for (index, start) in publication.segmentStarts.enumerated() {
+                let next = index + 1 < publication.segmentStarts.count ? publication.segmentStarts[index + 1] : Int.max
+                try db.execute(
+                    sql: "UPDATE route_point SET segment = ? WHERE route = ? AND ordinal >= ? AND ordinal < ? AND segment <> ?",
+                    arguments: [index, staging.routeKey, start, next, index])
+            }
+            try Self.publishRoute(staging, of: workout, in: db)
+            return workout
         }
     }
 
-    private static func publish(_ staging: SessionStaging, as workout: WorkoutRecord, path: String?, in db: Database) throws {
-        try WorkoutRows.publish(workout, stagedAs: staging.workoutKey, path: path, in: db)
+    private static func publishRoute(_ staging: SessionStaging, of workout: WorkoutRecord, in db: Database) throws {
         // Samples measured before the first fix or after the last are not the workout's.
         try db.execute(
             sql: "DELETE FROM quantity_sample WHERE workout = ? AND (start_time < ? OR end_time > ?)",
@@ -88,12 +117,35 @@ extension WorkoutStore {
             """, arguments: [staging.workoutKey, points, segments, figures?["first"] as Double?, figures?["last"] as Double?, staging.routeKey])
     }
 
-    /// Deletes a staged session: its workout row (with its events) and its route (with its points).
+    static func insert(_ event: WorkoutEvent, ordinal: Int, workoutKey: Int64, in db: Database) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO workout_event (workout, ordinal, type, time, name, lap_trigger) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [workoutKey, ordinal, event.kind.rawValue, event.time.timeIntervalSince1970, event.name, event.trigger?.rawValue])
+    }
+
+    /// Deletes a staged session: its workout row (with its events, samples and configuration) and
+    /// its route (with its points).
     func discardSession(owner: String) async throws(WorkoutStoreError) {
         try await write(.delete) { db in
             try db.execute(sql: "DELETE FROM route WHERE builder_owner = ?", arguments: [owner])
             try db.execute(sql: "DELETE FROM workout WHERE builder_owner = ?", arguments: [owner])
         }
+    }
+
+    // MARK: - Configuration
+
+    static func encode(_ configuration: WorkoutSession.Configuration) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(configuration)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// The configuration a session was recorded with, or `nil` (imported, saved through the chain,
+    /// or recorded by a version that did not keep it, or by a newer one this version cannot read).
+    static func sessionConfiguration(ofWorkoutKey key: Int64, in db: Database) throws -> WorkoutSession.Configuration? {
+        guard let json = try String.fetchOne(db, sql: "SELECT configuration FROM workout_session WHERE workout = ?", arguments: [key])
+        else { return nil }
+        return try? JSONDecoder().decode(WorkoutSession.Configuration.self, from: Data(json.utf8))
     }
 
     // MARK: - Interrupted sessions
@@ -117,92 +169,124 @@ extension WorkoutStore {
         }
     }
 
-    /// Ends an interrupted session: saves it as a workout with everything it had written (its
-    /// totals worked out from its points and events, as the session works them out), in one
-    /// transaction. Returns `nil` when it had no fix (it is discarded then).
+    /// Ends an interrupted session: saves it as a workout with everything it had written, in one
+    /// transaction. Its figures are worked out as the live session worked them out: its points,
+    /// its user's actions and its samples fed to the same engine, with the configuration it was
+    /// recorded with (kept in the store), so the totals, auto-pauses and auto-laps are those it
+    /// would have saved itself. Returns `nil` when it had no fix (it is discarded then).
     public func end(_ session: InterruptedSession) async throws(WorkoutStoreError) -> WorkoutRecord? {
-        let owner = session.owner
-        let staged = try await read { db -> (SessionStaging, WorkoutRecord, [RoutePoint], [WorkoutEvent])? in
-            guard let workoutKey = try Int64.fetchOne(db, sql: "SELECT id FROM workout WHERE builder_owner = ?", arguments: [owner]),
-                  let routeKey = try Int64.fetchOne(db, sql: "SELECT id FROM route WHERE builder_owner = ?", arguments: [owner]),
-                  let row = try Row.fetchOne(db, sql: "SELECT \(WorkoutRows.columns) FROM workout WHERE id = ?", arguments: [workoutKey])
-            else { return nil }
-            let record = try WorkoutRows.decode(row, path: nil)
-            let points = try Self.points(ofRoute: routeKey, in: db)
-            let events = try Self.events(ofWorkoutKey: workoutKey, in: db)
-            return (SessionStaging(workoutKey: workoutKey, routeKey: routeKey), record, points, events)
-        }
-        guard let (staging, record, points, events) = staged else { return nil }
-        guard let last = points.last?.location.time else {
-            try await discardSession(owner: owner)
+        guard let contents = try await sessionContents(owner: session.owner, path: nil) else { return nil }
+        guard !contents.points.isEmpty else {
+            try await discardSession(owner: session.owner)
             return nil
         }
-        let end = max(last, events.last?.time ?? last)
-        var workout = WorkoutRecord(id: record.id, activityType: record.activityType, start: record.start, end: end)
-        let laps = SessionFigures.laps(of: workout, events: events.filter { $0.kind != .lap }, points: points, heartRate: [])
-        let spans = SessionFigures.activeSpans(start: record.start, end: end, events: events)
-        let active = SessionFigures.seconds(of: spans, within: record.start...end)
-        // Elevation as the session counts it: the active points, a segment per stretch.
-        var elevation = TrackStatistics()
-        var segment: Int?
-        for point in points where spans.contains(where: { $0.contains(point.location.time ?? .distantPast) }) {
-            if point.segment != segment {
-                elevation.startSegment()
-                segment = point.segment
-            }
-            elevation.add(point.location)
-        }
-        let climbed = elevation.totals()
-        workout.totals = WorkoutTotals(
-            distance: laps.first?.distance ?? 0, duration: end.timeIntervalSince(record.start), movingTime: active,
-            elevationGain: climbed.elevationGain ?? 0, elevationLoss: climbed.elevationLoss ?? 0)
-        workout.metadata = record.metadata
-        try await publishSession(staging, as: workout)
-        return workout
+        var engine = contents.rebuiltEngine()
+        _ = engine.finish()
+        let publication = SessionPublication(id: contents.record.id, configuration: contents.effectiveConfiguration, engine: engine)
+        return try await publishSession(contents.staging, publication)
     }
 
-    /// A staged route's points, in order.
-    private static func points(ofRoute key: Int64, in db: Database) throws -> [RoutePoint] {
-        try Row.fetchAll(db, sql: "SELECT \(RoutePointRows.columns) FROM route_point WHERE route = ? ORDER BY ordinal", arguments: [key])
-            .map(RoutePointRows.decode)
-    }
-
-    /// What a resumed session takes over: its staged rows and what it had written.
+    /// Everything a staged session had written, read in one transaction.
     struct SessionContents: Sendable {
         var staging: SessionStaging
         var record: WorkoutRecord
+        /// `nil` for a session recorded before configurations were kept.
+        var configuration: WorkoutSession.Configuration?
         var points: [RoutePoint]
         var events: [WorkoutEvent]
-        var heartRate: [QuantitySample]
+        var samples: [QuantitySample]
+        var inputIssues: [InputIssue: Int]
+
+        /// The configuration to record on with: the stored one, or for a session stored without
+        /// one, its activity and metadata with nothing automatic (its events are taken as written).
+        var effectiveConfiguration: WorkoutSession.Configuration {
+            var configuration = configuration ?? WorkoutSession.Configuration(activityType: record.activityType)
+            configuration.activityType = record.activityType
+            configuration.metadata.values = record.metadata.values.filter { !$0.key.hasPrefix("input.") }
+            return configuration
+        }
+
+        /// The engine as the live session had it: fed every point written, the user's actions at
+        /// their times (each after the point at its time) and the samples. A session stored without
+        /// a configuration is fed every event as written instead, with nothing made again.
+        func rebuiltEngine() -> SessionEngine {
+            var configuration = effectiveConfiguration
+            let derives = self.configuration != nil
+            if !derives {
+                configuration.autoPause = nil
+                configuration.autoLapDistance = nil
+                configuration.autoLapTime = nil
+                configuration.fixRules.maximumHorizontalAccuracy = .infinity
+            }
+            var engine = SessionEngine(configuration: configuration)
+            let given = derives ? events.filter(\.isUserAction) : events
+            var next = given.startIndex
+            for point in points {
+                let time = point.location.time?.timeIntervalSince1970 ?? 0
+                while next < given.endIndex, given[next].time.timeIntervalSince1970 < time {
+                    engine.replay(given[next])
+                    next += 1
+                }
+                engine.replay(TimelinePoint(point))
+            }
+            for event in given[next...] { engine.replay(event) }
+            for sample in samples { _ = engine.take(sample) }
+            engine.continueAdmission(after: points.map(TimelinePoint.init), counts: inputIssues)
+            engine.markEventsWritten()
+            return engine
+        }
+    }
+
+    /// What the session owned by `owner` had written; `nil` when no such session is staged.
+    func sessionContents(owner: String, path: String?) async throws(WorkoutStoreError) -> SessionContents? {
+        try await read { db in try Self.sessionContents(owner: owner, path: path, in: db) }
+    }
+
+    static func sessionContents(owner: String, path: String?, in db: Database) throws -> SessionContents? {
+        guard let workoutKey = try Int64.fetchOne(db, sql: "SELECT id FROM workout WHERE builder_owner = ?", arguments: [owner]),
+              let routeKey = try Int64.fetchOne(db, sql: "SELECT id FROM route WHERE builder_owner = ?", arguments: [owner]),
+              let row = try Row.fetchOne(db, sql: "SELECT \(WorkoutRows.columns) FROM workout WHERE id = ?", arguments: [workoutKey])
+        else { return nil }
+        let record = try WorkoutRows.decode(row, path: path)
+        let points = try Row.fetchAll(
+            db, sql: "SELECT \(RoutePointRows.columns) FROM route_point WHERE route = ? ORDER BY ordinal", arguments: [routeKey]
+        ).map(RoutePointRows.decode)
+        let samples = try Row.fetchAll(
+            db, sql: "SELECT type, start_time, end_time, value FROM quantity_sample WHERE workout = ? ORDER BY start_time, type",
+            arguments: [workoutKey]
+        ).compactMap(SampleRows.decode)
+        var issues: [InputIssue: Int] = [:]
+        for issue in InputIssue.allCases {
+            if let count = record.metadata.values[issue.metadataKey].flatMap(Int.init) { issues[issue] = count }
+        }
+        return SessionContents(
+            staging: SessionStaging(workoutKey: workoutKey, routeKey: routeKey), record: record,
+            configuration: try sessionConfiguration(ofWorkoutKey: workoutKey, in: db), points: points,
+            events: try events(ofWorkoutKey: workoutKey, in: db), samples: samples, inputIssues: issues)
     }
 
     /// Makes an interrupted session this process's own again, in one transaction, and returns
     /// what it had written; `nil` when it is no longer interrupted (ended, discarded, resumed by
     /// another process, or its process is alive after all).
-    func takeOver(_ session: InterruptedSession) async throws(WorkoutStoreError) -> SessionContents? {
+    func takeOver(
+        _ session: InterruptedSession, configuration: WorkoutSession.Configuration? = nil
+    ) async throws(WorkoutStoreError) -> SessionContents? {
         let (old, new) = (session.owner, Self.sessionOwner(session.id))
         let path = path
+        let replacement = configuration.map(Self.encode)
         return try await write(.save) { db -> SessionContents? in
             guard let parsed = Self.sessionOwner(parsing: old), !(parsed.process?.isAlive ?? false),
-                  let workoutKey = try Int64.fetchOne(db, sql: "SELECT id FROM workout WHERE builder_owner = ?", arguments: [old]),
-                  let routeKey = try Int64.fetchOne(db, sql: "SELECT id FROM route WHERE builder_owner = ?", arguments: [old])
+                  let workoutKey = try Int64.fetchOne(db, sql: "SELECT id FROM workout WHERE builder_owner = ?", arguments: [old])
             else { return nil }
             // Taken only from the owner read above: another process that took it first changed it.
             try db.execute(sql: "UPDATE workout SET builder_owner = ? WHERE id = ? AND builder_owner = ?", arguments: [new, workoutKey, old])
             guard db.changesCount == 1 else { return nil }
-            try db.execute(sql: "UPDATE route SET builder_owner = ? WHERE id = ?", arguments: [new, routeKey])
-            guard let row = try Row.fetchOne(db, sql: "SELECT \(WorkoutRows.columns) FROM workout WHERE id = ?", arguments: [workoutKey])
-            else { return nil }
-            let record = try WorkoutRows.decode(row, path: path)
-            let points = try Self.points(ofRoute: routeKey, in: db)
-            let events = try Self.events(ofWorkoutKey: workoutKey, in: db)
-            let heartRate = try Row.fetchAll(
-                db, sql: "SELECT type, start_time, end_time, value FROM quantity_sample WHERE workout = ? AND type = ? ORDER BY start_time",
-                arguments: [workoutKey, QuantityType.heartRate.rawValue]
-            ).compactMap(SampleRows.decode)
-            return SessionContents(
-                staging: SessionStaging(workoutKey: workoutKey, routeKey: routeKey), record: record, points: points,
-                events: events, heartRate: heartRate)
+            try db.execute(sql: "UPDATE route SET builder_owner = ? WHERE builder_owner = ?", arguments: [new, old])
+            if let replacement {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO workout_session (workout, configuration) VALUES (?, ?)", arguments: [workoutKey, replacement])
+            }
+            return try Self.sessionContents(owner: new, path: path, in: db)
         }
     }
 
@@ -213,12 +297,14 @@ extension WorkoutStore {
 }
 
 /// A session whose process ended before it did: what it had written is in the store, out of
-/// sight, until ``WorkoutStore/end(_:)`` saves it as a workout or ``WorkoutStore/discard(_:)``
-/// deletes it.
+/// sight, until ``WorkoutStore/end(_:)`` saves it as a workout, ``WorkoutSession/resume(_:store:source:samples:configuration:clock:)``
+/// records on in it, or ``WorkoutStore/discard(_:)`` deletes it.
 public struct InterruptedSession: Sendable, Hashable {
     /// The session's id, which its workout keeps.
     public var id: UUID
+    /// What was being done.
     public var activityType: WorkoutActivityType
+    /// When it began (its first fix).
     public var start: Date
     /// The time of the last fix written, if any.
     public var lastFix: Date?

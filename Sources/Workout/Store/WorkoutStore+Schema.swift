@@ -33,6 +33,14 @@ extension WorkoutStore {
     /// - `workout_event`: a recorded session's events (pause, resume, motion paused and resumed,
     ///   lap, marker) in order, with their times; a workout's laps are the spans between its lap
     ///   events. Deleted with the workout.
+    ///
+    /// ## v4
+    /// - `workout_event.lap_trigger`: what ended a lap (`manual`, `distance`, `time`), as TCX's
+    ///   `TriggerMethod`; a recovered session makes its auto-laps again and keeps the manual ones.
+    /// - `workout_session`: the configuration a session was recorded with (JSON: activity,
+    ///   auto-pause, auto-laps, fix rules), written when it is staged, so that a session resumed or
+    ///   ended after a crash is worked out as it was recorded, and kept with the workout (its
+    ///   laps, splits and GPX export apply the same accuracy limit). Deleted with the workout.
     package static let migrations: [(name: String, sql: String)] = [
         ("v1", """
             CREATE TABLE workout (
@@ -116,6 +124,13 @@ extension WorkoutStore {
                 name TEXT,
                 PRIMARY KEY (workout, ordinal)
             ) WITHOUT ROWID;
+            """),
+        ("v4", """
+            ALTER TABLE workout_event ADD COLUMN lap_trigger TEXT;
+            CREATE TABLE workout_session (
+                workout INTEGER PRIMARY KEY REFERENCES workout (id) ON DELETE CASCADE,
+                configuration TEXT NOT NULL
+            );
             """),
     ]
 

@@ -45,15 +45,15 @@ struct CollectedTrack: Sendable {
     var duplicates = 0
     /// Points and values the importer skipped (the reader's own skips are in its summary).
     var skipped: [GPXSkip] = []
-    /// FNV-1a over each kept point's time (ms), latitude and longitude (1e-7°).
-    var fingerprint: UInt64 = 0xcbf2_9ce4_8422_2325
+    /// The kept points' fingerprint.
+    var fingerprint = TrackFingerprint()
     /// The file's `creator`.
     var creator: String?
 
     /// The external id that recognises this track when it is imported again, from this file or
     /// from another that holds the same points.
     var externalID: String {
-        "gpx-track:" + String(fingerprint, radix: 16) + ":\(points)"
+        fingerprint.externalID
     }
 }
 
@@ -153,7 +153,7 @@ final class TrackCollector {
         point.airTemperature = sample(.temperature, point.airTemperature, at: time, line: point.line)
         track!.statistics.add(point)
         track!.points += 1
-        track!.fingerprint = Self.mix(track!.fingerprint, time: time, point)
+        track!.fingerprint.add(time: time.timeIntervalSince1970, latitude: point.latitude, longitude: point.longitude)
         if !point.unknownExtensions.isEmpty {
             batch.extensions.append((batch.locations.count, point.unknownExtensions.joined()))
         }
@@ -222,16 +222,4 @@ final class TrackCollector {
             speed: point.speed, course: point.course, time: time, receivedAt: time, mode: mode, status: status)
     }
 
-    private static func mix(_ hash: UInt64, time: Date, _ point: GPXPoint) -> UInt64 {
-        var hash = hash
-        for value in [Int64((time.timeIntervalSince1970 * 1000).rounded()),
-                      Int64((point.latitude * 1e7).rounded()), Int64((point.longitude * 1e7).rounded())] {
-            var bits = UInt64(bitPattern: value)
-            for _ in 0..<8 {
-                hash = (hash ^ (bits & 0xff)) &* 0x100_0000_01b3
-                bits >>= 8
-            }
-        }
-        return hash
-    }
 }

@@ -1,0 +1,186 @@
+import Foundation
+import GPSCore
+import LocationFacade
+
+/// What the session engine needs of a route point: small and flat, read from a live fix or from a
+/// stored row alike.
+struct TimelinePoint: Sendable, Hashable {
+    /// Its place in the route, from 0.
+    var ordinal: Int
+    /// The segment it came in: a new one after a jump (live) or as stored. The engine never
+    /// counts distance across a change of segment.
+    var segment: Int
+    /// Seconds since 1970, strictly increasing along a route.
+    var time: Double
+    var latitude: Double
+    var longitude: Double
+    var altitude: Double?
+    /// The speed the receiver reported, m/s.
+    var speed: Double?
+    var horizontalAccuracy: Double?
+
+    init(ordinal: Int, segment: Int, location: Location) {
+        self.ordinal = ordinal
+        self.segment = segment
+        time = location.time?.timeIntervalSince1970 ?? location.receivedAt.timeIntervalSince1970
+        latitude = location.latitude
+        longitude = location.longitude
+        altitude = location.altitude
+        speed = location.speed
+        horizontalAccuracy = location.horizontalAccuracy
+    }
+
+    init(_ point: RoutePoint) {
+        self.init(ordinal: point.ordinal, segment: point.segment, location: point.location)
+    }
+
+    func distance(to other: TimelinePoint) -> Double {
+        Geodesy.distance(latitude, longitude, other.latitude, other.longitude)
+    }
+}
+
+/// The first stage of a session: each fix as it comes is admitted onto the session's time line,
+/// corrected, or dropped, by the rules ``InputIssue`` lists. A value type fed fix by fix; what it
+/// decides depends only on the fixes, their order and their arrival times, never on a clock.
+///
+/// What it guarantees the stages after it: every admitted fix has a time, times strictly
+/// increase, coordinates are in range and measurements finite. It also numbers the route's
+/// segments of continuity (a new one at each jump) and tells which fixes are accurate enough to count.
+struct FixAdmission: Sendable {
+    let rules: FixRules
+    /// How many fixes and samples met each rule.
+    private(set) var counts: [InputIssue: Int] = [:]
+    /// The time of the last fix admitted (seconds since 1970): the next must be later.
+    private var floor: Double?
+    /// The last fix admitted in this process: its time on the time line and when it arrived
+    /// (seconds since 1970), to place a fix without a time and to judge a fix's time by.
+    private var anchor: (time: Double, receivedAt: Double)?
+    /// The last accurate fix admitted, from which jumps are measured.
+    private var lastAccurate: TimelinePoint?
+    /// The segment of continuity new fixes join.
+    private(set) var segment = 0
+    /// The next admitted fix's ordinal.
+    private(set) var nextOrdinal = 0
+    /// The last sample's start of each type (seconds since 1970).
+    private var lastSample: [QuantityType: Double] = [:]
+
+    /// 1024 GPS weeks, the span of the week number older receivers send.
+    static let rolloverPeriod = 1024 * 7 * 86_400.0
+    /// How close a corrected time must land to the time line or the clock.
+    static let plausibleWindow = 86_400.0
+
+    init(rules: FixRules) {
+        self.rules = rules
+    }
+
+    /// Continues a route of which `points` were admitted before (a session resumed after a crash):
+    /// the next fix is admitted after them, in a new segment.
+    init(rules: FixRules, continuing points: [TimelinePoint], counts: [InputIssue: Int] = [:]) {
+        self.rules = rules
+        self.counts = counts
+        guard let final = points.last else { return }
+        nextOrdinal = final.ordinal + 1
+        segment = final.segment + 1
+        // When the points arrived is not kept: times are placed and judged from the first new timed fix on.
+        floor = final.time
+    }
+
+    mutating func note(_ issue: InputIssue) {
+        counts[issue, default: 0] += 1
+    }
+
+    /// Admits `fix`: the point as the session takes it (its time set or corrected), and the fix
+    /// with that time; or `nil` when it is dropped (the reason counted).
+    mutating func admit(_ fix: Location) -> (point: TimelinePoint, location: Location)? {
+        if let problem = Validation.problem(with: fix), problem != .missingTime {
+            note(.invalidFix)
+            return nil
+        }
+        let receivedAt = fix.receivedAt.timeIntervalSince1970
+        var time: Double
+        if let stated = fix.time?.timeIntervalSince1970 {
+            time = stated
+            if let corrected = rolloverCorrection(of: stated, receivedAt: receivedAt) {
+                time = corrected
+                note(.weekRollover)
+            } else if let expected = expectedTime(at: receivedAt), stated > expected + Self.plausibleWindow {
+                note(.implausibleTime)
+                return nil
+            }
+        } else {
+            guard let expected = expectedTime(at: receivedAt) else {
+                note(.fixWithoutTimeBeforeFirst)
+                return nil
+            }
+            time = expected
+        }
+        guard time.isFinite, RFC3339.supportedRange.contains(Date(timeIntervalSince1970: time)) else {
+            note(.implausibleTime)
+            return nil
+        }
+        if let floor, time <= floor {
+            note(.fixNotAfterLast)
+            return nil
+        }
+        if fix.time == nil { note(.fixWithoutTime) }
+
+        var location = fix
+        location.time = Date(timeIntervalSince1970: time)
+        var point = TimelinePoint(ordinal: nextOrdinal, segment: segment, location: location)
+        let accurate = rules.isAccurate(fix.horizontalAccuracy)
+        if accurate, let reference = lastAccurate, isJump(from: reference, to: point) {
+            segment += 1
+            point.segment = segment
+            note(.jump)
+        }
+        if !accurate { note(.inaccurate) }
+        if accurate { lastAccurate = point }
+        floor = time
+        anchor = (time, receivedAt)
+        nextOrdinal += 1
+        return (point, location)
+    }
+
+    /// Admits a sample, or drops it (the reason counted).
+    mutating func admit(_ sample: QuantitySample) -> Bool {
+        let value = sample.value
+        guard value.isFinite, value >= 0 || sample.type.allowsNegativeValues, sample.end >= sample.start,
+              RFC3339.supportedRange.contains(sample.start), RFC3339.supportedRange.contains(sample.end)
+        else {
+            note(.invalidSample)
+            return false
+        }
+        let start = sample.start.timeIntervalSince1970
+        if let previous = lastSample[sample.type], start <= previous {
+            note(.sampleNotAfterLast)
+            return false
+        }
+        lastSample[sample.type] = start
+        return true
+    }
+
+    /// Where the time line expects a fix that arrived at `receivedAt`: the last fix's time plus
+    /// the time between their arrivals. `nil` before the first fix.
+    private func expectedTime(at receivedAt: Double) -> Double? {
+        anchor.map { $0.time + (receivedAt - $0.receivedAt) }
+    }
+
+    /// `time` moved by the multiple of 1024 weeks that brings it within a day of the time line
+    /// (first) or of the clock, when one does; `nil` when none does.
+    private func rolloverCorrection(of time: Double, receivedAt: Double) -> Double? {
+        let references = [expectedTime(at: receivedAt), receivedAt].compactMap { $0 }
+        for reference in references {
+            let periods = ((reference - time) / Self.rolloverPeriod).rounded()
+            guard periods != 0, abs(periods) <= 4 else { continue }
+            let corrected = time + periods * Self.rolloverPeriod
+            if abs(corrected - reference) <= Self.plausibleWindow { return corrected }
+        }
+        return nil
+    }
+
+    private func isJump(from reference: TimelinePoint, to point: TimelinePoint) -> Bool {
+        let seconds = point.time - reference.time
+        let margin = max(FixRules.jumpMargin, 2 * max(reference.horizontalAccuracy ?? 0, point.horizontalAccuracy ?? 0))
+        return reference.distance(to: point) > rules.maximumSpeed * seconds + margin
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import LocationFacade
+
+/// A session's three stages in one value: ``FixAdmission`` (is the fix taken, and when),
+/// ``MotionDetector`` (auto-pause) and ``SessionTimeline`` (the figures). It has no clock, no
+/// store and no lock: fed the same fixes, samples and actions in the same order, it decides the
+/// same, which is what lets a crashed session be recovered with the figures it had live.
+struct SessionEngine: Sendable {
+    /// What the engine took from one input, for the writer: the route points admitted and the
+    /// events decided since the last input.
+    struct Output: Sendable {
+        var points: [StagedPoint] = []
+        var events: [WorkoutEvent] = []
+
+        var isEmpty: Bool { points.isEmpty && events.isEmpty }
+    }
+
+    /// A route point to write: its place in the route, the segment it was admitted in, and the fix.
+    struct StagedPoint: Sendable {
+        var ordinal: Int
+        var segment: Int
+        var location: Location
+    }
+
+    private(set) var admission: FixAdmission
+    private(set) var detector: MotionDetector
+    private(set) var timeline: SessionTimeline
+    /// Events handed out so far (the timeline's first `eventsOut`).
+    private var eventsOut = 0
+    /// The samples' figures, whole and in the current lap.
+    private(set) var samples: [QuantityType: SampleFigures] = [:]
+    private(set) var lapSamples: [QuantityType: SampleFigures] = [:]
+    /// The last point admitted (its time is the session's "now").
+    private(set) var lastPoint: TimelinePoint?
+    /// The speed now, m/s, smoothed over about ``speedSmoothing`` seconds.
+    private(set) var currentSpeed: Double?
+    private var currentSpeedTime: Double?
+    /// The next point ends the pause for a recovered session's gap.
+    private var resumesAtNextPoint = false
+    /// Distance the points admitted but not yet released would add if they count (shown live).
+    private var provisional: (from: TimelinePoint, distance: Double)?
+
+    /// The time constant of the current speed's exponential smoothing, seconds.
+    static let speedSmoothing = 5.0
+
+    init(configuration: WorkoutSession.Configuration) {
+        admission = FixAdmission(rules: configuration.fixRules)
+        detector = MotionDetector(autoPause: configuration.autoPause, rules: configuration.fixRules)
+        timeline = SessionTimeline(options: .init(
+            maximumHorizontalAccuracy: configuration.fixRules.maximumHorizontalAccuracy,
+            autoLapDistance: configuration.autoLapDistance, autoLapTime: configuration.autoLapTime?.seconds))
+    }
+
+    /// The session's time now: the last point's, seconds since 1970.
+    var now: Double? { lastPoint?.time }
+
+    /// Every event so far.
+    var events: [WorkoutEvent] { timeline.events }
+
+    // MARK: - Input
+
+    /// Takes a fix from the source.
+    mutating func take(_ fix: Location) -> Output {
+        guard let (point, location) = admission.admit(fix) else { return Output() }
+        lastPoint = point
+        var output = Output(points: [StagedPoint(ordinal: point.ordinal, segment: point.segment, location: location)])
+        feed(detector.add(point))
+        trackProvisional(point)
+        if resumesAtNextPoint {
+            resumesAtNextPoint = false
+            _ = act(.resume)
+        }
+        output.events = newEvents()
+        return output
+    }
+
+    /// Takes a point already admitted (read back from the store, to recover a session).
+    mutating func replay(_ point: TimelinePoint) {
+        lastPoint = point
+        feed(detector.add(point))
+        trackProvisional(point)
+    }
+
+    /// Takes an event as it was recorded (read back from the store, to recover a session).
+    mutating func replay(_ event: WorkoutEvent) {
+        feed(detector.act(event))
+    }
+
+    /// Admits the next fixes after `points` (a recovered session recording on), counting on
+    /// from `counts`.
+    mutating func continueAdmission(after points: [TimelinePoint], counts: [InputIssue: Int]) {
+        admission = FixAdmission(rules: admission.rules, continuing: points, counts: counts)
+    }
+
+    /// Pauses for the time a recovered session was down: a `pause` at its last point now, and a
+    /// `resume` at the first new point (which starts a stretch of its own: nothing is counted
+    /// across the gap).
+    mutating func pauseForGap() -> Output {
+        guard now != nil, !detector.isPausedByUser else { return Output() }
+        resumesAtNextPoint = true
+        return act(.pause)
+    }
+
+    /// Takes a sample, unless the admission drops it. Returns whether it was taken.
+    mutating func take(_ sample: QuantitySample) -> Bool {
+        guard admission.admit(sample) else { return false }
+        samples[sample.type].add(sample.value)
+        if let lapStart = timeline.lapStartTime, sample.start.timeIntervalSince1970 >= lapStart {
+            lapSamples[sample.type].add(sample.value)
+        }
+        return true
+    }
+
+    /// Counts input the session refused before the engine saw it.
+    mutating func note(_ issue: InputIssue) {
+        admission.note(issue)
+    }
+
+    /// Takes a user's action (pause, resume, lap, marker), dated at the last point.
+    mutating func act(_ kind: WorkoutEvent.Kind, name: String? = nil) -> Output {
+        let time = Date(timeIntervalSince1970: now ?? 0)
+        let event = WorkoutEvent(kind, at: time, name: name, trigger: kind == .lap ? .manual : nil)
+        feed(detector.act(event))
+        if now != nil, !detector.isHolding { provisional = nil }
+        return Output(events: newEvents())
+    }
+
+    /// Settles everything held: the input has ended.
+    mutating func finish() -> Output {
+        feed(detector.finish())
+        provisional = nil
+        return Output(events: newEvents())
+    }
+
+    /// The events decided since the last call.
+    private mutating func newEvents() -> [WorkoutEvent] {
+        let all = timeline.events
+        defer { eventsOut = all.count }
+        return Array(all[eventsOut...])
+    }
+
+    /// Counts the events of a recovered session as handed out (they were written).
+    mutating func markEventsWritten() {
+        eventsOut = timeline.events.count
+    }
+
+    private mutating func feed(_ items: [TimelineItem]) {
+        for item in items {
+            switch item {
+            case let .point(point, speed):
+                timeline.add(point)
+                smooth(speed, at: point.time)
+            case let .event(event):
+                let lapsBefore = timeline.laps.count
+                timeline.apply(event)
+                if timeline.laps.count != lapsBefore { lapSamples = [:] }
+            }
+        }
+    }
+
+    /// While points wait in the detector, the distance they would add if the athlete is moving
+    /// (the live figures show it; what is saved is decided).
+    private mutating func trackProvisional(_ point: TimelinePoint) {
+        guard detector.isHolding, detector.motion == .moving, timeline.options.isAccurate(point.horizontalAccuracy) else {
+            if !detector.isHolding { provisional = nil }
+            return
+        }
+        if let (from, distance) = provisional, from.segment == point.segment {
+            provisional = (point, distance + from.distance(to: point))
+        } else {
+            provisional = (point, 0)
+        }
+    }
+
+    /// Moves the current speed towards `speed`, by how long it has been since the last one.
+    private mutating func smooth(_ speed: Double?, at time: Double) {
+        guard let speed else { return }
+        if let current = currentSpeed, let since = currentSpeedTime {
+            let weight = 1 - exp(-max(0, time - since) / Self.speedSmoothing)
+            currentSpeed = current + (speed - current) * weight
+        } else {
+            currentSpeed = speed
+        }
+        currentSpeedTime = time
+    }
+
+    // MARK: - Figures
+
+    /// The distance shown live: what is decided, and what the points still held would add.
+    var liveDistance: Double {
+        timeline.distance + (provisional?.distance ?? 0)
+    }
+
+    /// The active time shown live: up to the last point while moving.
+    var liveActiveTime: Double {
+        guard let now else { return 0 }
+        return timeline.activeTime(at: detector.isMoving && timeline.isActive ? now : nil)
+    }
+
+    /// The session's totals, once ``finish()`` has settled everything: its time line ends at the
+    /// last point (or a later event).
+    func totals(end: Double) -> WorkoutTotals {
+        guard let start = timeline.start else { return WorkoutTotals() }
+        return WorkoutTotals(
+            distance: timeline.distance, duration: end - start, movingTime: timeline.activeTime(at: end),
+            elevationGain: timeline.elevationGain, elevationLoss: timeline.elevationLoss)
+    }
+}
+
+extension Optional where Wrapped == SampleFigures {
+    /// Adds `value` to the figures, starting them with it.
+    mutating func add(_ value: Double) {
+        if self == nil { self = SampleFigures(value) } else { self!.add(value) }
+    }
+}

@@ -1,0 +1,355 @@
+import Foundation
+import LocationFacade
+
+/// A ``WorkoutSession``'s state, as a value: its lifecycle (each state carrying what it owns), the
+/// engine that decides its figures, and the rows it has not yet written. Each event is a method
+/// that changes the state and returns what the session must do outside its lock (in the style
+/// of swift-async-algorithms' `DebounceStateMachine`); none performs I/O or runs a callback.
+struct SessionStateMachine: Sendable {
+    enum Lifecycle: Sendable {
+        case notStarted
+        /// Recording: the source's observation and the sample readers.
+        case running(Sources)
+        case paused(Sources)
+        /// `end()` is stopping the sources and saving.
+        case ending
+        /// `end()` failed: the sources are stopped, what is held is kept.
+        case stopped
+        case ended
+        case discarded
+    }
+
+    /// What a recording session owns: its subscription to the location source and the tasks
+    /// reading its sample sources.
+    struct Sources: Sendable {
+        var observation: LocationObservation?
+        var readers: [Task<Void, Never>] = []
+    }
+
+    /// Statistics to send, and to whom.
+    struct Broadcast: Sendable {
+        var statistics: WorkoutSession.Statistics
+        var watchers: [AsyncStream<WorkoutSession.Statistics>.Continuation]
+
+        func send() {
+            for watcher in watchers { watcher.yield(statistics) }
+        }
+    }
+
+    private(set) var lifecycle: Lifecycle = .notStarted
+    private(set) var engine: SessionEngine
+    private(set) var queue: WriteQueue
+    private var watchers: [UInt64: AsyncStream<WorkoutSession.Statistics>.Continuation] = [:]
+    private var nextWatcher: UInt64 = 0
+
+    init(configuration: WorkoutSession.Configuration) {
+        engine = SessionEngine(configuration: configuration)
+        queue = WriteQueue(maximumPoints: configuration.maximumHeldPoints)
+    }
+
+    /// A machine taking over a recovered session: its engine rebuilt, its rows staged.
+    init(configuration: WorkoutSession.Configuration, engine: SessionEngine, staging: WorkoutStore.SessionStaging) {
+        self.engine = engine
+        queue = WriteQueue(maximumPoints: configuration.maximumHeldPoints)
+        queue.staging = staging
+        queue.nextEventOrdinal = engine.events.count
+    }
+
+    var state: WorkoutSession.State {
+        switch lifecycle {
+        case .notStarted: .notStarted
+        case .running: .running
+        case .paused: .paused
+        case .ending: .ending
+        case .stopped: .stopped
+        case .ended: .ended
+        case .discarded: .discarded
+        }
+    }
+
+    // MARK: - Lifecycle
+
+    /// `start()`: from not started to running (or paused: a resumed session the user had paused).
+    mutating func start(paused: Bool) throws(WorkoutSessionError) -> Broadcast {
+        guard case .notStarted = lifecycle else { throw .invalidTransition(action: .start, state: state) }
+        lifecycle = paused ? .paused(Sources()) : .running(Sources())
+        return broadcast()
+    }
+
+    /// The sources were started: kept while recording; handed back to be stopped otherwise (the
+    /// session ended meanwhile).
+    mutating func attach(_ sources: Sources) -> Sources? {
+        switch lifecycle {
+        case .running: lifecycle = .running(sources)
+        case .paused: lifecycle = .paused(sources)
+        default: return sources
+        }
+        return nil
+    }
+
+    /// A user's action: pause, resume, lap or mark.
+    mutating func act(_ action: WorkoutSession.Action, name: String? = nil) throws(WorkoutSessionError) -> Broadcast {
+        switch (action, lifecycle) {
+        case let (.pause, .running(sources)):
+            lifecycle = .paused(sources)
+            record(engine.act(.pause))
+        case let (.resume, .paused(sources)):
+            lifecycle = .running(sources)
+            record(engine.act(.resume))
+        case (.lap, .running), (.lap, .paused):
+            record(engine.act(.lap))
+        case (.mark, .running), (.mark, .paused):
+            record(engine.act(.marker, name: name))
+        default:
+            throw .invalidTransition(action: action, state: state)
+        }
+        return broadcast()
+    }
+
+    /// `end()` begins: recording stops. Returns the sources to stop.
+    mutating func beginEnding() throws(WorkoutSessionError) -> Sources {
+        switch lifecycle {
+        case let .running(sources), let .paused(sources):
+            lifecycle = .ending
+            return sources
+        case .stopped:
+            lifecycle = .ending
+            return Sources()
+        default:
+            throw .invalidTransition(action: .end, state: state)
+        }
+    }
+
+    /// The sources are stopped: the engine settles what it holds, for the last write.
+    mutating func settle() -> Broadcast {
+        record(engine.finish())
+        return broadcast()
+    }
+
+    /// The session is saved. Returns the watchers to finish.
+    mutating func ended() -> [AsyncStream<WorkoutSession.Statistics>.Continuation] {
+        lifecycle = .ended
+        defer { watchers = [:] }
+        return Array(watchers.values)
+    }
+
+    /// `end()` could not save: the session is stopped, everything kept.
+    mutating func endFailed() -> Broadcast {
+        lifecycle = .stopped
+        return broadcast()
+    }
+
+    /// `end()` was refused before it began (a cancelled task): the session goes on as it was.
+    mutating func endAbandoned(_ sources: Sources, wasPaused: Bool) {
+        lifecycle = wasPaused ? .paused(sources) : .running(sources)
+    }
+
+    /// `discard()`: returns the sources to stop and the watchers to finish.
+    mutating func discard() throws(WorkoutSessionError) -> (Sources, [AsyncStream<WorkoutSession.Statistics>.Continuation]) {
+        let sources: Sources
+        switch lifecycle {
+        case .notStarted, .stopped: sources = Sources()
+        case let .running(running), let .paused(running): sources = running
+        default: throw .invalidTransition(action: .discard, state: state)
+        }
+        lifecycle = .discarded
+        queue.clear()
+        defer { watchers = [:] }
+        return (sources, Array(watchers.values))
+    }
+
+    // MARK: - Input
+
+    /// A fix from the source. `nil`: not recording.
+    mutating func take(_ fix: Location) -> Broadcast? {
+        switch lifecycle {
+        case .running, .paused: break
+        default: return nil
+        }
+        guard !queue.isFull else {
+            engine.note(.backlogFull)
+            return broadcast()
+        }
+        record(engine.take(fix))
+        return broadcast()
+    }
+
+    /// A sample from a sample source; taken while ending too (the sources are stopping). `nil`:
+    /// not recording.
+    mutating func take(_ sample: QuantitySample) -> Broadcast? {
+        switch lifecycle {
+        case .running, .paused, .ending: break
+        default: return nil
+        }
+        guard !queue.isFull else {
+            engine.note(.backlogFull)
+            return broadcast()
+        }
+        guard engine.take(sample) else { return broadcast() }
+        queue.samples.append(sample)
+        return broadcast()
+    }
+
+    private mutating func record(_ output: SessionEngine.Output) {
+        queue.add(output)
+    }
+
+    /// Queues what a recovered session's engine decided before it started (the gap's pause).
+    mutating func queueForWriting(_ output: SessionEngine.Output) {
+        queue.add(output)
+    }
+
+    // MARK: - Writing
+
+    /// What the writer should write now: everything held, with the session's start to stage it.
+    /// `nil` when nothing is held, or nothing can be staged yet (no fix).
+    func batchToWrite() -> WriteQueue.Batch? {
+        queue.batch(start: engine.timeline.start)
+    }
+
+    /// Whether a write is due: an event is held, or a second's worth of fixes (by their times).
+    var isWriteDue: Bool {
+        queue.isDue(now: engine.now)
+    }
+
+    /// The writer wrote `batch`.
+    mutating func written(_ batch: WriteQueue.Batch, staging: WorkoutStore.SessionStaging) -> Broadcast? {
+        let wasOK = queue.storage.isOK
+        queue.remove(batch)
+        queue.staging = staging
+        queue.storage = .ok
+        return wasOK ? nil : broadcast()
+    }
+
+    /// The writer failed with `error`: one more failed attempt since writing last worked.
+    mutating func writeFailed(_ error: WorkoutStoreError) -> Broadcast {
+        let (since, attempts): (Date, Int) = switch queue.storage {
+        case .ok: (Date(), 1)
+        case let .retrying(since, attempts, _), let .failing(since, attempts, _): (since, attempts + 1)
+        }
+        queue.storage = queue.isFull
+            ? .failing(since: since, attempts: attempts, error: error)
+            : .retrying(since: since, attempts: attempts, error: error)
+        return broadcast()
+    }
+
+    /// How many writes have failed since writing last worked.
+    var failedAttempts: Int {
+        switch queue.storage {
+        case .ok: 0
+        case let .retrying(_, attempts, _), let .failing(_, attempts, _): attempts
+        }
+    }
+
+    /// Drops the held sample at `index` of `batch`, which the store refuses.
+    mutating func dropSample(at index: Int) {
+        if index < queue.samples.count { queue.samples.remove(at: index) }
+        engine.note(.invalidSample)
+    }
+
+    // MARK: - Statistics
+
+    /// Adds a watcher; returns its key and the current figures, or `nil` once the session is over.
+    mutating func addWatcher(_ continuation: AsyncStream<WorkoutSession.Statistics>.Continuation) -> (UInt64, WorkoutSession.Statistics)? {
+        switch lifecycle {
+        case .ended, .discarded: return nil
+        default: break
+        }
+        nextWatcher += 1
+        watchers[nextWatcher] = continuation
+        return (nextWatcher, statistics)
+    }
+
+    mutating func removeWatcher(_ key: UInt64) {
+        watchers[key] = nil
+    }
+
+    private func broadcast() -> Broadcast {
+        Broadcast(statistics: statistics, watchers: Array(watchers.values))
+    }
+
+    var statistics: WorkoutSession.Statistics {
+        let timeline = engine.timeline
+        let elapsed = timeline.start.flatMap { start in engine.now.map { $0 - start } } ?? 0
+        let distance = engine.liveDistance
+        let active = engine.liveActiveTime
+        let speed = engine.currentSpeed
+        return WorkoutSession.Statistics(
+            state: state, isMotionPaused: engine.detector.motion == .autoPaused || timeline.isMotionPaused,
+            elapsedTime: elapsed, activeTime: active, distance: distance, currentSpeed: speed,
+            currentPace: speed.flatMap { $0 >= 0.3 ? 1000 / $0 : nil },
+            averagePace: distance > 0 ? active / (distance / 1000) : nil,
+            elevationGain: timeline.elevationGain, lap: timeline.lap,
+            lapDistance: distance - (timeline.distance - timeline.lapDistance),
+            lapActiveTime: active - (timeline.activeTime() - timeline.lapActiveTime()),
+            samples: engine.samples, lapSamples: engine.lapSamples, inputIssues: engine.admission.counts,
+            storage: queue.storage, unwritten: queue.points.count + queue.samples.count)
+    }
+}
+
+/// The rows a session has recorded and not yet written, in the order they came. The writer takes
+/// a ``Batch`` (a snapshot), writes it in one transaction, and only then are its rows removed: a
+/// failed write loses nothing.
+struct WriteQueue: Sendable {
+    /// How many rows of each kind a write took (from the front).
+    struct Batch: Sendable {
+        var start: Date
+        var staging: WorkoutStore.SessionStaging?
+        var points: [SessionEngine.StagedPoint]
+        var events: [(ordinal: Int, event: WorkoutEvent)]
+        var samples: [QuantitySample]
+    }
+
+    let maximumPoints: Int
+    var points: [SessionEngine.StagedPoint] = []
+    var events: [(ordinal: Int, event: WorkoutEvent)] = []
+    var samples: [QuantitySample] = []
+    var nextEventOrdinal = 0
+    var staging: WorkoutStore.SessionStaging?
+    var storage: WorkoutSession.StorageState = .ok
+
+    init(maximumPoints: Int) {
+        self.maximumPoints = max(1, maximumPoints)
+    }
+
+    /// Whether the session holds all it may (the store has been failing).
+    var isFull: Bool {
+        points.count >= maximumPoints || samples.count >= 4 * maximumPoints
+    }
+
+    var isEmpty: Bool { points.isEmpty && events.isEmpty && samples.isEmpty }
+
+    mutating func add(_ output: SessionEngine.Output) {
+        points += output.points
+        for event in output.events {
+            events.append((nextEventOrdinal, event))
+            nextEventOrdinal += 1
+        }
+    }
+
+    /// An event is written at once (a pause may be the last thing before a crash); fixes when a
+    /// second's worth (by their own times) has come; a sample with the next fix, or at once when
+    /// no fix is held (the flusher writes anything held within a second of the clock anyway).
+    func isDue(now: Double?) -> Bool {
+        if !events.isEmpty { return true }
+        if let first = points.first?.location.time?.timeIntervalSince1970, let now { return now - first >= 1 }
+        return !samples.isEmpty
+    }
+
+    func batch(start: Double?) -> Batch? {
+        guard !isEmpty, let start = start ?? points.first.map({ $0.location.time!.timeIntervalSince1970 }) else { return nil }
+        return Batch(start: Date(timeIntervalSince1970: start), staging: staging, points: points, events: events, samples: samples)
+    }
+
+    mutating func remove(_ batch: Batch) {
+        points.removeFirst(min(points.count, batch.points.count))
+        events.removeFirst(min(events.count, batch.events.count))
+        samples.removeFirst(min(samples.count, batch.samples.count))
+    }
+
+    mutating func clear() {
+        points = []
+        events = []
+        samples = []
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// The one writer: what a session records goes to the store from here, and only from here.
+extension WorkoutSession {
+    /// The wait before trying again after `attempts` failed writes: 0.25 s, doubling, at most 5 s.
+    static func backoff(after attempts: Int) -> Duration {
+        .milliseconds(min(5_000, 250 << min(max(attempts - 1, 0), 5)))
+    }
+
+    /// Writes what is held, one transaction per attempt; a failed write keeps every row and is
+    /// tried again after ``backoff(after:)`` on the session's clock. Without a `deadline` (the
+    /// background writer) it returns after one successful write, or when its task is cancelled;
+    /// with one (`end()`), it writes until nothing is held, or returns the last error once the
+    /// deadline (on the session's clock) has passed.
+    func writeHeld(until deadline: Duration?) async -> WorkoutStoreError? {
+        while true {
+            guard let batch = machine.withLock({ $0.batchToWrite() }) else { return nil }
+            let issues = machine.withLock { $0.engine.admission.counts }
+            do {
+                let staging = try await store.appendToSession(batch, id: id, configuration: configuration, inputIssues: issues)
+                machine.withLock { $0.written(batch, staging: staging) }?.send()
+                if deadline == nil { return nil }
+            } catch {
+                switch error {
+                case let .invalidSample(_, index, _), let .conflictingSample(_, index, _, _, _, _):
+                    // Admission keeps these out; should one get through, it alone is dropped.
+                    machine.withLock { $0.dropSample(at: index) }
+                    continue
+                default:
+                    break
+                }
+                if Task.isCancelled, deadline == nil { return error }
+                let attempts = machine.withLock { machine in
+                    let broadcast = machine.writeFailed(error)
+                    return (broadcast, machine.failedAttempts)
+                }
+                attempts.0.send()
+                var wait = Self.backoff(after: attempts.1)
+                if let deadline {
+                    let left = deadline - clock.now
+                    if left <= .zero { return error }
+                    wait = min(wait, left)
+                }
+                if (try? await clock.sleep(for: wait)) == nil { return error }
+            }
+        }
+    }
+
+    /// Writes everything held and publishes the session as a workout, trying a failing store
+    /// again until ``Configuration/endTimeout`` has passed.
+    func save() async throws(WorkoutSessionError) -> WorkoutRecord {
+        let began = clock.now
+        let deadline = began + configuration.endTimeout
+        if let error = await writeHeld(until: deadline) {
+            throw .notSaved(error: error, waited: clock.now - began, unwritten: machine.withLock { $0.statistics.unwritten })
+        }
+        let (engine, staging) = machine.withLock { ($0.engine, $0.queue.staging) }
+        guard let staging, engine.timeline.start != nil else { throw .nothingRecorded }
+        let publication = SessionPublication(id: id, configuration: configuration, engine: engine)
+        while true {
+            do {
+                return try await store.publishSession(staging, publication)
+            } catch {
+                machine.withLock { $0.writeFailed(error) }.send()
+                let left = deadline - clock.now
+                if left <= .zero || Task.isCancelled {
+                    throw .notSaved(error: error, waited: clock.now - began, unwritten: 0)
+                }
+                try? await clock.sleep(for: min(Self.backoff(after: machine.withLock { $0.failedAttempts }), left))
+            }
+        }
+    }
+}
+
+/// What publishing a session writes: the workout with its totals and metadata, all its events,
+/// where its route's segments begin, and its counted points' fingerprint.
+struct SessionPublication: Sendable {
+    var workout: WorkoutRecord
+    var events: [WorkoutEvent]
+    var segmentStarts: [Int]
+    /// The external id its GPX export will be found by, when the store has no workout with it yet.
+    var externalID: String?
+
+    /// The publication of a session whose engine has settled everything.
+    init(id: UUID, configuration: WorkoutSession.Configuration, engine: SessionEngine) {
+        var timeline = engine.timeline
+        timeline.finish()
+        let start = timeline.start ?? 0
+        let end = timeline.lastTime ?? start
+        var metadata = configuration.metadata
+        for (issue, count) in engine.admission.counts where count > 0 {
+            metadata.values[issue.metadataKey] = String(count)
+        }
+        workout = WorkoutRecord(
+            id: id, activityType: configuration.activityType, start: Date(timeIntervalSince1970: start),
+            end: Date(timeIntervalSince1970: end), totals: engine.totals(end: end), metadata: metadata)
+        events = timeline.events
+        segmentStarts = timeline.segmentStarts
+        externalID = metadata.externalID == nil && timeline.fingerprint.count > 0 ? timeline.fingerprint.externalID : nil
+    }
+}
