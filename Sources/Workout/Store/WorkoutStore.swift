@@ -43,6 +43,11 @@ public final class WorkoutStore: Sendable {
 
     /// Opens (creating if needed) the store at `path`, and brings its schema up to date.
     ///
+    /// The store holds where and when a person ran, and their heart rate, so it is kept private:
+    /// - A new store file is created 0600 whatever the umask, and so are its `-wal` and `-shm`
+    ///   files (SQLite gives them the database file's mode). Its folder must exist.
+    /// - An existing store keeps its permissions: its owner may have chosen them.
+    ///
     /// Throws ``WorkoutStoreError/cannotOpen(path:reason:)`` when the file cannot be opened (its
     /// folder is missing, it is not a SQLite database, permissions), and
     /// ``WorkoutStoreError/migrationFailed(path:migration:reason:)`` when the schema cannot be updated.
@@ -51,14 +56,14 @@ public final class WorkoutStore: Sendable {
     }
 
     /// Opens (creating if needed) the store at ``defaultPath(environment:)``, creating its folder.
+    ///
+    /// The folders it creates, `swift-gps-facade` and any missing one above it (such as
+    /// `~/.local/share`), are 0700 whatever the umask, as the XDG base directory spec asks of the
+    /// folders a program creates there; folders that exist keep their permissions. The store file
+    /// is private as ``init(path:logger:)`` says.
     public convenience init(logger: Logger = WorkoutStore.defaultLogger) throws(WorkoutStoreError) {
         let path = Self.defaultPath()
-        let folder = (path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw .cannotOpen(path: path, reason: "cannot create the folder \(folder): \(error.localizedDescription)")
-        }
+        try Self.createPrivateFolder((path as NSString).deletingLastPathComponent, forStoreAt: path)
         try self.init(path: path, faultHook: nil, logger: logger)
     }
 
@@ -132,6 +137,7 @@ public final class WorkoutStore: Sendable {
         }
         let pending = exists ? try migrationsPending(inStoreAt: path, configuration: configuration) : migrations.map(\.name)
         if !exists || (access(path, W_OK) == 0 && folderWritable) {
+            if !exists { try createPrivateFile(path) }
             do {
                 return (try DatabasePool(path: path, configuration: configuration), pending, true)
             } catch let error as DatabaseError where exists && [.SQLITE_FULL, .SQLITE_IOERR].contains(error.resultCode) {
