@@ -46,7 +46,12 @@ public final class WorkoutStore: Sendable {
     /// The store holds where and when a person ran, and their heart rate, so it is kept private:
     /// - A new store file is created 0600 whatever the umask, and so are its `-wal` and `-shm`
     ///   files (SQLite gives them the database file's mode). Its folder must exist.
-    /// - An existing store keeps its permissions: its owner may have chosen them.
+    /// - An existing store keeps its permissions: its owner may have chosen them. When other users
+    ///   can read or change it (a file readable or writable by group or others; its folder
+    ///   writable by them, and not sticky as `/tmp` is), `logger` gets one warning, once per
+    ///   process and store, with the path in `store.path` and the command that makes it private
+    ///   in `store.fix` (`chmod 600 PATH PATH-wal PATH-shm`, `chmod go-w FOLDER`). A folder
+    ///   others can only read (0755) is not warned about: it shows them file names, not workouts.
     ///
     /// Throws ``WorkoutStoreError/cannotOpen(path:reason:)`` when the file cannot be opened (its
     /// folder is missing, it is not a SQLite database, permissions), and
@@ -111,6 +116,7 @@ public final class WorkoutStore: Sendable {
             }
         }
         writer = opened.writer
+        if let path { warnIfNotPrivate(path) }
         let (pending, writable) = (opened.pending, opened.writable)
         guard writable else { return }
         if !pending.isEmpty { try applyMigrations() }
