@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandSupport
+import Logging
 
 /// The `workout` command: import GPX files into a workout store, list, show, export and delete.
 @main
@@ -19,4 +20,16 @@ struct WorkoutCommand: AsyncParsableCommand {
             ]),
         subcommands: [Import.self, List.self, Show.self, Export.self, Delete.self, Record.self, Recover.self]
     )
+
+    /// Sends the library's log to standard error, as `locate` does, so that standard output
+    /// carries nothing but what the command prints. Notices and worse: what the store has to say
+    /// (a store others can read, one opened read-only) shows, as it did with swift-log's default.
+    static func main() async {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .notice
+            return handler
+        }
+        await main(nil)
+    }
 }

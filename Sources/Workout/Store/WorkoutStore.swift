@@ -43,6 +43,16 @@ public final class WorkoutStore: Sendable {
 
     /// Opens (creating if needed) the store at `path`, and brings its schema up to date.
     ///
+    /// The store holds where and when a person ran, and their heart rate, so it is kept private:
+    /// - A new store file is created 0600 whatever the umask, and so are its `-wal` and `-shm`
+    ///   files (SQLite gives them the database file's mode). Its folder must exist.
+    /// - An existing store keeps its permissions: its owner may have chosen them. When other users
+    ///   can read or change it (a file readable or writable by group or others; its folder
+    ///   writable by them, and not sticky as `/tmp` is), `logger` gets one warning, once per
+    ///   process and store, with the path in `store.path` and the command that makes it private
+    ///   in `store.fix` (`chmod 600 PATH PATH-wal PATH-shm`, `chmod go-w FOLDER`). A folder
+    ///   others can only read (0755) is not warned about: it shows them file names, not workouts.
+    ///
     /// Throws ``WorkoutStoreError/cannotOpen(path:reason:)`` when the file cannot be opened (its
     /// folder is missing, it is not a SQLite database, permissions), and
     /// ``WorkoutStoreError/migrationFailed(path:migration:reason:)`` when the schema cannot be updated.
@@ -51,14 +61,14 @@ public final class WorkoutStore: Sendable {
     }
 
     /// Opens (creating if needed) the store at ``defaultPath(environment:)``, creating its folder.
+    ///
+    /// The folders it creates, `swift-gps-facade` and any missing one above it (such as
+    /// `~/.local/share`), are 0700 whatever the umask, as the XDG base directory spec asks of the
+    /// folders a program creates there; folders that exist keep their permissions. The store file
+    /// is private as ``init(path:logger:)`` says.
     public convenience init(logger: Logger = WorkoutStore.defaultLogger) throws(WorkoutStoreError) {
         let path = Self.defaultPath()
-        let folder = (path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw .cannotOpen(path: path, reason: "cannot create the folder \(folder): \(error.localizedDescription)")
-        }
+        try Self.createPrivateFolder((path as NSString).deletingLastPathComponent, forStoreAt: path)
         try self.init(path: path, faultHook: nil, logger: logger)
     }
 
@@ -106,6 +116,7 @@ public final class WorkoutStore: Sendable {
             }
         }
         writer = opened.writer
+        if let path { warnIfNotPrivate(path) }
         let (pending, writable) = (opened.pending, opened.writable)
         guard writable else { return }
         if !pending.isEmpty { try applyMigrations() }
@@ -132,6 +143,7 @@ public final class WorkoutStore: Sendable {
         }
         let pending = exists ? try migrationsPending(inStoreAt: path, configuration: configuration) : migrations.map(\.name)
         if !exists || (access(path, W_OK) == 0 && folderWritable) {
+            if !exists { try createPrivateFile(path) }
             do {
                 return (try DatabasePool(path: path, configuration: configuration), pending, true)
             } catch let error as DatabaseError where exists && [.SQLITE_FULL, .SQLITE_IOERR].contains(error.resultCode) {
