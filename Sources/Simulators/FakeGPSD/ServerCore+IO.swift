@@ -10,14 +10,22 @@ import GPSCore
 import LocationFacade
 
 extension ServerCore {
-    /// Starts the thread that accepts, reads commands and writes output.
+    /// Starts the thread that accepts, reads commands and writes output. After a shutdown none
+    /// starts: what the server opened since is closed at once.
     func launchIOThread() {
-        let shouldLaunch = state.withLock { state in
-            defer { state.ioThreadRunning = true }
-            return !state.ioThreadRunning
+        let (launches, closing) = mutate { state -> (Bool, [Int32]) in
+            switch state.lifecycle {
+            case .notRunning:
+                state.lifecycle = .running(closing: .nothing)
+                return (true, [])
+            case .running, .stopping:
+                return (false, [])
+            case .stopped:
+                return (false, closeEverything(&state))
+            }
         }
-        guard shouldLaunch else { return }
-        Threads.detach { [self] in runIOLoop() }
+        closing.forEach { close($0) }
+        if launches { Threads.detach { [self] in runIOLoop() } }
     }
 
     /// The I/O thread: it alone reads, writes, accepts and closes sockets, always with the lock
@@ -27,9 +35,20 @@ extension ServerCore {
         while true {
             let plan: (fds: [pollfd], closing: [Int32]) = mutate { state in
                 var closing: [Int32] = []
-                if state.stopped || state.goingDown { closing += closeEverything(&state) }
-                if state.closingListener { closing += closeListener(&state) }
-                if state.stopped { return ([], closing) }  // no fds: the thread ends
+                switch state.lifecycle {
+                case .notRunning:
+                    preconditionFailure("the I/O thread runs before launchIOThread() said so")
+                case .stopping, .stopped:
+                    state.lifecycle = .stopped
+                    return ([], closeEverything(&state))  // no fds: the thread ends
+                case .running(closing: .nothing):
+                    break
+                case .running(closing: .listener):
+                    closing = closeListener(&state)
+                case .running(closing: .everything):
+                    closing = closeEverything(&state)
+                }
+                state.lifecycle = .running(closing: .nothing)
                 var fds = [pollfd(fd: wake.fileDescriptor, events: Int16(POLLIN), revents: 0)]
                 if state.listener >= 0 {
                     fds.append(pollfd(fd: state.listener, events: Int16(POLLIN), revents: 0))
@@ -114,30 +133,38 @@ extension ServerCore {
             let known = mutate { $0.connections.removeValue(forKey: fd) != nil }
             if known { close(fd) }
         case let .bytes(bytes):
-            mutate { state in
-                guard var connection = state.connections[fd] else { return }
+            let startWaiter = mutate { state -> CheckedContinuation<Void, Never>? in
+                guard var connection = state.connections[fd] else { return nil }
                 connection.input.append(contentsOf: bytes)
                 var commands: [GPSDCommand] = []
                 while let command = GPSDCommand.next(from: &connection.input) { commands.append(command) }
                 state.connections[fd] = connection
-                for command in commands { respond(to: command, on: fd, in: &state) }
+                var startWaiter: CheckedContinuation<Void, Never>?
+                for command in commands {
+                    if let waiter = respond(to: command, on: fd, in: &state) { startWaiter = waiter }
+                }
+                return startWaiter
             }
+            startWaiter?.resume()
         }
     }
 
     // MARK: - The protocol
 
-    private func respond(to command: GPSDCommand, on fd: Int32, in state: inout State) {
+    /// Answers `command`. A WATCH that enables reports starts the timeline: it returns then the
+    /// timeline task that waited for the start, for the caller to resume once the lock is released.
+    private func respond(to command: GPSDCommand, on fd: Int32, in state: inout State) -> CheckedContinuation<Void, Never>? {
         state.requests += 1
+        var startWaiter: CheckedContinuation<Void, Never>?
         switch command {
         case let .watch(options):
-            guard !ignoresWatch, var connection = state.connections[fd] else { return }
+            guard !ignoresWatch, var connection = state.connections[fd] else { return nil }
             if let options {
                 connection.watching = options.enable
                 connection.deviceFilter = options.enable ? options.device : nil
                 if options.enable {
                     connection.output.appendReport(devicesReport(state))
-                    if !state.started { state.started = true }
+                    startWaiter = state.timelinePhase.start()
                 }
             }
             connection.output.appendReport(watchReport(connection))
@@ -154,6 +181,7 @@ extension ServerCore {
             let message = "Unrecognized request '\(text.prefix(40))'"
             state.connections[fd]?.output.appendReport(#"{"class":"ERROR","message":\#(GPSDReportWriter.quoted(message))}"#)
         }
+        return startWaiter
     }
 
     func versionReport() -> String {

@@ -27,24 +27,86 @@ final class ServerCore: Sendable {
         var connections: [Int32: Connection] = [:]
         var accepted = 0
         var requests = 0
-        var started = false
-        var finished = false
-        var stopped = false
+        var lifecycle = Lifecycle.notRunning
+        var timelinePhase = TimelinePhase.waitingToStart(startWaiter: nil)
         var sent = 0
         var latestTPV: [String: String] = [:]
         var latestSKY: [String: String] = [:]
-        var startWaiter: CheckedContinuation<Void, Never>?
         var roomWaiter: CheckedContinuation<Void, Never>?
         var conditionWaiters: [UInt64: ConditionWaiter] = [:]
         var nextWaiterID: UInt64 = 0
         var timeline: Task<Void, Never>?
-        var ioThreadRunning = false
-        var goingDown = false
-        var closingListener = false
         /// Devices the script named that were not announced at the start, in order.
         var laterDevices: [String] = []
         /// Why the recording could not be read on, when the timeline stopped for that.
         var readError: ReplayRecording.ReadError?
+    }
+
+    /// The server's sockets and the thread that serves them, from ``FakeGPSDServer/start()`` to
+    /// ``FakeGPSDServer/shutdown()``. Apart from ``TimelinePhase``, because the two move on their
+    /// own: a restart closes and reopens the sockets while the timeline plays on, and a timeline
+    /// that finished is still finished after a shutdown. One enum of both would need a case for
+    /// each pair.
+    enum Lifecycle {
+        /// No I/O thread yet (before ``FakeGPSDServer/start()``): whoever closes a socket closes it at once.
+        case notRunning
+        /// The I/O thread runs, and it alone closes sockets, between two polls: a socket closed
+        /// while another thread polls it stays open (and its port bound) until that poll returns.
+        /// `closing` is what it has been asked to close at its next turn.
+        case running(closing: Closing)
+        /// Shut down: the I/O thread closes every socket at its next turn, and ends.
+        case stopping
+        /// Shut down, and no I/O thread runs (it ended, or never ran). A socket opened after the
+        /// shutdown, by a ``FakeGPSDServer/start()`` or a restart that came too late, is closed by
+        /// whoever finds it: that start at once, or the next shutdown (the server's `deinit`).
+        case stopped
+
+        /// Shut down for good: every waiter returns, and nothing starts again.
+        var isShutDown: Bool {
+            switch self {
+            case .notRunning, .running: false
+            case .stopping, .stopped: true
+            }
+        }
+    }
+
+    /// What the I/O thread has been asked to close; a larger request includes a smaller one.
+    enum Closing: Comparable {
+        case nothing
+        /// The listener only (the ``GPSDFault/shutDown(afterMessages:)`` fault: connections drain first).
+        case listener
+        /// The listener and every connection (the first half of a restart).
+        case everything
+    }
+
+    /// Where the timeline is.
+    enum TimelinePhase {
+        /// Not started: it starts at the first WATCH, at ``FakeGPSDServer/play()``, or at once,
+        /// as the ``FakeGPSDServer/StartPolicy`` says. Holds the timeline task while it waits.
+        case waitingToStart(startWaiter: CheckedContinuation<Void, Never>?)
+        /// Sending the script.
+        case playing
+        /// The whole script has been sent, or the recording could not be read on.
+        case finished
+
+        /// Starts the timeline (once started, nothing changes), and returns the task that waited
+        /// for the start, for the caller to resume once the lock is released.
+        mutating func start() -> CheckedContinuation<Void, Never>? {
+            switch self {
+            case let .waitingToStart(startWaiter):
+                self = .playing
+                return startWaiter
+            case .playing, .finished:
+                return nil
+            }
+        }
+
+        var isFinished: Bool {
+            switch self {
+            case .waitingToStart, .playing: false
+            case .finished: true
+            }
+        }
     }
 
     struct ConditionWaiter {
@@ -89,19 +151,21 @@ final class ServerCore: Sendable {
         return result
     }
 
+    /// The timeline's start waiter is resumed here only on shutdown: a start takes it out itself
+    /// (``TimelinePhase/start()``) and hands it to its caller.
     private static func takeReadyWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
         var ready: [CheckedContinuation<Void, Never>] = []
-        if state.started || state.stopped, let waiter = state.startWaiter {
-            state.startWaiter = nil
+        if state.lifecycle.isShutDown, case let .waitingToStart(waiter?) = state.timelinePhase {
+            state.timelinePhase = .waitingToStart(startWaiter: nil)
             ready.append(waiter)
         }
-        if let waiter = state.roomWaiter, hasRoom(state) || state.stopped {
+        if let waiter = state.roomWaiter, hasRoom(state) || state.lifecycle.isShutDown {
             state.roomWaiter = nil
             ready.append(waiter)
         }
         if !state.conditionWaiters.isEmpty {
             let status = makeStatus(state)
-            for (id, waiter) in state.conditionWaiters where state.stopped || waiter.condition(status) {
+            for (id, waiter) in state.conditionWaiters where state.lifecycle.isShutDown || waiter.condition(status) {
                 state.conditionWaiters[id] = nil
                 ready.append(waiter.continuation)
             }
@@ -124,7 +188,7 @@ final class ServerCore: Sendable {
             connections: state.connections.count,
             watchers: state.connections.values.reduce(0) { $0 + ($1.watching ? 1 : 0) },
             sentReports: state.sent,
-            isFinished: state.finished,
+            isFinished: state.timelinePhase.isFinished,
             isFlushed: state.connections.values.allSatisfy { $0.output.isEmpty },
             acceptedConnections: state.accepted,
             requests: state.requests)
@@ -148,7 +212,7 @@ final class ServerCore: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 mutate { state in
-                    if state.stopped || condition(Self.makeStatus(state)) || Task.isCancelled {
+                    if state.lifecycle.isShutDown || condition(Self.makeStatus(state)) || Task.isCancelled {
                         continuation.resume()
                     } else {
                         state.conditionWaiters[id] = ConditionWaiter(condition: condition, continuation: continuation)
@@ -164,13 +228,16 @@ final class ServerCore: Sendable {
     /// Returns when the timeline may start (or the server stopped).
     func waitUntilStarted() async {
         await withCheckedContinuation { continuation in
-            mutate { state in
-                if state.started || state.stopped {
-                    continuation.resume()
-                } else {
-                    state.startWaiter = continuation
+            let startsNow = mutate { state in
+                switch state.timelinePhase {
+                case .waitingToStart where !state.lifecycle.isShutDown:
+                    state.timelinePhase = .waitingToStart(startWaiter: continuation)
+                    return false
+                case .waitingToStart, .playing, .finished:
+                    return true
                 }
             }
+            if startsNow { continuation.resume() }
         }
     }
 
@@ -185,7 +252,7 @@ final class ServerCore: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 mutate { state in
-                    if Self.hasRoom(state) || state.stopped || Task.isCancelled {
+                    if Self.hasRoom(state) || state.lifecycle.isShutDown || Task.isCancelled {
                         continuation.resume()
                     } else {
                         state.roomWaiter = continuation
@@ -230,52 +297,56 @@ final class ServerCore: Sendable {
     func adoptTimeline(_ task: Task<Void, Never>) {
         let stopped = state.withLock { state in
             state.timeline = task
-            return state.stopped
+            return state.lifecycle.isShutDown
         }
         if stopped { task.cancel() }
     }
 
     func play() {
-        mutate { $0.started = true }
+        mutate { $0.timelinePhase.start() }?.resume()
     }
 
     /// Closes the listener and every connection (the first half of a restart), and returns once
-    /// they are closed. The I/O thread closes them between two polls: a socket closed while
-    /// another thread polls it stays open (and its port bound) until that poll returns.
+    /// they are closed.
     func goDown() async {
-        let ioThreadRunning = mutate { state in
-            state.goingDown = true
-            return state.ioThreadRunning
-        }
-        if ioThreadRunning {
-            wake.signal()
-            await waitUntil { !$0.isListening && $0.connections == 0 }
-        } else {
-            mutate { closeEverything(&$0) }.forEach { close($0) }
-        }
+        requestClosing(.everything)
+        await waitUntil { !$0.isListening && $0.connections == 0 }
     }
 
     /// Stops listening (connections stay open), and returns once the listener is closed.
     func stopListening() async {
-        let ioThreadRunning = mutate { state in
-            state.closingListener = true
-            return state.ioThreadRunning
+        requestClosing(.listener)
+        await waitUntil { !$0.isListening }
+    }
+
+    /// Asks the I/O thread to close `what` at its next turn, or closes it now when no I/O thread runs.
+    private func requestClosing(_ what: Closing) {
+        let closeNow: [Int32]? = mutate { state in
+            switch state.lifecycle {
+            case let .running(closing):
+                state.lifecycle = .running(closing: max(closing, what))
+                return nil
+            case .stopping:
+                return nil  // the I/O thread closes everything anyway
+            case .notRunning, .stopped:
+                switch what {
+                case .nothing: return []
+                case .listener: return closeListener(&state)
+                case .everything: return closeEverything(&state)
+                }
+            }
         }
-        if ioThreadRunning {
-            wake.signal()
-            await waitUntil { !$0.isListening }
+        if let closeNow {
+            closeNow.forEach { close($0) }
         } else {
-            mutate { closeListener(&$0) }.forEach { close($0) }
+            wake.signal()
         }
     }
 
     /// Forgets the listener, and returns it for the caller to close once the lock is released.
     /// Called with the lock held.
     func closeListener(_ state: inout State) -> [Int32] {
-        defer {
-            state.listener = -1
-            state.closingListener = false
-        }
+        defer { state.listener = -1 }
         return state.listener >= 0 ? [state.listener] : []
     }
 
@@ -285,30 +356,37 @@ final class ServerCore: Sendable {
         var sockets = closeListener(&state)
         sockets += state.connections.keys
         state.connections.removeAll()
-        state.goingDown = false
         return sockets
     }
 
-    /// Stops for good. The I/O thread closes the sockets as it exits (at once if it never ran).
+    /// Stops for good. The I/O thread closes the sockets as it exits (at once if none runs).
     func shutdown() {
-        let (timeline, closing) = mutate { state in
-            state.stopped = true
-            return (state.timeline, state.ioThreadRunning ? [] : closeEverything(&state))
+        let (timeline, closing) = mutate { state -> (Task<Void, Never>?, [Int32]) in
+            switch state.lifecycle {
+            case .running, .stopping:
+                state.lifecycle = .stopping
+                return (state.timeline, [])
+            case .notRunning, .stopped:
+                state.lifecycle = .stopped
+                return (state.timeline, closeEverything(&state))
+            }
         }
         closing.forEach { close($0) }
         wake.signal()
         timeline?.cancel()
     }
 
+    /// The timeline sent its last report. Only the timeline task calls it (or ``fail(_:)``), once
+    /// past its start: no one waits for the start then.
     func markFinished() {
-        mutate { $0.finished = true }
+        mutate { $0.timelinePhase = .finished }
     }
 
     /// The recording could not be read on: the timeline ends here, saying why.
     func fail(_ error: ReplayRecording.ReadError) {
         mutate { state in
             state.readError = error
-            state.finished = true
+            state.timelinePhase = .finished
         }
     }
 
