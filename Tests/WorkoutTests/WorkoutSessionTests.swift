@@ -75,6 +75,28 @@ import WorkoutSimulators
         #expect(route.segmentCount == 7, "moving, stopped, moving...: a segment per stretch")
     }
 
+    /// A receiver that reports no speed (GGA-only NMEA, many cheap modules): auto-pause works
+    /// the speed out from the positions, and tells the drift at rest from motion as well as the
+    /// reported speed does.
+    @Test func withoutAReportedSpeedEachStopIsStillOneMotionPause() async throws {
+        let store = try WorkoutStore.inMemory()
+        let track = Self.runWithStops(3).map { fix in
+            var fix = fix
+            fix.speed = nil
+            return fix
+        }
+        let (workout, _) = try await record(track, configuration: Self.running, store: store)
+        let events = try await store.events(of: workout.id)
+        #expect(events.map(\.kind) == [.motionPaused, .motionResumed, .motionPaused, .motionResumed, .motionPaused, .motionResumed])
+        let active = try #require(workout.totals.movingTime)
+        #expect(abs(active - 240) <= 15, "active time \(active) s, truth 240 s")
+        let distance = try #require(workout.totals.distance)
+        #expect(abs(distance - 720) <= 20, "distance \(distance) m, truth 720 m")
+        let reported = try await record(Self.runWithStops(3), configuration: Self.running, store: store).0
+        #expect(abs(active - reported.totals.movingTime!) <= 5 && abs(distance - reported.totals.distance!) <= 15,
+                "with the speed reported: \(reported.totals.movingTime!) s, \(reported.totals.distance!) m")
+    }
+
     @Test func withoutAutoPauseTheDriftWouldCount() async throws {
         let store = try WorkoutStore.inMemory()
         let (workout, _) = try await record(Self.runWithStops(3), configuration: .init(activityType: .running), store: store)

@@ -36,7 +36,19 @@ struct SessionStateMachine: Sendable {
         }
     }
 
+    /// What the writer is doing.
+    enum WriterPhase: Sendable, Hashable {
+        /// Waiting to be woken (a write due, or the clock's tick).
+        case waiting
+        /// In a store call.
+        case writing
+        /// Waiting to try a failed write again, until this time on the session's clock.
+        case backingOff(until: Duration)
+    }
+
     private(set) var lifecycle: Lifecycle = .notStarted
+    /// What the writer is doing (for tests that drive the clock: they wait for it to settle).
+    var writerPhase: WriterPhase = .waiting
     private(set) var engine: SessionEngine
     private(set) var queue: WriteQueue
     private var watchers: [UInt64: AsyncStream<WorkoutSession.Statistics>.Continuation] = [:]

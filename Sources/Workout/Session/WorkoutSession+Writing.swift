@@ -13,9 +13,14 @@ extension WorkoutSession {
     /// with one (`end()`), it writes until nothing is held, or returns the last error once the
     /// deadline (on the session's clock) has passed.
     func writeHeld(until deadline: Duration?) async -> WorkoutStoreError? {
+        defer { machine.withLock { $0.writerPhase = .waiting } }
         while true {
-            guard let batch = machine.withLock({ $0.batchToWrite() }) else { return nil }
-            let issues = machine.withLock { $0.engine.admission.counts }
+            let next = machine.withLock { machine in
+                machine.writerPhase = .writing
+                return (machine.batchToWrite(), machine.engine.admission.counts)
+            }
+            guard let batch = next.0 else { return nil }
+            let issues = next.1
             do {
                 let staging = try await store.appendToSession(batch, id: id, configuration: configuration, inputIssues: issues)
                 machine.withLock { $0.written(batch, staging: staging) }?.send()
@@ -41,7 +46,9 @@ extension WorkoutSession {
                     if left <= .zero { return error }
                     wait = min(wait, left)
                 }
-                if (try? await clock.sleep(for: wait)) == nil { return error }
+                let until = clock.now + wait
+                machine.withLock { $0.writerPhase = .backingOff(until: until) }
+                if (try? await clock.sleep(until: until)) == nil { return error }
             }
         }
     }
@@ -58,15 +65,20 @@ extension WorkoutSession {
         guard let staging, engine.timeline.start != nil else { throw .nothingRecorded }
         let publication = SessionPublication(id: id, configuration: configuration, engine: engine)
         while true {
+            machine.withLock { $0.writerPhase = .writing }
+            defer { machine.withLock { $0.writerPhase = .waiting } }
             do {
                 return try await store.publishSession(staging, publication)
             } catch {
                 machine.withLock { $0.writeFailed(error) }.send()
                 let left = deadline - clock.now
                 if left <= .zero || Task.isCancelled {
+                    machine.withLock { $0.writerPhase = .waiting }
                     throw .notSaved(error: error, waited: clock.now - began, unwritten: 0)
                 }
-                try? await clock.sleep(for: min(Self.backoff(after: machine.withLock { $0.failedAttempts }), left))
+                let until = clock.now + min(Self.backoff(after: machine.withLock { $0.failedAttempts }), left)
+                machine.withLock { $0.writerPhase = .backingOff(until: until) }
+                try? await clock.sleep(until: until)
             }
         }
     }

@@ -102,6 +102,22 @@ public final class WorkoutSession: Sendable {
     /// The route points held in memory, not yet written to the store.
     var heldPoints: Int { machine.withLock { $0.queue.points.count } }
 
+    /// Whether everything decided so far is written (points, samples and events).
+    var isAllWritten: Bool { machine.withLock { $0.queue.isEmpty } }
+
+    /// Whether the writer is settled: not in a store call, and not due to try again by the
+    /// session's clock. A test driving the clock waits for this after each step.
+    var isWriterSettled: Bool {
+        let now = clock.now
+        return machine.withLock { machine in
+            switch machine.writerPhase {
+            case .waiting: true
+            case .writing: false
+            case let .backingOff(until): until > now
+            }
+        }
+    }
+
     /// Starts recording: the sources are started and each fix and sample they report is taken.
     /// Throws ``WorkoutSessionError/invalidTransition(action:state:)`` unless the session is new.
     public func start() throws(WorkoutSessionError) {

@@ -68,7 +68,7 @@ struct SessionEngine: Sendable {
         trackProvisional(point)
         if resumesAtNextPoint {
             resumesAtNextPoint = false
-            _ = act(.resume)
+            feed(detector.act(WorkoutEvent(.resume, at: Date(timeIntervalSince1970: point.time))))
         }
         output.events = newEvents()
         return output
