@@ -7,8 +7,11 @@ import Workout
 /// `gpsbench session`: a recorded workout session over `fixes` 1 Hz fixes from the replay device
 /// on a `VirtualClock` (advanced a minute at a time), written to a store file as it goes, with
 /// auto-pause and auto-laps, then ended; for `scripts/bench.d/70-session.py`. Prints the CPU time
-/// of the recording per fix, the time end() takes, and the process's peak RSS once the track and
-/// the replay device are made (before the session) and after it.
+/// of the recording per fix (every fix through admission, auto-pause and the time line; with
+/// `--no-speed` the fixes carry no speed, so auto-pause works it out from their positions), the
+/// time end() takes, the time `laps(of:)` and `splits(of:every: 1000)` of the saved workout take
+/// (the best of five), and the process's peak RSS once the track and the replay device are made
+/// (before the session) and after it.
 struct SessionBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "session",
@@ -20,8 +23,14 @@ struct SessionBench: AsyncParsableCommand {
     @Option(help: "The store file (created; removed after).")
     var store: String
 
+    @Flag(help: "Fixes without a reported speed: auto-pause works it out from the positions.")
+    var noSpeed = false
+
     func run() async throws {
-        let track = SyntheticTrack.generate(count: fixes, seed: 10_800)
+        var track = SyntheticTrack.generate(count: fixes, seed: 10_800)
+        if noSpeed {
+            for index in track.indices { track[index].speed = nil }
+        }
         try? FileManager.default.removeItem(atPath: store)
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
         let workouts = try WorkoutStore(path: store)
@@ -30,7 +39,7 @@ struct SessionBench: AsyncParsableCommand {
         let baseline = ReplayDayBench.peakResidentBytes()
         let session = WorkoutSession(
             store: workouts, source: device,
-            configuration: .init(activityType: .cycling, autoPause: .defaults(for: .cycling), autoLapDistance: 1_000))
+            configuration: .init(activityType: .cycling, autoPause: .defaults(for: .cycling), autoLapDistance: 1_000), clock: clock)
         let cpuBefore = Self.cpuSeconds()
         try session.start()
         // A minute at a time, as fixes come in the field: the writer keeps up between minutes.
@@ -44,9 +53,25 @@ struct SessionBench: AsyncParsableCommand {
         let workout = try await session.end()
         let endTime = wall.now - ending
         let points = try await workouts.route(of: workout.id)?.pointCount ?? 0
+        // The session's memory: before the queries below read the saved day back.
+        let peak = ReplayDayBench.peakResidentBytes()
+        var (lapsTime, splitsTime) = (Duration.seconds(3_600), Duration.seconds(3_600))
+        var (laps, splits) = (0, 0)
+        for _ in 0..<5 {
+            let lapsStart = wall.now
+            laps = try await workouts.laps(of: workout.id).count
+            lapsTime = min(lapsTime, wall.now - lapsStart)
+            let splitsStart = wall.now
+            splits = try await workouts.splits(of: workout.id, every: 1_000).count
+            splitsTime = min(splitsTime, wall.now - splitsStart)
+        }
+        func seconds(_ duration: Duration) -> Double {
+            Double(duration.components.attoseconds) / 1e18 + Double(duration.components.seconds)
+        }
         print(#"{"fixes":\#(fixes),"points":\#(points),"cpu_per_fix_us":\#(cpuRecording / Double(fixes) * 1e6),"#
-            + #""end_seconds":\#(Double(endTime.components.attoseconds) / 1e18 + Double(endTime.components.seconds)),"#
-            + #""peak_rss":\#(ReplayDayBench.peakResidentBytes()),"baseline_rss":\#(baseline)}"#)
+            + #""end_seconds":\#(seconds(endTime)),"laps":\#(laps),"laps_seconds":\#(seconds(lapsTime)),"#
+            + #""splits":\#(splits),"splits_seconds":\#(seconds(splitsTime)),"#
+            + #""peak_rss":\#(peak),"baseline_rss":\#(baseline)}"#)
     }
 
     /// User and system CPU time of this process so far.
