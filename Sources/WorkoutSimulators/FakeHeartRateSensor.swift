@@ -29,6 +29,8 @@ public struct FakeHeartRateSensor: Sendable, Hashable {
     /// Seeds the noise.
     public var seed: UInt64
 
+    /// A sensor with these rates (count/min), the speed (m/s) of maximum effort on the flat, and
+    /// the seed of its noise.
     public init(restingRate: Double = 62, maximumRate: Double = 186, maximumEffortSpeed: Double = 6.5, seed: UInt64 = 1) {
         precondition(restingRate > 0 && maximumRate > restingRate, "the maximum rate must be above the resting rate")
         precondition(maximumEffortSpeed > 0, "the speed of maximum effort must be positive")
@@ -139,10 +141,12 @@ public final class LiveFakeHeartRateSensor: SampleSource {
         }
     }
 
+    /// Starts following the fixes: a heart-rate sample at each fix's time, until ``stop()``.
     public func start() -> AsyncStream<QuantitySample> {
         follower.start()
     }
 
+    /// Stops following the fixes and ends the stream.
     public func stop() {
         follower.stop()
     }

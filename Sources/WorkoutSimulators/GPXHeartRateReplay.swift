@@ -59,10 +59,13 @@ public final class GPXHeartRateReplay: SampleSource {
         }
     }
 
+    /// Starts following the fixes: each of the file's heart rates once the fixes reach its time,
+    /// until ``stop()``.
     public func start() -> AsyncStream<QuantitySample> {
         follower.start()
     }
 
+    /// Stops following the fixes and ends the stream.
     public func stop() {
         follower.stop()
     }

@@ -28,7 +28,9 @@ public struct WorkoutEvent: Sendable, Hashable, Codable {
         case time
     }
 
+    /// What happened.
     public var kind: Kind
+    /// When: the time of the fix it happened at.
     public var time: Date
     /// A marker's name.
     public var name: String?
@@ -59,7 +61,9 @@ public struct WorkoutEvent: Sendable, Hashable, Codable {
 public struct WorkoutLap: Sendable, Hashable, Codable {
     /// 1 for the first lap.
     public var index: Int
+    /// When the lap began.
     public var start: Date
+    /// When it ended.
     public var end: Date
     /// Metres covered while moving.
     public var distance: Double
@@ -72,6 +76,7 @@ public struct WorkoutLap: Sendable, Hashable, Codable {
     /// The figures of each type of sample taken in the lap (heart rate, cadence, power...).
     public var samples: [QuantityType: SampleFigures] = [:]
 
+    /// A lap with its figures.
     public init(
         index: Int, start: Date, end: Date, distance: Double, duration: TimeInterval, activeDuration: TimeInterval,
         heartRateAverage: Double? = nil
@@ -94,7 +99,9 @@ public struct SampleFigures: Sendable, Hashable, Codable {
     public var latest: Double
     /// The mean.
     public var average: Double
+    /// The least value.
     public var minimum: Double
+    /// The greatest value.
     public var maximum: Double
 
     /// The figures of one sample.

@@ -26,6 +26,7 @@ extension WorkoutSession {
     public enum Action: String, Sendable, Hashable, Codable, CustomStringConvertible {
         case start, pause, resume, lap, mark, end, discard
 
+        /// The action's name: `pause`.
         public var description: String { rawValue }
     }
 
@@ -92,6 +93,7 @@ extension WorkoutSession {
         /// Whether writing works.
         public var isOK: Bool { self == .ok }
 
+        /// How writing stands, in words.
         public var description: String {
             switch self {
             case .ok:
@@ -106,6 +108,7 @@ extension WorkoutSession {
 
     /// The live figures, after each fix, sample and change of state.
     public struct Statistics: Sendable, Hashable {
+        /// Where the session stands.
         public var state: State
         /// Auto-paused: standing still.
         public var isMotionPaused: Bool
@@ -174,6 +177,7 @@ public enum WorkoutSessionError: Error, Sendable, Hashable, CustomStringConverti
     /// ``WorkoutStore/end(_:)`` or `workout recover --end`.
     case notSaved(error: WorkoutStoreError, waited: Duration, unwritten: Int)
 
+    /// The error as a sentence that says what happened and what to do.
     public var description: String {
         switch self {
         case let .invalidTransition(action, state):

@@ -79,6 +79,7 @@ public struct AutoPause: Sendable, Hashable, Codable {
     /// How long the speed must stay below the threshold before the motion pauses.
     public var idleTime: Duration
 
+    /// Auto-pause below `speedThreshold` (m/s) for `idleTime`.
     public init(speedThreshold: Double, idleTime: Duration) {
         self.speedThreshold = speedThreshold
         self.idleTime = idleTime
