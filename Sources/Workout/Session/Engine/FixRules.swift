@@ -67,7 +67,7 @@ public struct FixRules: Sendable, Hashable, Codable {
 ///   a point fits a line badly and counts as standing still, while moving fits it well.
 ///
 /// On a run at 3 m/s with three 40 s stops wandering ±3 m and no reported speed, this finds the
-/// three stops, the active time within 2 s and the distance within 10 m of the truth.
+/// three stops, the active time within 2 s and the distance within 11 m of the truth (ten seeds).
 ///
 /// The pause is dated from the last fix before the slow ones, and the resume from the last slow
 /// fix, so neither the wait to be sure nor the drift at rest counts. Because the speed of a fix
