@@ -25,7 +25,7 @@ package final class Locked<State> {
 
     /// Runs `body` with the value, holding the lock.
     @inline(__always)
-    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    package func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)

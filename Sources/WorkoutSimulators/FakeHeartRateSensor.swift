@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GPSCore
 import LocationFacade
 import Simulators
 import Workout
@@ -162,12 +162,12 @@ final class FixFollower<State: Sendable>: Sendable {
     }
 
     private let source: any LocationSource
-    private let shared: Mutex<Shared>
+    private let shared: Locked<Shared>
     private let respond: @Sendable (inout State, Location) -> [QuantitySample]
 
     init(source: any LocationSource, initial: State, respond: @escaping @Sendable (inout State, Location) -> [QuantitySample]) {
         self.source = source
-        self.shared = Mutex(Shared(state: initial))
+        self.shared = Locked(Shared(state: initial))
         self.respond = respond
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GPSCore
 import Simulators
 import Workout
 
@@ -68,7 +68,7 @@ public final class StoreFaults: Sendable {
         var strikes: [Strike] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// No faults yet: a store using it behaves normally until ``inject(_:error:times:)``.
     public init() {}

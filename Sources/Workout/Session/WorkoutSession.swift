@@ -1,6 +1,6 @@
 import Foundation
+import GPSCore
 import LocationFacade
-import Synchronization
 
 /// A workout recorded on the device, as `HKWorkoutSession` with `HKLiveWorkoutBuilder` records
 /// one on a watch: started, paused and resumed, split into laps, with auto-pause and live figures,
@@ -49,12 +49,12 @@ public final class WorkoutSession: Sendable {
     let clock: ElapsedClock
     /// The id of the workout it records (kept by a resumed session).
     public let id: UUID
-    let machine: Mutex<SessionStateMachine>
+    let machine: Locked<SessionStateMachine>
     /// Wakes the writer: a write is due, or a second has passed.
     let wakes: AsyncStream<Void>.Continuation
-    private let wakeStream: Mutex<AsyncStream<Void>?>
+    private let wakeStream: Locked<AsyncStream<Void>?>
     /// The writer and the clock's ticker, while recording.
-    private let tasks = Mutex<(writer: Task<Void, Never>?, ticker: Task<Void, Never>?)>((nil, nil))
+    private let tasks = Locked<(writer: Task<Void, Never>?, ticker: Task<Void, Never>?)>((nil, nil))
 
     /// A session over `source`'s fixes and the samples of `samples` (heart rate, cadence,
     /// power...). `clock` times the writing of what is held when nothing new comes (within about a
@@ -87,10 +87,10 @@ public final class WorkoutSession: Sendable {
         self.sampleSources = samples
         self.configuration = configuration
         self.clock = ElapsedClock(clock)
-        self.machine = Mutex(machine)
+        self.machine = Locked(machine)
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         wakes = continuation
-        wakeStream = Mutex(stream)
+        wakeStream = Locked(stream)
     }
 
     /// Where the session stands.
