@@ -111,6 +111,9 @@ struct Show: AsyncParsableCommand {
                 "index": lap.index, "start": RFC3339.string(from: lap.start), "end": RFC3339.string(from: lap.end),
                 "distance_m": Format.json(lap.distance), "duration_s": lap.duration, "active_duration_s": lap.activeDuration,
                 "heart_rate_avg": Format.json(lap.heartRateAverage),
+                "samples": Dictionary(uniqueKeysWithValues: lap.samples.map { type, figures in
+                    (type.rawValue, ["count": figures.count, "average": Format.json(figures.average), "maximum": figures.maximum] as [String: Any])
+                }),
             ]
         }
         return object

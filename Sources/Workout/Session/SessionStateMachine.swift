@@ -151,11 +151,6 @@ struct SessionStateMachine: Sendable {
         return broadcast()
     }
 
-    /// `end()` was refused before it began (a cancelled task): the session goes on as it was.
-    mutating func endAbandoned(_ sources: Sources, wasPaused: Bool) {
-        lifecycle = wasPaused ? .paused(sources) : .running(sources)
-    }
-
     /// `discard()`: returns the sources to stop and the watchers to finish.
     mutating func discard() throws(WorkoutSessionError) -> (Sources, [AsyncStream<WorkoutSession.Statistics>.Continuation]) {
         let sources: Sources

@@ -184,13 +184,9 @@ public final class WorkoutSession: Sendable {
     /// when no fix came (the session is then stopped, to discard), and
     /// ``WorkoutSessionError/cancelled`` (changing nothing) in a cancelled task.
     public func end() async throws(WorkoutSessionError) -> WorkoutRecord {
-        let (sources, wasPaused) = try machine.withLock { machine throws(WorkoutSessionError) in
-            let wasPaused = machine.state == .paused
-            return (try machine.beginEnding(), wasPaused)
-        }
-        if Task.isCancelled, sources.observation != nil || !sources.readers.isEmpty {
-            machine.withLock { $0.endAbandoned(sources, wasPaused: wasPaused) }
-            throw .cancelled
+        let sources = try machine.withLock { machine throws(WorkoutSessionError) in
+            if Task.isCancelled, machine.state == .running || machine.state == .paused { throw .cancelled }
+            return try machine.beginEnding()
         }
         stop(sources)
         for reader in sources.readers { await reader.value }
