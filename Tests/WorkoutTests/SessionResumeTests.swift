@@ -141,4 +141,43 @@ import WorkoutSimulators
         #expect(abs(active - 240) <= 1, "active time \(active) s, truth 240 s")
         #expect(abs(try #require(workout.totals.distance) - 720) <= 12)
     }
+
+    /// A bike computer resumed after a crash replays the rest of a recorded ride from a GPX file,
+    /// with its heart rates: the heart rates start where the replay's fixes start, so none from
+    /// the time it was down is saved, and the live heart rate follows the fixes.
+    @Test func aResumedReplaysHeartRatesStartWhereItsFixesStart() async throws {
+        let store = try WorkoutStore.inMemory()
+        let clock = VirtualClock()
+        let device = ReplayLocationSource(locations: Self.track, clock: clock)
+        let ride = WorkoutSession(
+            store: store, source: device, heartRate: FakeHeartRateSensor(seed: 9).live(following: device),
+            configuration: .init(activityType: .running), clock: clock)
+        try ride.start()
+        await clock.advance(by: .seconds(Double(Self.track.count)))
+        let original = try await ride.end()
+        let file = NSTemporaryDirectory() + "ride-\(UUID()).gpx"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try await store.export(original.id, format: .gpx, toFileAt: file)
+
+        let interrupted = try await recordThenCrash(Self.track[..<100], configuration: .init(activityType: .running), store: store)
+        let replayClock = VirtualClock()
+        let rest = try ReplayRecording(contentsOf: URL(fileURLWithPath: file)).device(startOffset: .seconds(150), clock: replayClock)
+        let resumed = try await WorkoutSession.resume(
+            interrupted, store: store, source: rest, heartRate: try FakeHeartRateSensor.replay(heartRatesOf: file, following: rest),
+            clock: replayClock)
+        let figures = resumed.statistics(buffering: .all)
+        await replayClock.advance(by: .seconds(Double(Self.track.count)))
+        let workout = try await resumed.end()
+        let saved = try await store.samples(of: workout.id, type: .heartRate)
+        let gap = saved.filter { $0.start > Self.track[99].time! && $0.start < Self.track[150].time! }
+        #expect(gap.isEmpty, "\(gap.count) heart rates from the time it was down")
+        #expect(saved.count == 100 + (Self.track.count - 150), "\(saved.count) heart rates: one per fix recorded")
+        // The live heart rate followed the fixes: each update's rate is the one at its fix.
+        var iterator = figures.makeAsyncIterator()
+        var rates: [Double] = []
+        while let next = await iterator.next() {
+            if let rate = next.heartRate, rates.last != rate { rates.append(rate) }
+        }
+        #expect(Set(rates).isSubset(of: Set(saved.map(\.value))))
+    }
 }
