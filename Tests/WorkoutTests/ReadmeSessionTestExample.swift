@@ -12,7 +12,7 @@ import WorkoutSimulators
     let run = ReplayLocationSource(locations: SyntheticTrack.generate(count: 1_200, seed: 7), clock: clock)
     let session = WorkoutSession(
         store: store, source: run, heartRate: FakeHeartRateSensor(seed: 7).live(following: run),
-        configuration: .init(activityType: .running, autoLapDistance: 1_000))
+        configuration: .init(activityType: .running, autoLapDistance: 1_000), clock: clock)
     try session.start()
     await clock.advance(by: .seconds(1_200))         // twenty minutes of running, at once
     let workout = try await session.end()
