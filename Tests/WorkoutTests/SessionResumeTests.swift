@@ -22,7 +22,8 @@ import WorkoutSimulators
         let clock = VirtualClock()
         let device = ReplayLocationSource(locations: Array(fixes), clock: clock)
         let session = WorkoutSession(
-            store: store, source: device, heartRate: FakeHeartRateSensor(seed: 3).live(following: device), configuration: configuration)
+            store: store, source: device, heartRate: FakeHeartRateSensor(seed: 3).live(following: device), configuration: configuration,
+            clock: clock)
         try session.start()
         await clock.advance(by: .seconds(Double(fixes.count + 5)))
         if pausingAtTheEnd { try session.pause() }
@@ -52,7 +53,8 @@ import WorkoutSimulators
     func recordAlone(_ fixes: ArraySlice<Location>, configuration: WorkoutSession.Configuration) async throws -> WorkoutRecord {
         let clock = VirtualClock()
         let session = WorkoutSession(
-            store: try WorkoutStore.inMemory(), source: ReplayLocationSource(locations: Array(fixes), clock: clock), configuration: configuration)
+            store: try WorkoutStore.inMemory(), source: ReplayLocationSource(locations: Array(fixes), clock: clock), configuration: configuration,
+            clock: clock)
         try session.start()
         await clock.advance(by: .seconds(Double(fixes.count + 5)))
         return try await session.end()
@@ -69,11 +71,11 @@ import WorkoutSimulators
         let device = ReplayLocationSource(locations: Array(after), clock: clock)
         let resumed = try await WorkoutSession.resume(
             interrupted, store: store, source: device, heartRate: FakeHeartRateSensor(seed: 4).live(following: device),
-            configuration: configuration)
+            configuration: configuration, clock: clock)
         #expect(resumed.state == .running)
         #expect(try await store.interruptedSessions().isEmpty, "it is this process's own again")
         await #expect(throws: WorkoutSessionError.notInterrupted) {
-            _ = try await WorkoutSession.resume(interrupted, store: store, source: device, configuration: configuration)
+            _ = try await WorkoutSession.resume(interrupted, store: store, source: device, configuration: configuration, clock: clock)
         }
         await clock.advance(by: .seconds(Double(after.count + 5)))
         let workout = try await resumed.end()
@@ -105,7 +107,8 @@ import WorkoutSimulators
         let interrupted = try await recordThenCrash(before, configuration: configuration, store: store, pausingAtTheEnd: true)
         let clock = VirtualClock()
         let resumed = try await WorkoutSession.resume(
-            interrupted, store: store, source: ReplayLocationSource(locations: Array(after), clock: clock), configuration: configuration)
+            interrupted, store: store, source: ReplayLocationSource(locations: Array(after), clock: clock), configuration: configuration,
+            clock: clock)
         #expect(resumed.state == .paused)
         await clock.advance(by: .seconds(5))  // six fixes (0 to 5 s) while still paused: not part of the route
         try resumed.resume()
@@ -132,7 +135,8 @@ import WorkoutSimulators
         let interrupted = try await recordThenCrash(track[..<182], configuration: configuration, store: store)
         let clock = VirtualClock()
         let resumed = try await WorkoutSession.resume(
-            interrupted, store: store, source: ReplayLocationSource(locations: Array(track[192...]), clock: clock), configuration: configuration)
+            interrupted, store: store, source: ReplayLocationSource(locations: Array(track[192...]), clock: clock), configuration: configuration,
+            clock: clock)
         await clock.advance(by: .seconds(Double(track.count)))
         let workout = try await resumed.end()
         let kinds = try await store.events(of: workout.id).map(\.kind)

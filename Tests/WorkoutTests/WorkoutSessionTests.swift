@@ -49,7 +49,7 @@ import WorkoutSimulators
     ) async throws -> (WorkoutRecord, WorkoutSession) {
         let clock = VirtualClock()
         let device = ReplayLocationSource(locations: track, speed: speed, clock: clock)
-        let session = WorkoutSession(store: store, source: device, configuration: configuration)
+        let session = WorkoutSession(store: store, source: device, configuration: configuration, clock: clock)
         try session.start()
         try await during(session, clock)
         await clock.advance(by: .seconds(Double(track.count) / speed + 10))
@@ -181,7 +181,7 @@ import WorkoutSimulators
         let store = try WorkoutStore.inMemory()
         let clock = VirtualClock()
         let device = ReplayLocationSource(locations: Self.runWithStops(1), clock: clock)
-        let session = WorkoutSession(store: store, source: device, configuration: Self.running)
+        let session = WorkoutSession(store: store, source: device, configuration: Self.running, clock: clock)
         try session.start()
         await clock.advance(by: .seconds(50))
         #expect(try await store.workoutCount() == 0)
@@ -205,7 +205,8 @@ import WorkoutSimulators
         let clock = VirtualClock()
         let track = SyntheticTrack.generate(count: 86_400, seed: 24)
         let device = ReplayLocationSource(locations: track, clock: clock)
-        let session = WorkoutSession(store: store, source: device, configuration: .init(activityType: .cycling, autoLapDistance: 10_000))
+        let session = WorkoutSession(
+            store: store, source: device, configuration: .init(activityType: .cycling, autoLapDistance: 10_000), clock: clock)
         try session.start()
         var mostHeld = 0
         for _ in 0..<24 {
@@ -229,7 +230,8 @@ import WorkoutSimulators
         let sensor = FakeHeartRateSensor(seed: 11)
         let session = WorkoutSession(
             store: store, source: device, heartRate: sensor.live(following: device),
-            configuration: .init(activityType: .running, autoPause: .defaults(for: .running), autoLapDistance: 100))
+            configuration: .init(activityType: .running, autoPause: .defaults(for: .running), autoLapDistance: 100),
+            clock: clock)
         let figures = session.statistics()
         try session.start()
         await clock.advance(by: .seconds(Double(track.count)))
@@ -253,7 +255,7 @@ import WorkoutSimulators
         let device = ReplayLocationSource(locations: track, clock: clock)
         let first = WorkoutSession(
             store: store, source: device, heartRate: FakeHeartRateSensor(seed: 5).live(following: device),
-            configuration: .init(activityType: .running, autoPause: .defaults(for: .running)))
+            configuration: .init(activityType: .running, autoPause: .defaults(for: .running)), clock: clock)
         try first.start()
         await clock.advance(by: .seconds(Double(track.count)))
         let original = try await first.end()
@@ -269,7 +271,8 @@ import WorkoutSimulators
         let exportedTimes = Set(try GPXRead.file(file).trackPoints.compactMap { $0.time?.date })
         let recordedSamples = try await store.samples(of: original.id, type: .heartRate).filter { exportedTimes.contains($0.start) }
         #expect(heartRate.sampleCount == exported.points && recordedSamples.count == exported.points)
-        let second = WorkoutSession(store: store, source: replay, heartRate: heartRate, configuration: .init(activityType: .running))
+        let second = WorkoutSession(
+            store: store, source: replay, heartRate: heartRate, configuration: .init(activityType: .running), clock: replayClock)
         try second.start()
         await replayClock.advance(by: .seconds(Double(track.count) / 10 + 1))
         let again = try await second.end()
@@ -285,7 +288,8 @@ import WorkoutSimulators
         let store = try WorkoutStore.inMemory()
         let clock = VirtualClock()
         let track = Self.runWithStops(0)
-        let session = WorkoutSession(store: store, source: ReplayLocationSource(locations: track, clock: clock), configuration: Self.running)
+        let session = WorkoutSession(
+            store: store, source: ReplayLocationSource(locations: track, clock: clock), configuration: Self.running, clock: clock)
         try session.start()
         await clock.advance(by: .seconds(Double(track.count)))
         let cancelled = Task { () -> Result<WorkoutRecord, WorkoutSessionError> in
@@ -325,7 +329,7 @@ import WorkoutSimulators
         let store = try WorkoutStore.inMemory()
         let clock = VirtualClock()
         let device = ReplayLocationSource(locations: Self.runWithStops(0), clock: clock)
-        let session = WorkoutSession(store: store, source: device, configuration: .init(activityType: .running))
+        let session = WorkoutSession(store: store, source: device, configuration: .init(activityType: .running), clock: clock)
         try session.start()
         await clock.advance(by: .seconds(30))
         func ending() async -> Result<WorkoutRecord, WorkoutSessionError> {
@@ -375,7 +379,7 @@ import WorkoutSimulators
         let store = try WorkoutStore.inMemory()
         let clock = VirtualClock()
         let device = ReplayLocationSource(locations: Self.runWithStops(1), clock: clock)
-        let session = WorkoutSession(store: store, source: device, configuration: Self.running)
+        let session = WorkoutSession(store: store, source: device, configuration: Self.running, clock: clock)
         let figures = session.statistics()
         try session.start()
         await clock.advance(by: .seconds(30))
@@ -400,7 +404,8 @@ import WorkoutSimulators
         for index in 1...60 { track[index].speed = index.isMultiple(of: 2) ? 2 : 4 }  // 3 m/s, noisy
         let clock = VirtualClock()
         let session = WorkoutSession(
-            store: try WorkoutStore.inMemory(), source: ReplayLocationSource(locations: track, clock: clock), configuration: Self.running)
+            store: try WorkoutStore.inMemory(), source: ReplayLocationSource(locations: track, clock: clock), configuration: Self.running,
+            clock: clock)
         let figures = session.statistics()
         try session.start()
         var iterator = figures.makeAsyncIterator()

@@ -5,11 +5,23 @@ import GPSCore
 /// plays through a `LocationManager` in well under a second, with the same events in the same
 /// order every run.
 ///
-/// Like swift-clocks' `TestClock`, ``advance(by:)`` wakes sleepers in order of their deadlines,
-/// with ``now`` set to each one's deadline as it wakes. Unlike it, it does not hop through twenty
-/// detached tasks after each wake-up: it lets the woken task run until it sleeps again (or for a
-/// few yields if it does not), and the simulators in this module schedule their steps on the
-/// clock directly, without a task switch per fix.
+/// Like swift-clocks' `TestClock`, ``advance(by:)`` wakes sleepers in order of their deadlines
+/// (in the order they went to sleep for the same deadline), with ``now`` set to each one's
+/// deadline as it wakes, and lets the woken task run before it moves on. How long it lets it run
+/// depends on the task:
+///
+/// - The tasks that only keep time by the clock (the replay device's player, a workout session's
+///   ticker) are *paced*: the clock counts each from its start to its end. An advance waits for
+///   every paced task to sleep on the clock (or end) before it wakes the next sleeper, however
+///   long that takes, so none of their sleeps is passed by, and a test finds everything due by
+///   the time it advanced to done when `advance` returns. A paced task whose next deadline comes
+///   before anything else due runs on without a task switch: its sleep returns at once, with the
+///   clock moved to that deadline; and a paced task going to sleep wakes the next one due itself.
+///   (After a few hundred wake-ups in a row the advance yields, to let consumers drain.)
+/// - Any other task woken (a `LocationManager`'s timeout, a workout session's retry) is let run
+///   until it sleeps on the clock again, or, if it does not, for a few yields once it has started.
+///
+/// One advance runs at a time; an advance called during another waits for it to end.
 ///
 /// ```swift
 /// let clock = VirtualClock()
@@ -18,7 +30,7 @@ import GPSCore
 /// let fixes = manager.updates(buffering: .all)
 /// await clock.advance(by: .seconds(86_400))
 /// ```
-public final class VirtualClock: Clock, Sendable {
+public final class VirtualClock: Clock, PacingClock, Sendable {
     /// A point on the virtual time line: time elapsed since the clock's start.
     public struct Instant: InstantProtocol, Hashable, Sendable {
         public var offset: Duration
@@ -32,23 +44,104 @@ public final class VirtualClock: Clock, Sendable {
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
-    private enum Waiter {
-        case sleeper(CheckedContinuation<Void, any Error>)
-        case action(@Sendable () -> Void)
+    /// How many sleepers an advance wakes, or paced tasks run on past a deadline, before it yields.
+    private static let wakesBetweenYields = 256
+    /// How many times an advance yields, once a woken task that is not paced has started, for it to
+    /// sleep again.
+    private static let yieldsForOthers = 16
+
+    private struct Sleeper {
+        var deadline: Duration
+        var continuation: CheckedContinuation<Void, any Error>
+        /// The paced task sleeping, if it is one.
+        var pacer: UInt64?
     }
 
-    private struct Entry {
-        var deadline: Duration
-        var order: UInt64
-        var waiter: Waiter
+    /// The advance under way.
+    private struct Advance {
+        /// How far it goes (`nil`: until nothing is left, for ``run()``).
+        var limit: Duration?
+        /// Wake-ups and run-ons left before it yields.
+        var wakesBeforeYield = VirtualClock.wakesBetweenYields
     }
 
     private struct State {
         var now: Duration
-        var entries: [UInt64: Entry] = [:]
+        var sleepers: [UInt64: Sleeper] = [:]
         var queue = DeadlineQueue()
         var nextOrder: UInt64 = 0
+        /// How many sleeps of tasks that are not paced have begun: an advance waits for such a task,
+        /// once woken, until this moves.
         var sleeps: UInt64 = 0
+        /// A sleeper that is not paced, woken by the advance, whose task has not run yet.
+        var wokenNotRunning: UInt64?
+        var nextPacer: UInt64 = 0
+        /// The paced tasks running: started, woken or cancelled, and not yet asleep again or ended.
+        var awake: Set<UInt64> = []
+        /// The advance, parked until no paced task runs.
+        var waitingForPacers: CheckedContinuation<Void, Never>?
+        /// Whether an advance has its turn (the others wait in `waitingAdvances`).
+        var advancing = false
+        var waitingAdvances: [CheckedContinuation<Void, Never>] = []
+        /// The advance under way, once it has its turn.
+        var advance: Advance?
+
+        /// Removes the sleepers cancelled from the front of the queue, and returns the first left.
+        mutating func first() -> (deadline: Duration, order: UInt64)? {
+            while let (deadline, order) = queue.first {
+                if sleepers[order] != nil { return (deadline, order) }
+                queue.removeFirst()
+            }
+            return nil
+        }
+
+        /// Whether paced task `pacer`, going to sleep until `deadline`, runs on at once instead:
+        /// an advance to at least `deadline` is parked waiting for the paced tasks, no other runs,
+        /// nothing is due before it, and the advance need not yield yet. If so the clock is at
+        /// `deadline`, as if the advance had woken it there.
+        mutating func runsOn(_ pacer: UInt64, to deadline: Duration) -> Bool {
+            guard waitingForPacers != nil, var advance, advance.wakesBeforeYield > 0, advance.limit.map({ deadline <= $0 }) ?? true,
+                  awake.count == 1, awake.contains(pacer)
+            else { return false }
+            if let (due, _) = first(), due <= deadline { return false }
+            advance.wakesBeforeYield -= 1
+            self.advance = advance
+            now = deadline
+            return true
+        }
+
+        /// Marks paced task `pacer` asleep (or ended). Once no paced task runs, the advance waiting
+        /// for them goes on; but if the next sleeper due is paced, it is woken here, as the advance
+        /// would wake it, and the advance goes on waiting: one task switch instead of two.
+        mutating func rests(_ pacer: UInt64) -> Handoff? {
+            awake.remove(pacer)
+            guard awake.isEmpty, let waiting = waitingForPacers else { return nil }
+            if var advance, advance.wakesBeforeYield > 0, let (due, order) = first(), advance.limit.map({ due <= $0 }) ?? true,
+               let next = sleepers[order], let nextPacer = next.pacer {
+                queue.removeFirst()
+                sleepers[order] = nil
+                now = max(now, due)
+                advance.wakesBeforeYield -= 1
+                self.advance = advance
+                awake.insert(nextPacer)
+                return .pacer(next.continuation)
+            }
+            waitingForPacers = nil
+            return .advance(waiting)
+        }
+    }
+
+    /// Who runs once a paced task sleeps or ends.
+    private enum Handoff {
+        case advance(CheckedContinuation<Void, Never>)
+        case pacer(CheckedContinuation<Void, any Error>)
+
+        func resume() {
+            switch self {
+            case let .advance(continuation): continuation.resume()
+            case let .pacer(continuation): continuation.resume()
+            }
+        }
     }
 
     private let state: Locked<State>
@@ -67,88 +160,177 @@ public final class VirtualClock: Clock, Sendable {
     /// Suspends until the clock reaches `deadline` (returns at once if it has).
     /// Throws `CancellationError` if the task is cancelled.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try await sleep(until: deadline.offset, pacer: nil)
+    }
+
+    /// Starts `body` in a new paced task: the clock counts it from now until `body` returns, and an
+    /// advance waits for it to sleep through `pace` (or end) before it wakes anyone. `body` must
+    /// sleep on the clock through `pace` only, and must not wait between two sleeps for anything
+    /// that needs the clock to move.
+    package func pacedTask(
+        _ body: @escaping @Sendable (_ pace: @escaping @Sendable (Instant) async throws -> Void) async -> Void
+    ) -> Task<Void, Never> {
+        let pacer = state.withLock { state in
+            state.nextPacer += 1
+            state.awake.insert(state.nextPacer)
+            return state.nextPacer
+        }
+        return Task { [self] in
+            await body { [self] deadline in try await sleep(until: deadline.offset, pacer: pacer) }
+            state.withLock { $0.rests(pacer) }?.resume()
+        }
+    }
+
+    private func sleep(until deadline: Duration, pacer: UInt64?) async throws {
         try Task.checkCancellation()
         let order: UInt64? = state.withLock { state in
-            guard deadline.offset > state.now else { return nil }
+            guard deadline > state.now else { return nil }
+            if let pacer, state.runsOn(pacer, to: deadline) { return nil }
             state.nextOrder += 1
             return state.nextOrder
         }
         guard let order else { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let cancelled = state.withLock { state -> Bool in
-                    if Task.isCancelled { return true }
-                    state.entries[order] = Entry(deadline: deadline.offset, order: order, waiter: .sleeper(continuation))
-                    state.queue.insert(deadline.offset, order)
-                    state.sleeps += 1
-                    return false
+                let (cancelled, handoff) = state.withLock { state -> (Bool, Handoff?) in
+                    if Task.isCancelled { return (true, nil) }
+                    state.sleepers[order] = Sleeper(deadline: deadline, continuation: continuation, pacer: pacer)
+                    state.queue.insert(deadline, order)
+                    guard let pacer else {
+                        state.sleeps += 1
+                        return (false, nil)
+                    }
+                    return (false, state.rests(pacer))
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
+                handoff?.resume()
             }
         } onCancel: {
-            let entry = state.withLock { $0.entries.removeValue(forKey: order) }
-            if case let .sleeper(continuation)? = entry?.waiter { continuation.resume(throwing: CancellationError()) }
-        }
-    }
-
-    /// Runs `action` when the clock reaches `deadline`, from within ``advance(to:)``, in deadline
-    /// order with the sleepers. Returns a token that ``cancel(_:)`` takes.
-    package func schedule(at deadline: Instant, _ action: @escaping @Sendable () -> Void) -> UInt64 {
-        state.withLock { state in
-            state.nextOrder += 1
-            state.entries[state.nextOrder] = Entry(deadline: deadline.offset, order: state.nextOrder, waiter: .action(action))
-            state.queue.insert(deadline.offset, state.nextOrder)
-            return state.nextOrder
-        }
-    }
-
-    /// Cancels a scheduled action that has not run.
-    package func cancel(_ token: UInt64) {
-        state.withLock { _ = $0.entries.removeValue(forKey: token) }
-    }
-
-    /// Moves the clock forward by `duration`, waking everything due on the way, in order.
-    public func advance(by duration: Duration = .zero) async {
-        await advance(to: Instant(offset: state.withLock { $0.now } + duration))
-    }
-
-    /// Moves the clock to `deadline`, waking everything due on the way, in order.
-    public func advance(to deadline: Instant) async {
-        var woken = 0
-        while true {
-            let next: (Waiter, UInt64)? = state.withLock { state in
-                while let (due, order) = state.queue.first, due <= deadline.offset {
-                    state.queue.removeFirst()
-                    guard let entry = state.entries.removeValue(forKey: order) else { continue }  // cancelled
-                    state.now = max(state.now, due)
-                    return (entry.waiter, state.sleeps)
-                }
-                state.now = max(state.now, deadline.offset)
-                return nil
+            let sleeper = state.withLock { state in
+                let sleeper = state.sleepers.removeValue(forKey: order)
+                if let pacer = sleeper?.pacer { state.awake.insert(pacer) }  // it runs again, to its end or next sleep
+                return sleeper
             }
-            guard let (waiter, sleepsBefore) = next else { break }
-            switch waiter {
-            case let .action(action):
-                action()
-            case let .sleeper(continuation):
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+        if pacer == nil {
+            state.withLock { state in
+                if state.wokenNotRunning == order { state.wokenNotRunning = nil }
+            }
+        }
+    }
+
+    /// Moves the clock forward by `duration`, waking everything due on the way, in order, and
+    /// returns once the paced tasks it woke have gone back to sleep (or ended). During another
+    /// advance, it first waits for that one to end, and moves on from where it left the clock.
+    public func advance(by duration: Duration = .zero) async {
+        await takeTurn()
+        await advance(through: state.withLock { $0.now } + duration)
+    }
+
+    /// Moves the clock to `deadline` (or leaves it where it is, if it is past it), waking
+    /// everything due on the way, in order; as ``advance(by:)``.
+    public func advance(to deadline: Instant) async {
+        await takeTurn()
+        await advance(through: deadline.offset)
+    }
+
+    /// Advances until nothing is scheduled any more (never returns if something always sleeps again).
+    public func run() async {
+        await takeTurn()
+        await advance(through: nil)
+    }
+
+    /// Waits until no other advance is under way.
+    private func takeTurn() async {
+        await withCheckedContinuation { continuation in
+            let mine = state.withLock { state in
+                guard state.advancing else {
+                    state.advancing = true
+                    return true
+                }
+                state.waitingAdvances.append(continuation)
+                return false
+            }
+            if mine { continuation.resume() }
+        }
+    }
+
+    /// The advance, once it has its turn: to `limit`, or until nothing is left.
+    private func advance(through limit: Duration?) async {
+        state.withLock { $0.advance = Advance(limit: limit) }
+        enum Next {
+            case paced(CheckedContinuation<Void, any Error>)
+            case other(CheckedContinuation<Void, any Error>, order: UInt64, sleepsBefore: UInt64)
+            case yield
+            case done
+        }
+        while true {
+            await pacersAsleep()
+            let next: Next = state.withLock { state in
+                guard let (due, order) = state.first(), limit.map({ due <= $0 }) ?? true else {
+                    if let limit { state.now = max(state.now, limit) }
+                    return .done
+                }
+                if let advance = state.advance, advance.wakesBeforeYield <= 0 {
+                    state.advance?.wakesBeforeYield = Self.wakesBetweenYields
+                    return .yield
+                }
+                state.advance?.wakesBeforeYield -= 1
+                state.queue.removeFirst()
+                let sleeper = state.sleepers.removeValue(forKey: order)!
+                state.now = max(state.now, due)
+                if let pacer = sleeper.pacer {
+                    state.awake.insert(pacer)
+                    return .paced(sleeper.continuation)
+                }
+                state.wokenNotRunning = order
+                return .other(sleeper.continuation, order: order, sleepsBefore: state.sleeps)
+            }
+            switch next {
+            case let .paced(continuation):
+                // Parked before it runs, so that it may run on, or wake the next paced task itself.
+                await pacersAsleep(then: continuation.resume)
+            case let .other(continuation, order, sleepsBefore):
                 continuation.resume()
-                // Let the woken task run until it sleeps again (or, if it ends, for a few yields).
+                // Let it start, however long that takes, then run until it sleeps again (or, if it
+                // does not, for a few yields).
+                while state.withLock({ $0.wokenNotRunning == order }) { await Task.yield() }
                 var yields = 0
-                while yields < 16, state.withLock({ $0.sleeps == sleepsBefore }) {
+                while yields < Self.yieldsForOthers, state.withLock({ $0.sleeps == sleepsBefore }) {
                     await Task.yield()
                     yields += 1
                 }
+            case .yield:
+                await Task.yield()  // let consumers drain
+            case .done:
+                let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                    state.advance = nil
+                    if state.waitingAdvances.isEmpty {
+                        state.advancing = false
+                        return nil
+                    }
+                    return state.waitingAdvances.removeFirst()  // its turn now
+                }
+                await Task.yield()
+                next?.resume()
+                return
             }
-            woken += 1
-            if woken % 256 == 0 { await Task.yield() }  // let consumers drain
         }
-        await Task.yield()
     }
 
-    /// Advances until nothing is scheduled any more (never returns if something always reschedules).
-    public func run() async {
-        while let next = state.withLock({ $0.queue.first?.0 }) {
-            await advance(to: Instant(offset: next))
+    /// Parks the advance until no paced task runs, then returns; `wake` (a paced task's wake-up)
+    /// runs once it is parked.
+    private func pacersAsleep(then wake: (() -> Void)? = nil) async {
+        if wake == nil, state.withLock({ $0.awake.isEmpty }) { return }
+        await withCheckedContinuation { continuation in
+            let asleep = state.withLock { state in
+                if state.awake.isEmpty { return true }
+                state.waitingForPacers = continuation
+                return false
+            }
+            wake?()
+            if asleep { continuation.resume() }
         }
     }
 }

@@ -12,9 +12,11 @@ import LocationFacade
 /// An in-process replay device: a `LocationSource` that plays recorded fixes on an injected
 /// clock, at their recorded pace or faster, once or in a loop. Every fix it emits is marked simulated.
 ///
-/// On a `TestClock` a day-long track replays as fast as the test advances the clock, with exactly
-/// the same events, in the same order, run after run; on a ``VirtualClock`` it schedules each step
-/// on the clock directly, and a day of 1 Hz fixes plays in a fraction of a second.
+/// One task plays it, on any clock: it sleeps on the clock until the next entry is due, sends it,
+/// and sleeps again. On a `TestClock` a day-long track replays as fast as the test advances the
+/// clock, with exactly the same events, in the same order, run after run. On a ``VirtualClock``
+/// the task is paced by the clock: an advance finds every entry due by then sent when it returns,
+/// and a day of 1 Hz fixes plays in a fraction of a second.
 ///
 /// Like a receiver behind gpsd, the recording keeps playing while nobody watches: the first
 /// ``start()`` sets it going, ``stop()`` only stops delivery, and a later ``start()`` picks up
@@ -63,10 +65,6 @@ public final class ReplayLocationSource: LocationSource {
 
     private let recording: Recording
     private let clock: ElapsedClock
-    /// Set when the clock is a ``VirtualClock``: the device then schedules each fix on it directly.
-    private let virtualClock: VirtualClock?
-    /// The virtual clock's time when ``clock`` was wrapped, to turn its times into instants.
-    private let virtualBase: Duration
     private let observers = LocationObservers()
     private let state = Locked(PlayState())
     /// The reading position, under a lock of its own: reading may wait for a file (or a GPX
@@ -81,7 +79,6 @@ public final class ReplayLocationSource: LocationSource {
         var begun = false
         var finished = false
         var finishWaiters: [CheckedContinuation<Void, Never>] = []
-        var scheduled: UInt64?
     }
 
     /// The cursor, which is used only under the lock that holds it.
@@ -117,8 +114,6 @@ public final class ReplayLocationSource: LocationSource {
         self.loops = loop
         self.startOffset = startOffset
         self.clock = ElapsedClock(clock)
-        self.virtualClock = clock as? VirtualClock
-        self.virtualBase = (clock as? VirtualClock)?.now.offset ?? .zero
         let open: () throws(ReplayRecording.ReadError) -> any ReplayStream<Entry>
         switch recording {
         case let .entries(entries): open = { ArrayStream(entries) }
@@ -207,15 +202,19 @@ public final class ReplayLocationSource: LocationSource {
         cursor.withLock { box in
             if begun.first { box.cursor.begin(at: now) } else { box.cursor.pass(until: now) }
         }
-        // On a virtual clock the first entry is queued before `.watching` is announced: a test
-        // that advances the clock as soon as it sees `.watching` must find it there, or the
-        // advance passes it by and the replay waits for a time that has already gone.
-        if let virtualClock { scheduleNext(on: virtualClock, generation: begun.generation) }
+        // The player is started before `.watching` is announced, and plays once it is: on a
+        // virtual clock (which counts a paced task from its start) a test that advances the clock
+        // as soon as it sees `.watching` then finds the first entry on its way, where otherwise
+        // the advance could pass it by and the replay wait for a time that has already gone.
+        let (announced, announce) = AsyncStream.makeStream(of: Never.self)
+        let task = clock.pacedTask { [self] clock in
+            for await _ in announced {}
+            await play(generation: begun.generation, on: clock)
+        }
         observers.send(.connectionChanged(.connecting(attempt: 1)))
         observers.send(.connectionChanged(.connected))
         observers.send(.connectionChanged(.watching))
-        if virtualClock != nil { return }
-        let task = Task { [self] in await play(generation: begun.generation) }
+        announce.finish()
         state.withLock { state in
             if state.generation == begun.generation { state.task = task } else { task.cancel() }
         }
@@ -223,20 +222,18 @@ public final class ReplayLocationSource: LocationSource {
 
     /// Stops delivering. The recording goes on in the background, as a receiver does.
     public func stop() {
-        let (wasRunning, task, scheduled, waiters) = state.withLock { state in
+        let (wasRunning, task, waiters) = state.withLock { state in
             defer {
                 state.running = false
                 state.task = nil
-                state.scheduled = nil
                 state.generation += 1
                 state.finishWaiters = []
             }
-            return (state.running, state.task, state.scheduled, state.finishWaiters)
+            return (state.running, state.task, state.finishWaiters)
         }
         for waiter in waiters { waiter.resume() }
         guard wasRunning else { return }
         task?.cancel()
-        if let scheduled { virtualClock?.cancel(scheduled) }
         observers.send(.connectionChanged(.stopped))
     }
 
@@ -279,24 +276,9 @@ public final class ReplayLocationSource: LocationSource {
 
     // MARK: - Playing
 
-    /// Schedules the next entry on the virtual clock; it emits and schedules the one after.
-    private func scheduleNext(on clock: VirtualClock, generation: UInt64) {
-        guard let upcoming = cursor.withLock({ $0.cursor.peek() }) else {
-            finish(generation)
-            return
-        }
-        let due = VirtualClock.Instant(offset: virtualBase + upcoming.due)
-        let token = clock.schedule(at: due) { [weak self] in
-            guard let self, state.withLock({ $0.generation == generation }) else { return }
-            emitNext()
-            scheduleNext(on: clock, generation: generation)
-        }
-        state.withLock { state in
-            if state.generation == generation { state.scheduled = token }
-        }
-    }
-
-    private func play(generation: UInt64) async {
+    /// Plays from the cursor on `clock` (``clock``, or the same time paced for this task) until
+    /// the recording ends, or this playing is stopped.
+    private func play(generation: UInt64, on clock: ElapsedClock) async {
         defer { finish(generation) }
         while let upcoming = cursor.withLock({ $0.cursor.peek() }) {
             if clock.now < upcoming.due {

@@ -276,7 +276,9 @@ public final class WorkoutSession: Sendable {
                 _ = await writeHeld(until: nil)
             }
         }
-        let ticker = Task { [weak self, clock] in
+        // The ticker only sleeps on the clock and wakes the writer: a test clock may step it with
+        // the fixes it plays (see `ElapsedClock.pacedTask`).
+        let ticker = clock.pacedTask { [weak self] clock in
             while (try? await clock.sleep(for: .seconds(1))) != nil {
                 guard let self else { return }
                 if machine.withLock({ !$0.queue.isEmpty }) { wakes.yield() }
