@@ -97,6 +97,24 @@ import WorkoutSimulators
                 "with the speed reported: \(reported.totals.movingTime!) s, \(reported.totals.distance!) m")
     }
 
+    /// A pause before the first fix (the user pressed it while the receiver searched) is dated at
+    /// that fix: the workout starts paused there.
+    @Test func aPauseBeforeTheFirstFixIsDatedAtIt() async throws {
+        let store = try WorkoutStore.inMemory()
+        let source = FakeLocationSource()
+        let track = Self.runWithStops(0)
+        let session = WorkoutSession(store: store, source: source, configuration: .init(activityType: .running))
+        try session.start()
+        try session.pause()
+        for fix in track[..<10] { source.send(.location(fix)) }
+        try session.resume()
+        for fix in track[10...] { source.send(.location(fix)) }
+        let workout = try await session.end()
+        #expect(try await store.events(of: workout.id) == [WorkoutEvent(.pause, at: track[0].time!), WorkoutEvent(.resume, at: track[9].time!)])
+        #expect(workout.start == track[0].time && workout.totals.movingTime == 51)
+        #expect(abs((workout.totals.distance ?? 0) - 153) < 0.5, "from the fix the run went on from")
+    }
+
     @Test func withoutAutoPauseTheDriftWouldCount() async throws {
         let store = try WorkoutStore.inMemory()
         let (workout, _) = try await record(Self.runWithStops(3), configuration: .init(activityType: .running), store: store)

@@ -156,9 +156,14 @@ struct MotionDetector: Sendable {
 
     private mutating func step(_ point: TimelinePoint, speed: Double?, accurate: Bool, into released: inout [TimelineItem]) {
         if lastReleased == nil {
-            // The first point starts the session, moving; the actions taken before it follow it.
+            // The first point starts the session, moving; the actions taken before it follow it,
+            // dated at it.
             release(point, speed: speed, into: &released)
-            released += early.map(TimelineItem.event)
+            released += early.map { action in
+                var action = action
+                action.time = Date(timeIntervalSince1970: point.time)
+                return .event(action)
+            }
             early = []
             if let autoPause, accurate, let speed, speed < autoPause.speedThreshold, motion == .moving {
                 motion = .slowing(since: point.time)

@@ -1,0 +1,68 @@
+import Foundation
+
+/// The rows a session has recorded and not yet written, in the order they came. The writer takes
+/// a ``Batch`` (a snapshot), writes it in one transaction, and only then are its rows removed: a
+/// failed write loses nothing.
+struct WriteQueue: Sendable {
+    /// How many rows of each kind a write took (from the front).
+    struct Batch: Sendable {
+        var start: Date
+        var staging: WorkoutStore.SessionStaging?
+        var points: [SessionEngine.StagedPoint]
+        var events: [(ordinal: Int, event: WorkoutEvent)]
+        var samples: [QuantitySample]
+    }
+
+    let maximumPoints: Int
+    var points: [SessionEngine.StagedPoint] = []
+    var events: [(ordinal: Int, event: WorkoutEvent)] = []
+    var samples: [QuantitySample] = []
+    var nextEventOrdinal = 0
+    var staging: WorkoutStore.SessionStaging?
+    var storage: WorkoutSession.StorageState = .ok
+
+    init(maximumPoints: Int) {
+        self.maximumPoints = max(1, maximumPoints)
+    }
+
+    /// Whether the session holds all it may (the store has been failing).
+    var isFull: Bool {
+        points.count >= maximumPoints || samples.count >= 4 * maximumPoints
+    }
+
+    var isEmpty: Bool { points.isEmpty && events.isEmpty && samples.isEmpty }
+
+    mutating func add(_ output: SessionEngine.Output) {
+        points += output.points
+        for event in output.events {
+            events.append((nextEventOrdinal, event))
+            nextEventOrdinal += 1
+        }
+    }
+
+    /// An event is written at once (a pause may be the last thing before a crash); fixes when a
+    /// second's worth (by their own times) has come; a sample with the next fix, or at once when
+    /// no fix is held (the flusher writes anything held within a second of the clock anyway).
+    func isDue(now: Double?) -> Bool {
+        if !events.isEmpty { return true }
+        if let first = points.first?.location.time?.timeIntervalSince1970, let now { return now - first >= 1 }
+        return !samples.isEmpty
+    }
+
+    func batch(start: Double?) -> Batch? {
+        guard !isEmpty, let start = start ?? points.first.map({ $0.location.time!.timeIntervalSince1970 }) else { return nil }
+        return Batch(start: Date(timeIntervalSince1970: start), staging: staging, points: points, events: events, samples: samples)
+    }
+
+    mutating func remove(_ batch: Batch) {
+        points.removeFirst(min(points.count, batch.points.count))
+        events.removeFirst(min(events.count, batch.events.count))
+        samples.removeFirst(min(samples.count, batch.samples.count))
+    }
+
+    mutating func clear() {
+        points = []
+        events = []
+        samples = []
+    }
+}
