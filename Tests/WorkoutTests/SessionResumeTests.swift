@@ -184,4 +184,24 @@ import WorkoutSimulators
         }
         #expect(Set(rates).isSubset(of: Set(saved.map(\.value))))
     }
+
+    /// A resumed session records as it was configured (the store keeps its configuration): given
+    /// no configuration, its auto-laps and auto-pause go on.
+    @Test func aResumedSessionKeepsItsConfiguration() async throws {
+        let store = try WorkoutStore.inMemory()
+        let track = WorkoutSessionTests.runWithStops(3)
+        let configuration = WorkoutSession.Configuration(activityType: .cycling, autoPause: .defaults(for: .running), autoLapDistance: 100)
+        let interrupted = try await recordThenCrash(track[..<120], configuration: configuration, store: store)
+        let clock = VirtualClock()
+        let resumed = try await WorkoutSession.resume(
+            interrupted, store: store, source: ReplayLocationSource(locations: Array(track[130...]), clock: clock), clock: clock)
+        #expect(resumed.configuration == configuration)
+        await clock.advance(by: .seconds(Double(track.count)))
+        let workout = try await resumed.end()
+        #expect(workout.activityType == .cycling)
+        let events = try await store.events(of: workout.id)
+        let after = events.filter { $0.time > track[129].time! }
+        #expect(after.contains { $0.kind == .lap && $0.trigger == .distance }, "auto-laps go on")
+        #expect(after.contains { $0.kind == .motionPaused }, "auto-pause goes on")
+    }
 }

@@ -97,6 +97,23 @@ import WorkoutSimulators
                 "with the speed reported: \(reported.totals.movingTime!) s, \(reported.totals.distance!) m")
     }
 
+    /// A screen that must not miss a second asks for every update: it sees each second of the
+    /// run, however slowly it reads.
+    @Test func statisticsBufferedAllSkipNoSecond() async throws {
+        let clock = VirtualClock()
+        let track = Self.runWithStops(1)
+        let session = WorkoutSession(
+            store: try WorkoutStore.inMemory(), source: ReplayLocationSource(locations: track, clock: clock),
+            configuration: .init(activityType: .running), clock: clock)
+        let figures = session.statistics(buffering: .all)
+        try session.start()
+        await clock.advance(by: .seconds(Double(track.count)))
+        _ = try await session.end()
+        var seconds = Set<Double>()
+        for await figure in figures { seconds.insert(figure.elapsedTime) }
+        #expect(seconds == Set((0..<track.count).map(Double.init)))
+    }
+
     /// A pause before the first fix (the user pressed it while the receiver searched) is dated at
     /// that fix: the workout starts paused there.
     @Test func aPauseBeforeTheFirstFixIsDatedAtIt() async throws {
