@@ -51,55 +51,11 @@ package final class ChildProcess: Sendable {
     /// keys on a terminal).
     package init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, standardInput: String? = nil) throws {
         commandLine = ([executable] + arguments).joined(separator: " ")
-        var stdin: [Int32] = [-1, -1]
-        var stdout: [Int32] = [-1, -1]
-        var stderr: [Int32] = [-1, -1]
-        guard pipe(&stdin) == 0, pipe(&stdout) == 0, pipe(&stderr) == 0 else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr[1], 2)
-        for descriptor in stdin + stdout + stderr {
-            posix_spawn_file_actions_addclose(&actions, descriptor)
-        }
-        if let standardInput {
-            posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDWR, 0)
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var environmentStrings = ProcessInfo.processInfo.environment.merging(environment ?? [:]) { $1 }
-            .map { "\($0.key)=\($0.value)" }
-        environmentStrings.sort()
-        let argv = [executable] + arguments
-        var child: pid_t = 0
-        let status = withCStrings(argv) { argvPointers in
-            withCStrings(environmentStrings) { environmentPointers in
-                posix_spawnp(&child, executable, &actions, &attributes, argvPointers, environmentPointers)
-            }
-        }
-        for descriptor in [stdin[0], stdout[1], stderr[1]] { close(descriptor) }
-        guard status == 0 else {
-            for descriptor in [stdin[1], stdout[0], stderr[0]] { close(descriptor) }
-            throw POSIXError(POSIXErrorCode(rawValue: status) ?? .ENOENT)
-        }
-        _ = fcntl(stdin[1], F_SETFD, FD_CLOEXEC)
+        let (child, input, output, error) = try Self.spawn(executable, arguments, environment: environment, standardInput: standardInput)
         pid = child
-        inputDescriptor = stdin[1]
-        startReading(stdout[0], for: .output)
-        startReading(stderr[0], for: .error)
+        inputDescriptor = input
+        startReading(output, for: .output)
+        startReading(error, for: .error)
         Threads.detach { [weak self, child] in
             var status: Int32 = 0
             while waitpid(child, &status, 0) < 0 && errno == EINTR {}
@@ -107,6 +63,71 @@ package final class ChildProcess: Sendable {
             self?.exited(with: exitStatus)
         }
     }
+
+    /// Spawns one child at a time, its pipes close-on-exec from the start: a child spawned by
+    /// another thread meanwhile must not inherit this child's pipe ends (one holding a copy of
+    /// its output pipe would delay that pipe's end of file, and so ``waitUntilExit()``, until it
+    /// exits; one holding its input pipe would keep it from ever seeing the end of its input).
+    /// (Glibc's `pipe2(O_CLOEXEC)` does not reach Swift; the lock closes the gap between `pipe`
+    /// and `fcntl` for every child started here.) The child gets its ends as 0, 1 and 2 through
+    /// `dup2`, which clears the flag. Returns the child's id and the parent's ends: its input to
+    /// write, its output and error to read.
+    private static func spawn(
+        _ executable: String, _ arguments: [String], environment: [String: String]?, standardInput: String?
+    ) throws -> (pid: pid_t, input: Int32, output: Int32, error: Int32) {
+        try spawning.withLock { _ in
+            var stdin: [Int32] = [-1, -1]
+            var stdout: [Int32] = [-1, -1]
+            var stderr: [Int32] = [-1, -1]
+            guard pipe(&stdin) == 0, pipe(&stdout) == 0, pipe(&stderr) == 0 else {
+                let code = errno
+                for descriptor in stdin + stdout + stderr where descriptor >= 0 { close(descriptor) }
+                throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+            }
+            for descriptor in stdin + stdout + stderr { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, stdin[0], 0)
+            posix_spawn_file_actions_adddup2(&actions, stdout[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, stderr[1], 2)
+            for descriptor in stdin + stdout + stderr {
+                posix_spawn_file_actions_addclose(&actions, descriptor)
+            }
+            if let standardInput {
+                posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDWR, 0)
+            }
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var noSignals = sigset_t()
+            sigemptyset(&noSignals)
+            var allSignals = sigset_t()
+            sigfillset(&allSignals)
+            posix_spawnattr_setsigmask(&attributes, &noSignals)
+            posix_spawnattr_setsigdefault(&attributes, &allSignals)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+            var environmentStrings = ProcessInfo.processInfo.environment.merging(environment ?? [:]) { $1 }
+                .map { "\($0.key)=\($0.value)" }
+            environmentStrings.sort()
+            let argv = [executable] + arguments
+            var child: pid_t = 0
+            let status = withCStrings(argv) { argvPointers in
+                withCStrings(environmentStrings) { environmentPointers in
+                    posix_spawnp(&child, executable, &actions, &attributes, argvPointers, environmentPointers)
+                }
+            }
+            for descriptor in [stdin[0], stdout[1], stderr[1]] { close(descriptor) }
+            guard status == 0 else {
+                for descriptor in [stdin[1], stdout[0], stderr[0]] { close(descriptor) }
+                throw POSIXError(POSIXErrorCode(rawValue: status) ?? .ENOENT)
+            }
+            return (child, stdin[1], stdout[0], stderr[0])
+        }
+    }
+
+    private static let spawning = Locked(())
 
     deinit {
         kill(pid, SIGTERM)
