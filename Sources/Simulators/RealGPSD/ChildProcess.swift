@@ -64,14 +64,18 @@ package final class ChildProcess: Sendable {
         }
     }
 
-    /// Spawns one child at a time, its pipes close-on-exec from the start: a child spawned by
-    /// another thread meanwhile must not inherit this child's pipe ends (one holding a copy of
-    /// its output pipe would delay that pipe's end of file, and so ``waitUntilExit()``, until it
-    /// exits; one holding its input pipe would keep it from ever seeing the end of its input).
-    /// (Glibc's `pipe2(O_CLOEXEC)` does not reach Swift; the lock closes the gap between `pipe`
-    /// and `fcntl` for every child started here.) The child gets its ends as 0, 1 and 2 through
-    /// `dup2`, which clears the flag. Returns the child's id and the parent's ends: its input to
-    /// write, its output and error to read.
+    /// Spawns the child with its pipes as 0, 1 and 2 and no other descriptor of this process:
+    /// a descriptor a child inherits outlives its close here. A test's process is busy: a copy of
+    /// another child's output pipe would delay that pipe's end of file (and so its
+    /// ``waitUntilExit()``) until this child exits; a copy of its input pipe would keep it from
+    /// seeing the end of its input; a copy of a client's socket (libgps opens its own) would keep
+    /// the connection open after the client closed it.
+    ///
+    /// So every descriptor open now (listed in `/proc/self/fd`) is closed in the child, and one
+    /// child is spawned at a time, its pipes close-on-exec from the start, so that no other child
+    /// started here can take them (Glibc's `pipe2` and `posix_spawn_file_actions_addclosefrom_np`
+    /// do not reach Swift). `dup2` gives the child its ends without the flag. Returns the child's
+    /// id and the parent's ends: its input to write, its output and error to read.
     private static func spawn(
         _ executable: String, _ arguments: [String], environment: [String: String]?, standardInput: String?
     ) throws -> (pid: pid_t, input: Int32, output: Int32, error: Int32) {
@@ -96,6 +100,9 @@ package final class ChildProcess: Sendable {
             }
             if let standardInput {
                 posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDWR, 0)
+            }
+            for descriptor in openDescriptors() where !(stdin + stdout + stderr).contains(descriptor) {
+                posix_spawn_file_actions_addclose(&actions, descriptor)
             }
             var attributes = posix_spawnattr_t()
             posix_spawnattr_init(&attributes)
@@ -128,6 +135,20 @@ package final class ChildProcess: Sendable {
     }
 
     private static let spawning = Locked(())
+
+    /// The descriptors above 2 open in this process now (glibc ignores a close of one that is
+    /// closed by the time the child starts).
+    private static func openDescriptors() -> [Int32] {
+        guard let directory = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(directory) }
+        let own = dirfd(directory)
+        var descriptors: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let descriptor = Int32(name), descriptor > 2, descriptor != own { descriptors.append(descriptor) }
+        }
+        return descriptors
+    }
 
     deinit {
         kill(pid, SIGTERM)
