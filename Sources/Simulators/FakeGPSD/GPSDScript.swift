@@ -84,19 +84,38 @@ public struct GPSDScript: Sendable, Hashable {
     /// A script that sends each location as a TPV, one every `interval`, marked simulated
     /// (`"status":8`) unless a location has a status of its own. With `satellites`, a SKY report
     /// follows each TPV.
+    ///
+    /// With `quirks`, chosen fixes are sent as a misbehaving receiver sends them (without a time or
+    /// a speed, misdated, moved, without a position, or not at all), each still due at its index
+    /// times `interval`: see ``ReceiverQuirk``.
+    ///
+    /// ```swift
+    /// let script = GPSDScript.fixes(track, quirks: [.withoutTime(fix: 60), .withoutSpeed(fixes: 0...)])
+    /// ```
     public static func fixes(
         _ locations: [Location],
         interval: Duration = .seconds(1),
         device: String = defaultDevice,
-        satellites: SatelliteReport? = nil
+        satellites: SatelliteReport? = nil,
+        quirks: [ReceiverQuirk] = []
     ) -> GPSDScript {
         var script = GPSDScript()
         for (index, location) in locations.enumerated() {
             var location = location
             location.isSimulated = true
             let offset = interval * index
-            script.entries.append(Entry(
-                offset: offset, device: device, className: "TPV", line: GPSDReportWriter.tpv(location, device: device)))
+            let line: String
+            switch ReceiverQuirk.report(for: location, at: index, applying: quirks) {
+            case let .fix(sent):
+                location = sent
+                line = GPSDReportWriter.tpv(location, device: device)
+            case let .noFix(time):
+                location.time = time
+                line = GPSDReportWriter.noFix(device: device, time: time)
+            case .nothing:
+                continue
+            }
+            script.entries.append(Entry(offset: offset, device: device, className: "TPV", line: line))
             if var satellites {
                 satellites.time = location.time
                 script.entries.append(Entry(

@@ -51,61 +51,103 @@ package final class ChildProcess: Sendable {
     /// keys on a terminal).
     package init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, standardInput: String? = nil) throws {
         commandLine = ([executable] + arguments).joined(separator: " ")
-        var stdin: [Int32] = [-1, -1]
-        var stdout: [Int32] = [-1, -1]
-        var stderr: [Int32] = [-1, -1]
-        guard pipe(&stdin) == 0, pipe(&stdout) == 0, pipe(&stderr) == 0 else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr[1], 2)
-        for descriptor in stdin + stdout + stderr {
-            posix_spawn_file_actions_addclose(&actions, descriptor)
-        }
-        if let standardInput {
-            posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDWR, 0)
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var environmentStrings = ProcessInfo.processInfo.environment.merging(environment ?? [:]) { $1 }
-            .map { "\($0.key)=\($0.value)" }
-        environmentStrings.sort()
-        let argv = [executable] + arguments
-        var child: pid_t = 0
-        let status = withCStrings(argv) { argvPointers in
-            withCStrings(environmentStrings) { environmentPointers in
-                posix_spawnp(&child, executable, &actions, &attributes, argvPointers, environmentPointers)
-            }
-        }
-        for descriptor in [stdin[0], stdout[1], stderr[1]] { close(descriptor) }
-        guard status == 0 else {
-            for descriptor in [stdin[1], stdout[0], stderr[0]] { close(descriptor) }
-            throw POSIXError(POSIXErrorCode(rawValue: status) ?? .ENOENT)
-        }
-        _ = fcntl(stdin[1], F_SETFD, FD_CLOEXEC)
+        let (child, input, output, error) = try Self.spawn(executable, arguments, environment: environment, standardInput: standardInput)
         pid = child
-        inputDescriptor = stdin[1]
-        startReading(stdout[0], for: .output)
-        startReading(stderr[0], for: .error)
+        inputDescriptor = input
+        startReading(output, for: .output)
+        startReading(error, for: .error)
         Threads.detach { [weak self, child] in
             var status: Int32 = 0
             while waitpid(child, &status, 0) < 0 && errno == EINTR {}
             let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
             self?.exited(with: exitStatus)
         }
+    }
+
+    /// Spawns the child with its pipes as 0, 1 and 2 and no other descriptor of this process:
+    /// a descriptor a child inherits outlives its close here. A test's process is busy: a copy of
+    /// another child's output pipe would delay that pipe's end of file (and so its
+    /// ``waitUntilExit()``) until this child exits; a copy of its input pipe would keep it from
+    /// seeing the end of its input; a copy of a client's socket (libgps opens its own) would keep
+    /// the connection open after the client closed it.
+    ///
+    /// So every descriptor open now (listed in `/proc/self/fd`) is closed in the child, and one
+    /// child is spawned at a time, its pipes close-on-exec from the start, so that no other child
+    /// started here can take them (Glibc's `pipe2` and `posix_spawn_file_actions_addclosefrom_np`
+    /// do not reach Swift). `dup2` gives the child its ends without the flag. Returns the child's
+    /// id and the parent's ends: its input to write, its output and error to read.
+    private static func spawn(
+        _ executable: String, _ arguments: [String], environment: [String: String]?, standardInput: String?
+    ) throws -> (pid: pid_t, input: Int32, output: Int32, error: Int32) {
+        try spawning.withLock { _ in
+            var stdin: [Int32] = [-1, -1]
+            var stdout: [Int32] = [-1, -1]
+            var stderr: [Int32] = [-1, -1]
+            guard pipe(&stdin) == 0, pipe(&stdout) == 0, pipe(&stderr) == 0 else {
+                let code = errno
+                for descriptor in stdin + stdout + stderr where descriptor >= 0 { close(descriptor) }
+                throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+            }
+            for descriptor in stdin + stdout + stderr { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, stdin[0], 0)
+            posix_spawn_file_actions_adddup2(&actions, stdout[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, stderr[1], 2)
+            for descriptor in stdin + stdout + stderr {
+                posix_spawn_file_actions_addclose(&actions, descriptor)
+            }
+            if let standardInput {
+                posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDWR, 0)
+            }
+            for descriptor in openDescriptors() where !(stdin + stdout + stderr).contains(descriptor) {
+                posix_spawn_file_actions_addclose(&actions, descriptor)
+            }
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var noSignals = sigset_t()
+            sigemptyset(&noSignals)
+            var allSignals = sigset_t()
+            sigfillset(&allSignals)
+            posix_spawnattr_setsigmask(&attributes, &noSignals)
+            posix_spawnattr_setsigdefault(&attributes, &allSignals)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+            var environmentStrings = ProcessInfo.processInfo.environment.merging(environment ?? [:]) { $1 }
+                .map { "\($0.key)=\($0.value)" }
+            environmentStrings.sort()
+            let argv = [executable] + arguments
+            var child: pid_t = 0
+            let status = withCStrings(argv) { argvPointers in
+                withCStrings(environmentStrings) { environmentPointers in
+                    posix_spawnp(&child, executable, &actions, &attributes, argvPointers, environmentPointers)
+                }
+            }
+            for descriptor in [stdin[0], stdout[1], stderr[1]] { close(descriptor) }
+            guard status == 0 else {
+                for descriptor in [stdin[1], stdout[0], stderr[0]] { close(descriptor) }
+                throw POSIXError(POSIXErrorCode(rawValue: status) ?? .ENOENT)
+            }
+            return (child, stdin[1], stdout[0], stderr[0])
+        }
+    }
+
+    private static let spawning = Locked(())
+
+    /// The descriptors above 2 open in this process now (glibc ignores a close of one that is
+    /// closed by the time the child starts).
+    private static func openDescriptors() -> [Int32] {
+        guard let directory = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(directory) }
+        let own = dirfd(directory)
+        var descriptors: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let descriptor = Int32(name), descriptor > 2, descriptor != own { descriptors.append(descriptor) }
+        }
+        return descriptors
     }
 
     deinit {
