@@ -185,8 +185,10 @@ struct Record: AsyncParsableCommand {
             Output.error("workout record: \(error)")
             Output.error("workout record: the workout was not saved; what was written is kept: `workout recover --end\(place)` saves it.")
             if json {
+                var unwritten = 0
+                if case let .notSaved(_, _, held) = error { unwritten = held }
                 Output.line(Format.jsonLine([
-                    "saved": false, "id": session.id.uuidString, "error": "\(error)",
+                    "saved": false, "id": session.id.uuidString, "error": "\(error)", "unwritten": unwritten,
                     "recover": "workout recover --end\(place)", "input": report.inputObject(final.inputIssues),
                     "store_failures": report.failuresObject(),
                 ]))

@@ -10,10 +10,13 @@ extension WorkoutSession {
     /// Writes what is held, one transaction per attempt; a failed write keeps every row and is
     /// tried again after ``backoff(after:)`` on the session's clock. Without a `deadline` (the
     /// background writer) it returns after one successful write, or when its task is cancelled;
-    /// with one (`end()`), it writes until nothing is held, or returns the last error once the
-    /// deadline (on the session's clock) has passed.
+    /// with one (`end()`), it writes until nothing is held, or returns the last error when another
+    /// attempt could not end by the deadline (on the session's clock): an attempt may wait as
+    /// long as the last one took (SQLite waits up to its busy timeout for a lock), so none is
+    /// started that would run past it.
     func writeHeld(until deadline: Duration?) async -> WorkoutStoreError? {
         defer { machine.withLock { $0.writerPhase = .waiting } }
+        var lastAttempt = Duration.zero
         while true {
             let next = machine.withLock { machine in
                 machine.writerPhase = .writing
@@ -21,6 +24,7 @@ extension WorkoutSession {
             }
             guard let batch = next.0 else { return nil }
             let issues = next.1
+            let started = clock.now
             do {
                 let staging = try await store.appendToSession(batch, id: id, configuration: configuration, inputIssues: issues)
                 machine.withLock { $0.written(batch, staging: staging) }?.send()
@@ -34,18 +38,11 @@ extension WorkoutSession {
                 default:
                     break
                 }
+                lastAttempt = clock.now - started
                 if Task.isCancelled, deadline == nil { return error }
-                let attempts = machine.withLock { machine in
-                    let broadcast = machine.writeFailed(error)
-                    return (broadcast, machine.failedAttempts)
-                }
-                attempts.0.send()
-                var wait = Self.backoff(after: attempts.1)
-                if let deadline {
-                    let left = deadline - clock.now
-                    if left <= .zero { return error }
-                    wait = min(wait, left)
-                }
+                let (broadcast, attempts) = machine.withLock { machine in (machine.writeFailed(error), machine.failedAttempts) }
+                broadcast.send()
+                guard let wait = pause(after: attempts, lastAttempt: lastAttempt, deadline: deadline) else { return error }
                 let until = clock.now + wait
                 machine.withLock { $0.writerPhase = .backingOff(until: until) }
                 if (try? await clock.sleep(until: until)) == nil { return error }
@@ -53,11 +50,18 @@ extension WorkoutSession {
         }
     }
 
+    /// How long to wait before trying again, or `nil` when another attempt, as long as the last,
+    /// would end past `deadline`.
+    private func pause(after attempts: Int, lastAttempt: Duration, deadline: Duration?) -> Duration? {
+        let wait = Self.backoff(after: attempts)
+        guard let deadline else { return wait }
+        let left = deadline - clock.now - lastAttempt
+        return left > .zero ? min(wait, left) : nil
+    }
+
     /// Writes everything held and publishes the session as a workout, trying a failing store
-    /// again until ``Configuration/endTimeout`` has passed.
-    func save() async throws(WorkoutSessionError) -> WorkoutRecord {
-        let began = clock.now
-        let deadline = began + configuration.endTimeout
+    /// again until `deadline` (``Configuration/endTimeout`` after `end()` began, `began`).
+    func save(began: Duration, deadline: Duration) async throws(WorkoutSessionError) -> WorkoutRecord {
         if let error = await writeHeld(until: deadline) {
             throw .notSaved(error: error, waited: clock.now - began, unwritten: machine.withLock { $0.statistics.unwritten })
         }
@@ -67,16 +71,17 @@ extension WorkoutSession {
         while true {
             machine.withLock { $0.writerPhase = .writing }
             defer { machine.withLock { $0.writerPhase = .waiting } }
+            let started = clock.now
             do {
                 return try await store.publishSession(staging, publication)
             } catch {
-                machine.withLock { $0.writeFailed(error) }.send()
-                let left = deadline - clock.now
-                if left <= .zero || Task.isCancelled {
-                    machine.withLock { $0.writerPhase = .waiting }
+                let lastAttempt = clock.now - started
+                let (broadcast, attempts) = machine.withLock { machine in (machine.writeFailed(error), machine.failedAttempts) }
+                broadcast.send()
+                guard !Task.isCancelled, let wait = pause(after: attempts, lastAttempt: lastAttempt, deadline: deadline) else {
                     throw .notSaved(error: error, waited: clock.now - began, unwritten: 0)
                 }
-                let until = clock.now + min(Self.backoff(after: machine.withLock { $0.failedAttempts }), left)
+                let until = clock.now + wait
                 machine.withLock { $0.writerPhase = .backingOff(until: until) }
                 try? await clock.sleep(until: until)
             }

@@ -188,12 +188,14 @@ public final class WorkoutSession: Sendable {
             if Task.isCancelled, machine.state == .running || machine.state == .paused { throw .cancelled }
             return try machine.beginEnding()
         }
+        // The wait for the store counts from here: the writer may be in a store call now.
+        let began = clock.now
         stop(sources)
         for reader in sources.readers { await reader.value }
         machine.withLock { $0.settle() }.send()
         await stopWriting()
         do throws(WorkoutSessionError) {
-            let workout = try await save()
+            let workout = try await save(began: began, deadline: began + configuration.endTimeout)
             let watchers = machine.withLock { $0.ended() }
             for watcher in watchers { watcher.finish() }
             return workout
