@@ -40,8 +40,17 @@ public final class GPSFake: Sendable {
 
     /// Like gpsfake -1 -W 1 -c CYCLE -P PORT -o OPTIONS LOG, with the first sentence held until a
     /// line arrives on stdin. gpsd inherits the driver's standard error.
+    ///
+    /// gps.fake names gpsd's control socket after the driver's process id, in TMPDIR, and gpsd
+    /// leaves the file behind when it is stopped. When an earlier driver's id came round again,
+    /// gps.fake found the old file, took gpsd for ready, could not connect, and silently never
+    /// added the device: gpsd then reported nothing at all for the log (seen for a few of the
+    /// hundred logs of a corpus run, with a thousand such files in /tmp). So the control socket
+    /// lives in a folder of the driver's own, and adding the device must succeed.
     private static let driver = """
-        import select, signal, sys, time
+        import os, select, shutil, signal, socket, sys, tempfile, time
+        folder = tempfile.mkdtemp(prefix="gpsfake-")
+        os.environ["TMPDIR"] = folder  # read by gps.fake for its control socket
         import gps.fake as gpsfake
         port, cycle, log, options = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4]
         released = False
@@ -61,16 +70,36 @@ public final class GPSFake: Sendable {
                 return False
             time.sleep(cycle)
             return True
+        def add_device(path):
+            # gps.fake's own gives up in silence when gpsd is not yet listening on the socket.
+            deadline = time.time() + 10
+            while True:
+                control = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                try:
+                    control.connect(session.daemon.control_socket)
+                    break
+                except OSError:
+                    control.close()
+                    if time.time() > deadline:
+                        raise SystemExit("gpsfake: gpsd's control socket never took a connection")
+                    time.sleep(0.01)
+            control.sendall(("+%s\\r\\n\\x00" % path).encode())
+            reply = control.recv(12)
+            control.close()
+            if not reply.startswith(b"OK"):
+                raise SystemExit("gpsfake: gpsd did not add %s: %r" % (path, reply))
         session = gpsfake.TestSession(options=options, prefix="", predump=False, port=port, slow=False,
                                       tcp=False, timeout=0.3, udp=False, verbose=0)
-        session.spawn()
-        # TestSession.spawn() makes SIGTERM clean up without exiting; exit, through cleanup() below.
-        signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(1))
+        session.daemon.add_device = add_device
         try:
+            session.spawn()
+            # TestSession.spawn() makes SIGTERM clean up without exiting; exit, through cleanup() below.
+            signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(1))
             session.gps_add(log, speed=4800, pred=hook, oneshot=True)
             session.run()
         finally:
             session.cleanup()
+            shutil.rmtree(folder, ignore_errors=True)
         """
 
     /// Whether gpsd and gpsfake's Python module are installed (`apt-get install gpsd python3-gps`).
