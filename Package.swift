@@ -148,7 +148,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkoutCommandTests",
-            dependencies: ["WorkoutCommand", "Workout", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport"]
+            dependencies: ["WorkoutCommand", "Workout", "GPSCore", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport"]
         ),
         .testTarget(
             name: "WorkoutTests",

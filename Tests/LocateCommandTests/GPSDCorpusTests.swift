@@ -81,17 +81,7 @@ struct GPSDCorpusTests {
 }
 
 enum GPSDCorpus {
-    static let folder: URL = {
-        if let path = ProcessInfo.processInfo.environment["GPSD_TEST_LOGS"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        return Repository.root.appendingPathComponent(".cache/gpsd-3.22/test/daemon")
-    }()
-
-    static let logs: [String] = {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { $0.hasSuffix(".log") }.sorted().map { folder.appendingPathComponent($0).path }
-    }()
+    static let logs: [String] = GPSDRegressionLogs.logs.map(\.path)
 
     static var isAvailable: Bool {
         !logs.isEmpty && GPSFake.isAvailable && Repository.hasProgram("gpspipe")

@@ -88,26 +88,11 @@ struct NMEAFixturesGpsdecodeTests {
 
 /// gpsd's regression logs and what `gpsdecode` makes of them.
 enum GPSDecodeCorpus {
-    static let folder: URL = {
-        if let path = ProcessInfo.processInfo.environment["GPSD_TEST_LOGS"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        return Repository.root.appendingPathComponent(".cache/gpsd-3.22/test/daemon")
-    }()
-
-    static let logs: [URL] = {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { $0.hasSuffix(".log") }.sorted().map { folder.appendingPathComponent($0) }
-    }()
+    static let logs = GPSDRegressionLogs.logs
 
     static var isAvailable: Bool {
         !logs.isEmpty && Repository.hasProgram("gpsdecode")
     }
-
-    /// gpsd's drivers that read NMEA 0183 sentences (the generic one and dialects that extend it),
-    /// and AIS, whose sentences carry no fix of the receiver. A log gpsd read with any other
-    /// driver is a binary protocol, not an NMEA log.
-    static let nmeaDrivers: Set<String> = ["NMEA0183", "MTK-3301", "True North", "AIVDM"]
 
     enum Outcome: Sendable {
         case notNMEA
@@ -130,11 +115,11 @@ enum GPSDecodeCorpus {
     static func compare(_ log: URL) -> Outcome {
         let decoded: (drivers: Set<String>, reports: [[String: Any]])
         do {
-            decoded = try gpsdecode(log)
+            decoded = try GPSDRegressionLogs.gpsdecode(log)
         } catch {
             return .failed("gpsdecode failed: \(error)")
         }
-        guard decoded.drivers.contains("NMEA0183"), decoded.drivers.isSubset(of: nmeaDrivers) else { return .notNMEA }
+        guard GPSDRegressionLogs.isNMEA(drivers: decoded.drivers) else { return .notNMEA }
         let theirs = fixes(inReports: decoded.reports)
         let timeline: [ReplayLocationSource.Entry]
         do {
@@ -198,32 +183,6 @@ enum GPSDecodeCorpus {
         if !onlyOurs.isEmpty { problems.append("\(onlyOurs.count) fixes only we give (first \(onlyOurs[0]))") }
         if !onlyTheirs.isEmpty { problems.append("\(onlyTheirs.count) fixes only gpsdecode gives (first \(onlyTheirs[0]))") }
         return problems
-    }
-
-    /// `gpsdecode -j -D 4 < log`: the drivers it selected and its JSON reports.
-    static func gpsdecode(_ log: URL) throws -> (drivers: Set<String>, reports: [[String: Any]]) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gpsdecode-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let output = folder.appendingPathComponent("out"), errors = folder.appendingPathComponent("err")
-        try Data().write(to: output)
-        try Data().write(to: errors)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/gpsdecode")
-        process.arguments = ["-j", "-D", "4"]
-        process.standardInput = try FileHandle(forReadingFrom: log)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
-        process.waitUntilExit()
-        let drivers = Set(try String(contentsOf: errors, encoding: .isoLatin1).split(whereSeparator: \.isNewline).compactMap { line -> String? in
-            guard let start = line.range(of: "selecting "), let end = line.range(of: " driver", range: start.upperBound..<line.endIndex) else { return nil }
-            return String(line[start.upperBound..<end.lowerBound])
-        })
-        let reports = try String(contentsOf: output, encoding: .isoLatin1).split(whereSeparator: \.isNewline).compactMap { line in
-            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-        }
-        return (drivers, reports)
     }
 }
 
