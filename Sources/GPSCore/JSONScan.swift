@@ -82,20 +82,22 @@ package enum JSONScan {
     /// white space), or `nil` when there is none. Only keys count: a `"name"` inside a string value
     /// does not.
     package static func valueStart(ofMember name: String, in text: UnsafeBufferPointer<UInt8>) -> Int? {
-        var key = Array(name.utf8)
-        key.insert(UInt8(ascii: "\""), at: 0)
-        key.append(UInt8(ascii: "\""))
-        return key.withUnsafeBufferPointer { key in
+        var name = name
+        return name.withUTF8 { name in
             var from = 0
-            while let found = firstIndex(of: key, in: text, from: from) {
-                var index = found + key.count
-                while index < text.count, isSpace(text[index]) { index += 1 }
-                if index < text.count, text[index] == UInt8(ascii: ":"), isKeyPosition(found, in: text) {
-                    index += 1
-                    while index < text.count, isSpace(text[index]) { index += 1 }
-                    return index
-                }
+            while let found = firstIndex(of: name, in: text, from: from) {
                 from = found + 1
+                // The name must be a whole string, `"name"`, in a key's place and followed by a colon.
+                guard found > 0, text[found - 1] == UInt8(ascii: "\""),
+                      found + name.count < text.count, text[found + name.count] == UInt8(ascii: "\""),
+                      isKeyPosition(found - 1, in: text)
+                else { continue }
+                var index = found + name.count + 1
+                while index < text.count, isSpace(text[index]) { index += 1 }
+                guard index < text.count, text[index] == UInt8(ascii: ":") else { continue }
+                index += 1
+                while index < text.count, isSpace(text[index]) { index += 1 }
+                return index
             }
             return nil
         }
@@ -165,37 +167,40 @@ package enum JSONScan {
 
     /// Scans the value starting at `start` (a bracket) up to `end`. Most bytes are neither quotes,
     /// backslashes, brackets nor white space, so a table lookup settles each of them with one load
-    /// and one branch.
+    /// and one branch. The table is read through a buffer pointer: it has an entry for every byte,
+    /// and an array's bounds check would add two instructions to each of them.
     private static func scanValue(_ text: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> ScanResult {
-        var depth = 0
-        var inString = false
-        var firstSpace: Int?
-        var index = start
-        let base = text.baseAddress!
-        while index < end {
-            let kind = byteKinds[Int(base[index])]
-            if kind != 0 {
-                if inString {
-                    if kind == backslash {
-                        index += 1
+        byteKinds.withUnsafeBufferPointer { kinds in
+            var depth = 0
+            var inString = false
+            var firstSpace: Int?
+            var index = start
+            let base = text.baseAddress!
+            while index < end {
+                let kind = kinds[Int(base[index])]
+                if kind != 0 {
+                    if inString {
+                        if kind == backslash {
+                            index += 1
+                        } else if kind == quote {
+                            inString = false
+                        }
                     } else if kind == quote {
-                        inString = false
+                        inString = true
+                    } else if kind == opening {
+                        depth += 1
+                    } else if kind == closing {
+                        depth -= 1
+                        if depth == 0 { return .complete(end: index + 1, firstSpace: firstSpace) }
+                        if depth < 0 { return .unbalanced }
+                    } else if kind == space, firstSpace == nil {
+                        firstSpace = index
                     }
-                } else if kind == quote {
-                    inString = true
-                } else if kind == opening {
-                    depth += 1
-                } else if kind == closing {
-                    depth -= 1
-                    if depth == 0 { return .complete(end: index + 1, firstSpace: firstSpace) }
-                    if depth < 0 { return .unbalanced }
-                } else if kind == space, firstSpace == nil {
-                    firstSpace = index
                 }
+                index &+= 1  // below `end`, so it cannot overflow
             }
-            index += 1
+            return inString ? .unterminatedString : .incomplete
         }
-        return inString ? .unterminatedString : .incomplete
     }
 
     /// Whether the string starting at `index` is in a key's place: after `{` or `,` (and white space).
