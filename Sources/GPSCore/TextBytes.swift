@@ -154,22 +154,55 @@ package enum TextBytes {
     /// Appends `text` as a JSON string, quotes included (RFC 8259: `"`, `\` and control characters escaped).
     package static func appendJSONString(_ text: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: #"\r"#.utf8)
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: #"\t"#.utf8)
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: #"\u00"#.utf8)
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            default: bytes.append(byte)
+        var text = text
+        text.withUTF8 { utf8 in
+            // Most strings (device paths, modes) need no escape: one append instead of one per byte.
+            guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                bytes.append(contentsOf: utf8)
+                return
+            }
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
+                case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
+                case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
+                case UInt8(ascii: "\r"): bytes.append(contentsOf: #"\r"#.utf8)
+                case UInt8(ascii: "\t"): bytes.append(contentsOf: #"\t"#.utf8)
+                case 0..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: #"\u00"#.utf8)
+                    bytes.append(hex[Int(byte >> 4)])
+                    bytes.append(hex[Int(byte & 0xF)])
+                default: bytes.append(byte)
+                }
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `value.description` (`51.4779`, `1.0`, `1e+16`, `nan`: the shortest digits that
+    /// read back as the same `Double`) without making a `String` of it: `Double.write(to:)` hands
+    /// its digits from a stack buffer to the stream's `_writeASCII(_:)`. A third of the cost of
+    /// appending `description` was making the `String` and copying its bytes out again.
+    package static func appendDescription(_ value: Double, to bytes: inout [UInt8]) {
+        var stream = ByteStream()
+        swap(&stream.bytes, &bytes)  // moved, not copied: appending to a shared array would copy it
+        value.write(to: &stream)
+        swap(&stream.bytes, &bytes)
+    }
+
+    /// A text stream into a byte array.
+    private struct ByteStream: TextOutputStream {
+        var bytes: [UInt8] = []
+
+        mutating func write(_ string: String) {
+            bytes.append(contentsOf: string.utf8)
+        }
+
+        /// What the standard library's number types write through.
+        mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+            bytes.append(contentsOf: buffer)
+        }
     }
 
     /// Appends a JSON number, or `null` when `value` is `nil` or not finite.

@@ -120,34 +120,35 @@ extension Location {
 }
 
 extension Location.CodingKeys {
-    /// The key's index in `allCases`.
-    fileprivate var position: Int {
+    /// `"key":` as the JSON line writes it: a literal, appended without touching a reference count
+    /// (an array per key, read from a table, was retained and released for each of them).
+    /// `LocationJSONTests` checks each against `stringValue`.
+    var jsonPrefix: StaticString {
         switch self {
-        case .latitude: 0
-        case .longitude: 1
-        case .altitude: 2
-        case .ellipsoidalAltitude: 3
-        case .horizontalAccuracy: 4
-        case .verticalAccuracy: 5
-        case .speed: 6
-        case .speedAccuracy: 7
-        case .course: 8
-        case .courseAccuracy: 9
-        case .climb: 10
-        case .time: 11
-        case .receivedAt: 12
-        case .mode: 13
-        case .status: 14
-        case .device: 15
-        case .isSimulated: 16
+        case .latitude: #""latitude":"#
+        case .longitude: #""longitude":"#
+        case .altitude: #""altitude":"#
+        case .ellipsoidalAltitude: #""altitude_hae":"#
+        case .horizontalAccuracy: #""h_accuracy":"#
+        case .verticalAccuracy: #""v_accuracy":"#
+        case .speed: #""speed":"#
+        case .speedAccuracy: #""speed_accuracy":"#
+        case .course: #""course":"#
+        case .courseAccuracy: #""course_accuracy":"#
+        case .climb: #""climb":"#
+        case .time: #""time":"#
+        case .receivedAt: #""received":"#
+        case .mode: #""mode":"#
+        case .status: #""status":"#
+        case .device: #""device":"#
+        case .isSimulated: #""simulated":"#
         }
     }
 }
 
-/// Writes one flat JSON object with `Location`'s keys, for the hot path of `jsonLine`.
+/// Writes one flat JSON object with `Location`'s keys, for the hot path of `jsonLine`: every piece
+/// goes straight into the buffer, without a `String` in between.
 private struct JSONObjectWriter {
-    /// `"key":` for each key, in `CodingKeys.allCases` order (an array: hashing showed up in profiles).
-    private static let keys: [[UInt8]] = Location.CodingKeys.allCases.map { Array("\"\($0.stringValue)\":".utf8) }
     private var buffer: [UInt8]
     private var first = true
 
@@ -164,13 +165,13 @@ private struct JSONObjectWriter {
     private mutating func key(_ key: Location.CodingKeys) {
         if !first { buffer.append(UInt8(ascii: ",")) }
         first = false
-        buffer.append(contentsOf: Self.keys[key.position])
+        TextBytes.append(key.jsonPrefix, to: &buffer)
     }
 
     mutating func number(_ key: Location.CodingKeys, _ value: Double?) {
         guard let value, value.isFinite else { return }
         self.key(key)
-        buffer.append(contentsOf: value.description.utf8)
+        TextBytes.appendDescription(value, to: &buffer)
     }
 
     mutating func date(_ key: Location.CodingKeys, _ value: Date?) {
@@ -183,31 +184,12 @@ private struct JSONObjectWriter {
 
     mutating func bool(_ key: Location.CodingKeys, _ value: Bool) {
         self.key(key)
-        buffer.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        TextBytes.append(value ? "true" : "false", to: &buffer)
     }
 
     mutating func string(_ key: Location.CodingKeys, _ value: String?) {
         guard let value else { return }
         self.key(key)
-        appendQuoted(value)
-    }
-
-    private mutating func appendQuoted(_ value: String) {
-        buffer.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                           hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: buffer.append(byte)
-            }
-        }
-        buffer.append(UInt8(ascii: "\""))
+        TextBytes.appendJSONString(value, to: &buffer)
     }
 }

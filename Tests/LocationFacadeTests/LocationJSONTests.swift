@@ -20,6 +20,12 @@ struct LocationJSONTests {
         ])
     }
 
+    @Test func theLineWritesEachKeyAsItsCodingKey() {
+        for key in Location.CodingKeys.allCases {
+            #expect(key.jsonPrefix.description == "\"\(key.stringValue)\":")
+        }
+    }
+
     @Test func handWrittenLineDecodesToTheSameLocation() throws {
         let line = Self.full.jsonLine
         #expect(line.hasPrefix(#"{"latitude":51.500729,"longitude":-0.124625,"altitude":11.3,"#))
