@@ -153,6 +153,15 @@ public enum RFC3339 {
 
     /// Appends `date` as UTF-8 to `buffer`; see ``string(from:fractionDigits:)``.
     public static func append(_ date: Date, fractionDigits: Int = 3, to buffer: inout [UInt8]) {
+        withText(of: date, fractionDigits: fractionDigits) { buffer.append(contentsOf: $0) }
+    }
+
+    /// Calls `body` with `date` written as ``string(from:fractionDigits:)`` writes it, in a buffer
+    /// on the stack: for a writer that puts the text somewhere other than an array. (Not generic:
+    /// called from another module, a generic one paid for looking up its result type's metadata.)
+    package static func withText(
+        of date: Date, fractionDigits: Int = 3, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
         let digits = max(0, min(9, fractionDigits))
         var scale = 1
         for _ in 0..<digits { scale *= 10 }
@@ -171,8 +180,8 @@ public enum RFC3339 {
             days -= 1
         }
         let (year, month, day) = civilFromDays(days)
-        // Written on the stack and appended at once: appended byte by byte, each of the 24 bytes
-        // paid for a check of the array's uniqueness and capacity. 48 bytes hold
+        // Written on the stack and handed over at once: appended to an array byte by byte, each
+        // of the 24 bytes paid for a check of the array's uniqueness and capacity. 48 bytes hold
         // `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ` with any year an Int can hold.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { text in
             var end = 0
@@ -199,7 +208,7 @@ public enum RFC3339 {
                 put(fraction, digits)
             }
             put("Z")
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<end]))
+            body(UnsafeBufferPointer(rebasing: text[..<end]))
         }
     }
 

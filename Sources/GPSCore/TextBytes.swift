@@ -157,7 +157,7 @@ package enum TextBytes {
         var text = text
         text.withUTF8 { utf8 in
             // Most strings (device paths, modes) need no escape: one append instead of one per byte.
-            guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            guard utf8.contains(where: needsJSONEscape) else {
                 bytes.append(contentsOf: utf8)
                 return
             }
@@ -180,29 +180,9 @@ package enum TextBytes {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// Appends `value.description` (`51.4779`, `1.0`, `1e+16`, `nan`: the shortest digits that
-    /// read back as the same `Double`) without making a `String` of it: `Double.write(to:)` hands
-    /// its digits from a stack buffer to the stream's `_writeASCII(_:)`. A third of the cost of
-    /// appending `description` was making the `String` and copying its bytes out again.
-    package static func appendDescription(_ value: Double, to bytes: inout [UInt8]) {
-        var stream = ByteStream()
-        swap(&stream.bytes, &bytes)  // moved, not copied: appending to a shared array would copy it
-        value.write(to: &stream)
-        swap(&stream.bytes, &bytes)
-    }
-
-    /// A text stream into a byte array.
-    private struct ByteStream: TextOutputStream {
-        var bytes: [UInt8] = []
-
-        mutating func write(_ string: String) {
-            bytes.append(contentsOf: string.utf8)
-        }
-
-        /// What the standard library's number types write through.
-        mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
-            bytes.append(contentsOf: buffer)
-        }
+    /// Whether `byte` must be escaped in a JSON string: `"`, `\` and the control characters.
+    package static func needsJSONEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     /// Appends a JSON number, or `null` when `value` is `nil` or not finite.

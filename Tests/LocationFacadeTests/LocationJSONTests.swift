@@ -43,6 +43,16 @@ struct LocationJSONTests {
         #expect(try JSONDecoder().decode(Location.self, from: encoded) == Self.full)
     }
 
+    /// The line is written in memory set aside for it; a device path of any length, made of the
+    /// characters that take the most room escaped, still fits and reads back.
+    @Test func aLongDevicePathOfEscapesReadsBack() throws {
+        var location = Self.full
+        location.device = String(repeating: "\u{1F}\"\\é", count: 400)
+        let line = location.jsonLine
+        #expect(line.contains(#"\u001f\"\\é\u001f"#))
+        #expect(try JSONDecoder().decode(Location.self, from: Data(line.utf8)) == location)
+    }
+
     @Test func absentValuesAreLeftOut() {
         let minimal = Location(latitude: 1, longitude: 2, receivedAt: Date(timeIntervalSince1970: 0), mode: .fix2D)
         #expect(minimal.jsonLine == #"{"latitude":1.0,"longitude":2.0,"received":"1970-01-01T00:00:00.000Z","mode":"2d","simulated":false}"#)
