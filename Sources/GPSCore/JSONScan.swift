@@ -7,28 +7,50 @@ package enum JSONScan {
     /// end with `}`, close every string, and balance its braces and brackets. Surrounding ASCII
     /// white space is allowed.
     package static func shapeProblem(_ text: UnsafeBufferPointer<UInt8>) -> String? {
+        switch scanObject(text) {
+        case .object: nil
+        case let .malformed(problem): problem
+        }
+    }
+
+    /// What one pass over a line found: one complete JSON object, or why it is not one.
+    package enum ObjectScan: Equatable {
+        /// One complete JSON object. `firstSpace` is the index of the first white space byte
+        /// outside its strings (around the object or between its tokens), where ``compact(_:from:)``
+        /// has work to do; `nil` when the text is already compact, as gpsd writes it.
+        case object(firstSpace: Int?)
+        /// Not one complete JSON object; the reason reads as ``shapeProblem(_:)``'s.
+        case malformed(String)
+    }
+
+    /// Checks that `text` is one complete JSON object, as ``shapeProblem(_:)`` does, and in the
+    /// same pass finds where its first white space outside strings is: the one walk over a line
+    /// that a reader needs before handing it to a parser which wants it compact.
+    package static func scanObject(_ text: UnsafeBufferPointer<UInt8>) -> ObjectScan {
         var start = 0
         var end = text.count
         while start < end, isSpace(text[start]) { start += 1 }
         while end > start, isSpace(text[end - 1]) { end -= 1 }
-        guard start < end else { return "an empty line" }
-        guard text[start] == UInt8(ascii: "{") else { return "not a JSON object" }
+        guard start < end else { return .malformed("an empty line") }
+        guard text[start] == UInt8(ascii: "{") else { return .malformed("not a JSON object") }
         switch scanValue(text, from: start, to: end) {
-        case let .complete(valueEnd):
-            return valueEnd == end ? nil : "text after the end of the object"
+        case let .complete(valueEnd, firstSpaceInside):
+            guard valueEnd == end else { return .malformed("text after the end of the object") }
+            if start > 0 { return .object(firstSpace: 0) }
+            return .object(firstSpace: firstSpaceInside ?? (end < text.count ? end : nil))
         case .unbalanced:
-            return "unbalanced brackets"
+            return .malformed("unbalanced brackets")
         case .unterminatedString:
-            return "an unterminated string"
+            return .malformed("an unterminated string")
         case .incomplete:
-            return "a truncated object"
+            return .malformed("a truncated object")
         }
     }
 
     /// Where the object or array starting at `start` (a `{` or `[`) ends: the index just after its
     /// closing bracket, or `nil` when `text` ends first or the brackets do not match.
     package static func endOfValue(in text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        if case let .complete(end) = scanValue(text, from: start, to: text.count) { return end }
+        if case let .complete(end, _) = scanValue(text, from: start, to: text.count) { return end }
         return nil
     }
 
@@ -60,20 +82,22 @@ package enum JSONScan {
     /// white space), or `nil` when there is none. Only keys count: a `"name"` inside a string value
     /// does not.
     package static func valueStart(ofMember name: String, in text: UnsafeBufferPointer<UInt8>) -> Int? {
-        var key = Array(name.utf8)
-        key.insert(UInt8(ascii: "\""), at: 0)
-        key.append(UInt8(ascii: "\""))
-        return key.withUnsafeBufferPointer { key in
+        var name = name
+        return name.withUTF8 { name in
             var from = 0
-            while let found = firstIndex(of: key, in: text, from: from) {
-                var index = found + key.count
-                while index < text.count, isSpace(text[index]) { index += 1 }
-                if index < text.count, text[index] == UInt8(ascii: ":"), isKeyPosition(found, in: text) {
-                    index += 1
-                    while index < text.count, isSpace(text[index]) { index += 1 }
-                    return index
-                }
+            while let found = firstIndex(of: name, in: text, from: from) {
                 from = found + 1
+                // The name must be a whole string, `"name"`, in a key's place and followed by a colon.
+                guard found > 0, text[found - 1] == UInt8(ascii: "\""),
+                      found + name.count < text.count, text[found + name.count] == UInt8(ascii: "\""),
+                      isKeyPosition(found - 1, in: text)
+                else { continue }
+                var index = found + name.count + 1
+                while index < text.count, isSpace(text[index]) { index += 1 }
+                guard index < text.count, text[index] == UInt8(ascii: ":") else { continue }
+                index += 1
+                while index < text.count, isSpace(text[index]) { index += 1 }
+                return index
             }
             return nil
         }
@@ -134,41 +158,49 @@ package enum JSONScan {
     // MARK: - The scanner
 
     private enum ScanResult {
-        case complete(end: Int)
+        /// The value ends just before `end`; `firstSpace` is its first white space outside strings.
+        case complete(end: Int, firstSpace: Int?)
         case unbalanced
         case unterminatedString
         case incomplete
     }
 
     /// Scans the value starting at `start` (a bracket) up to `end`. Most bytes are neither quotes,
-    /// backslashes nor brackets, so a table lookup settles each of them with one load and one branch.
+    /// backslashes, brackets nor white space, so a table lookup settles each of them with one load
+    /// and one branch. The table is read through a buffer pointer: it has an entry for every byte,
+    /// and an array's bounds check would add two instructions to each of them.
     private static func scanValue(_ text: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> ScanResult {
-        var depth = 0
-        var inString = false
-        var index = start
-        let base = text.baseAddress!
-        while index < end {
-            let kind = byteKinds[Int(base[index])]
-            if kind != 0 {
-                if inString {
-                    if kind == backslash {
-                        index += 1
+        byteKinds.withUnsafeBufferPointer { kinds in
+            var depth = 0
+            var inString = false
+            var firstSpace: Int?
+            var index = start
+            let base = text.baseAddress!
+            while index < end {
+                let kind = kinds[Int(base[index])]
+                if kind != 0 {
+                    if inString {
+                        if kind == backslash {
+                            index += 1
+                        } else if kind == quote {
+                            inString = false
+                        }
                     } else if kind == quote {
-                        inString = false
+                        inString = true
+                    } else if kind == opening {
+                        depth += 1
+                    } else if kind == closing {
+                        depth -= 1
+                        if depth == 0 { return .complete(end: index + 1, firstSpace: firstSpace) }
+                        if depth < 0 { return .unbalanced }
+                    } else if kind == space, firstSpace == nil {
+                        firstSpace = index
                     }
-                } else if kind == quote {
-                    inString = true
-                } else if kind == opening {
-                    depth += 1
-                } else if kind == closing {
-                    depth -= 1
-                    if depth == 0 { return .complete(end: index + 1) }
-                    if depth < 0 { return .unbalanced }
                 }
+                index &+= 1  // below `end`, so it cannot overflow
             }
-            index += 1
+            return inString ? .unterminatedString : .incomplete
         }
-        return inString ? .unterminatedString : .incomplete
     }
 
     /// Whether the string starting at `index` is in a key's place: after `{` or `,` (and white space).
@@ -182,23 +214,27 @@ package enum JSONScan {
     private static let backslash: UInt8 = 2
     private static let opening: UInt8 = 3
     private static let closing: UInt8 = 4
+    private static let space: UInt8 = 5
     private static let byteKinds: [UInt8] = (0..<256).map { byte in
         switch UInt8(byte) {
         case UInt8(ascii: "\""): quote
         case UInt8(ascii: "\\"): backslash
         case UInt8(ascii: "{"), UInt8(ascii: "["): opening
         case UInt8(ascii: "}"), UInt8(ascii: "]"): closing
+        case UInt8(ascii: " "), 0x09, 0x0A, 0x0D: space  // isSpace(_:)'s bytes
         default: 0
         }
     }
 
-    @inline(__always)
     /// Removes the white space between JSON tokens of `text` in place (strings are kept as they
     /// are, escapes included) and returns the new length: what a parser that expects gpsd's own
     /// compact output (libgps's) can read.
-    package static func compact(_ text: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        var write = 0
-        var read = 0
+    ///
+    /// `start` is where to begin, which must be outside any string: the bytes before it are left
+    /// alone. ``scanObject(_:)`` gives the first white space, so text without any is not rewritten.
+    package static func compact(_ text: UnsafeMutableBufferPointer<UInt8>, from start: Int = 0) -> Int {
+        var write = start
+        var read = start
         var inString = false
         while read < text.count {
             let byte = text[read]

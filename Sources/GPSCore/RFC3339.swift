@@ -153,6 +153,15 @@ public enum RFC3339 {
 
     /// Appends `date` as UTF-8 to `buffer`; see ``string(from:fractionDigits:)``.
     public static func append(_ date: Date, fractionDigits: Int = 3, to buffer: inout [UInt8]) {
+        withText(of: date, fractionDigits: fractionDigits) { buffer.append(contentsOf: $0) }
+    }
+
+    /// Calls `body` with `date` written as ``string(from:fractionDigits:)`` writes it, in a buffer
+    /// on the stack: for a writer that puts the text somewhere other than an array. (Not generic:
+    /// called from another module, a generic one paid for looking up its result type's metadata.)
+    package static func withText(
+        of date: Date, fractionDigits: Int = 3, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
         let digits = max(0, min(9, fractionDigits))
         var scale = 1
         for _ in 0..<digits { scale *= 10 }
@@ -171,22 +180,36 @@ public enum RFC3339 {
             days -= 1
         }
         let (year, month, day) = civilFromDays(days)
-        appendDigits(year, count: 4, to: &buffer)
-        buffer.append(UInt8(ascii: "-"))
-        appendDigits(month, count: 2, to: &buffer)
-        buffer.append(UInt8(ascii: "-"))
-        appendDigits(day, count: 2, to: &buffer)
-        buffer.append(UInt8(ascii: "T"))
-        appendDigits(secondOfDay / 3600, count: 2, to: &buffer)
-        buffer.append(UInt8(ascii: ":"))
-        appendDigits(secondOfDay % 3600 / 60, count: 2, to: &buffer)
-        buffer.append(UInt8(ascii: ":"))
-        appendDigits(secondOfDay % 60, count: 2, to: &buffer)
-        if digits > 0 {
-            buffer.append(UInt8(ascii: "."))
-            appendDigits(fraction, count: digits, to: &buffer)
+        // Written on the stack and handed over at once: appended to an array byte by byte, each
+        // of the 24 bytes paid for a check of the array's uniqueness and capacity. 48 bytes hold
+        // `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ` with any year an Int can hold.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { text in
+            var end = 0
+            func put(_ value: Int, _ count: Int) {
+                end = writeDigits(value, count: count, into: text, at: end)
+            }
+            func put(_ byte: Unicode.Scalar) {
+                text[end] = UInt8(ascii: byte)
+                end += 1
+            }
+            put(year, 4)
+            put("-")
+            put(month, 2)
+            put("-")
+            put(day, 2)
+            put("T")
+            put(secondOfDay / 3600, 2)
+            put(":")
+            put(secondOfDay % 3600 / 60, 2)
+            put(":")
+            put(secondOfDay % 60, 2)
+            if digits > 0 {
+                put(".")
+                put(fraction, digits)
+            }
+            put("Z")
+            body(UnsafeBufferPointer(rebasing: text[..<end]))
         }
-        buffer.append(UInt8(ascii: "Z"))
     }
 
     // MARK: - Calendar arithmetic (proleptic Gregorian, after H. Hinnant's days_from_civil)
@@ -227,19 +250,24 @@ public enum RFC3339 {
         }
     }
 
-    private static func appendDigits(_ value: Int, count: Int, to buffer: inout [UInt8]) {
-        var divisor = 1
-        for _ in 1..<max(1, count) { divisor *= 10 }
+    /// Writes `value` (not negative) with at least `count` digits, zero-padded, into `text` at
+    /// `start`; returns the index after the last digit. A year past 9999 is written whole.
+    private static func writeDigits(_ value: Int, count: Int, into text: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+        var digitCount = 1
+        var rest = value / 10
+        while rest > 0 {
+            digitCount += 1
+            rest /= 10
+        }
+        let end = start + max(count, digitCount)
         var value = value
-        if value >= divisor * 10 {  // a year past 9999: write it whole
-            for character in String(value).utf8 { buffer.append(character) }
-            return
+        var index = end
+        while index > start {
+            index -= 1
+            text[index] = UInt8(ascii: "0") + UInt8(value % 10)
+            value /= 10
         }
-        while divisor > 0 {
-            buffer.append(UInt8(ascii: "0") + UInt8(value / divisor))
-            value %= divisor
-            divisor /= 10
-        }
+        return end
     }
 
     @inline(__always)

@@ -154,22 +154,35 @@ package enum TextBytes {
     /// Appends `text` as a JSON string, quotes included (RFC 8259: `"`, `\` and control characters escaped).
     package static func appendJSONString(_ text: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: #"\r"#.utf8)
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: #"\t"#.utf8)
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: #"\u00"#.utf8)
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            default: bytes.append(byte)
+        var text = text
+        text.withUTF8 { utf8 in
+            // Most strings (device paths, modes) need no escape: one append instead of one per byte.
+            guard utf8.contains(where: needsJSONEscape) else {
+                bytes.append(contentsOf: utf8)
+                return
+            }
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
+                case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
+                case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
+                case UInt8(ascii: "\r"): bytes.append(contentsOf: #"\r"#.utf8)
+                case UInt8(ascii: "\t"): bytes.append(contentsOf: #"\t"#.utf8)
+                case 0..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: #"\u00"#.utf8)
+                    bytes.append(hex[Int(byte >> 4)])
+                    bytes.append(hex[Int(byte & 0xF)])
+                default: bytes.append(byte)
+                }
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `byte` must be escaped in a JSON string: `"`, `\` and the control characters.
+    package static func needsJSONEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     /// Appends a JSON number, or `null` when `value` is `nil` or not finite.

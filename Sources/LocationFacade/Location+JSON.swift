@@ -96,118 +96,161 @@ extension Location {
 
     /// Appends ``jsonLine`` (without a newline) to `buffer` as UTF-8.
     public func appendJSON(to buffer: inout [UInt8]) {
-        var writer = JSONObjectWriter(buffer: buffer)
-        buffer = []
-        writer.number(.latitude, latitude)
-        writer.number(.longitude, longitude)
-        writer.number(.altitude, altitude)
-        writer.number(.ellipsoidalAltitude, ellipsoidalAltitude)
-        writer.number(.horizontalAccuracy, horizontalAccuracy)
-        writer.number(.verticalAccuracy, verticalAccuracy)
-        writer.number(.speed, speed)
-        writer.number(.speedAccuracy, speedAccuracy)
-        writer.number(.course, course)
-        writer.number(.courseAccuracy, courseAccuracy)
-        writer.number(.climb, climb)
-        writer.date(.time, time)
-        writer.date(.receivedAt, receivedAt)
-        writer.string(.mode, mode.rawValue)
-        writer.string(.status, status?.rawValue)
-        writer.string(.device, device)
-        writer.bool(.isSimulated, isSimulated)
-        buffer = writer.finish()
-    }
-}
-
-extension Location.CodingKeys {
-    /// The key's index in `allCases`.
-    fileprivate var position: Int {
-        switch self {
-        case .latitude: 0
-        case .longitude: 1
-        case .altitude: 2
-        case .ellipsoidalAltitude: 3
-        case .horizontalAccuracy: 4
-        case .verticalAccuracy: 5
-        case .speed: 6
-        case .speedAccuracy: 7
-        case .course: 8
-        case .courseAccuracy: 9
-        case .climb: 10
-        case .time: 11
-        case .receivedAt: 12
-        case .mode: 13
-        case .status: 14
-        case .device: 15
-        case .isSimulated: 16
+        let capacity = JSONObjectWriter.capacity(deviceBytes: device?.utf8.count ?? 0)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { text in
+            var writer = JSONObjectWriter(text)
+            writer.number(.latitude, latitude)
+            writer.number(.longitude, longitude)
+            writer.number(.altitude, altitude)
+            writer.number(.ellipsoidalAltitude, ellipsoidalAltitude)
+            writer.number(.horizontalAccuracy, horizontalAccuracy)
+            writer.number(.verticalAccuracy, verticalAccuracy)
+            writer.number(.speed, speed)
+            writer.number(.speedAccuracy, speedAccuracy)
+            writer.number(.course, course)
+            writer.number(.courseAccuracy, courseAccuracy)
+            writer.number(.climb, climb)
+            writer.date(.time, time)
+            writer.date(.receivedAt, receivedAt)
+            writer.string(.mode, mode.rawValue)
+            writer.string(.status, status?.rawValue)
+            writer.string(.device, device)
+            writer.bool(.isSimulated, isSimulated)
+            buffer.append(contentsOf: writer.finish())
         }
     }
 }
 
-/// Writes one flat JSON object with `Location`'s keys, for the hot path of `jsonLine`.
-private struct JSONObjectWriter {
-    /// `"key":` for each key, in `CodingKeys.allCases` order (an array: hashing showed up in profiles).
-    private static let keys: [[UInt8]] = Location.CodingKeys.allCases.map { Array("\"\($0.stringValue)\":".utf8) }
-    private var buffer: [UInt8]
+extension Location.CodingKeys {
+    /// `"key":` as the JSON line writes it: a literal, appended without touching a reference count
+    /// (an array per key, read from a table, was retained and released for each of them).
+    /// `LocationJSONTests` checks each against `stringValue`.
+    var jsonPrefix: StaticString {
+        switch self {
+        case .latitude: #""latitude":"#
+        case .longitude: #""longitude":"#
+        case .altitude: #""altitude":"#
+        case .ellipsoidalAltitude: #""altitude_hae":"#
+        case .horizontalAccuracy: #""h_accuracy":"#
+        case .verticalAccuracy: #""v_accuracy":"#
+        case .speed: #""speed":"#
+        case .speedAccuracy: #""speed_accuracy":"#
+        case .course: #""course":"#
+        case .courseAccuracy: #""course_accuracy":"#
+        case .climb: #""climb":"#
+        case .time: #""time":"#
+        case .receivedAt: #""received":"#
+        case .mode: #""mode":"#
+        case .status: #""status":"#
+        case .device: #""device":"#
+        case .isSimulated: #""simulated":"#
+        }
+    }
+}
+
+/// Writes one flat JSON object with `Location`'s keys into memory set aside for it (on the stack),
+/// for the hot path of `jsonLine`: the caller appends the line to its array at once. Appending
+/// each key, number and string to the array instead cost a check of the array's uniqueness and
+/// capacity and a call to copy a few bytes, thirty times a line.
+///
+/// It is the `TextOutputStream` that `Double.write(to:)` writes its digits to (through
+/// `_writeASCII(_:)`, from a buffer of its own on the stack): no `String` is made for a number.
+private struct JSONObjectWriter: TextOutputStream {
+    private let text: UnsafeMutableBufferPointer<UInt8>
+    private var count = 0
     private var first = true
 
-    init(buffer: [UInt8]) {
-        self.buffer = buffer
-        self.buffer.append(UInt8(ascii: "{"))
+    /// Room for any line whose device path has `deviceBytes` UTF-8 bytes. The rest is at most 610
+    /// bytes: braces and commas 18, keys 190, eleven numbers of at most 24 characters
+    /// (`-1.7976931348623157e+308`), two quoted times of at most 50, mode and status 31, and
+    /// `false`. A device byte takes at most 6 (`\u001f`), plus 2 quotes. Every write checks it too.
+    static func capacity(deviceBytes: Int) -> Int {
+        640 + 6 * deviceBytes
     }
 
-    mutating func finish() -> [UInt8] {
-        buffer.append(UInt8(ascii: "}"))
-        return buffer
+    init(_ text: UnsafeMutableBufferPointer<UInt8>) {
+        self.text = text
+        put(UInt8(ascii: "{"))
     }
 
-    private mutating func key(_ key: Location.CodingKeys) {
-        if !first { buffer.append(UInt8(ascii: ",")) }
-        first = false
-        buffer.append(contentsOf: Self.keys[key.position])
+    /// Closes the object; returns the line.
+    mutating func finish() -> UnsafeBufferPointer<UInt8> {
+        put(UInt8(ascii: "}"))
+        return UnsafeBufferPointer(rebasing: text[..<count])
     }
 
     mutating func number(_ key: Location.CodingKeys, _ value: Double?) {
         guard let value, value.isFinite else { return }
         self.key(key)
-        buffer.append(contentsOf: value.description.utf8)
+        value.write(to: &self)
     }
 
     mutating func date(_ key: Location.CodingKeys, _ value: Date?) {
         guard let value else { return }
         self.key(key)
-        buffer.append(UInt8(ascii: "\""))
-        RFC3339.append(value, to: &buffer)
-        buffer.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
+        RFC3339.withText(of: value) { put($0) }
+        put(UInt8(ascii: "\""))
     }
 
     mutating func bool(_ key: Location.CodingKeys, _ value: Bool) {
         self.key(key)
-        buffer.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        put(value ? "true" : "false")
     }
 
     mutating func string(_ key: Location.CodingKeys, _ value: String?) {
         guard let value else { return }
         self.key(key)
-        appendQuoted(value)
+        var text = value
+        let written = text.withUTF8 { utf8 in
+            guard !utf8.contains(where: TextBytes.needsJSONEscape) else { return false }
+            put(UInt8(ascii: "\""))
+            put(utf8)
+            put(UInt8(ascii: "\""))
+            return true
+        }
+        if !written {  // rare; TextBytes has the one JSON escaper
+            var escaped: [UInt8] = []
+            TextBytes.appendJSONString(value, to: &escaped)
+            escaped.withUnsafeBufferPointer { put($0) }
+        }
     }
 
-    private mutating func appendQuoted(_ value: String) {
-        buffer.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                           hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: buffer.append(byte)
-            }
-        }
-        buffer.append(UInt8(ascii: "\""))
+    private mutating func key(_ key: Location.CodingKeys) {
+        if !first { put(UInt8(ascii: ",")) }
+        first = false
+        put(key.jsonPrefix)
+    }
+
+    // MARK: Writing bytes (inlined: each is a few instructions, called thirty times a line)
+
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+        precondition(count < text.count, "JSONObjectWriter.capacity is too small")
+        text[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    private mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(bytes.count <= text.count - count, "JSONObjectWriter.capacity is too small")
+        guard let source = bytes.baseAddress else { return }
+        (text.baseAddress! + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    @inline(__always)
+    private mutating func put(_ literal: StaticString) {
+        literal.withUTF8Buffer { put($0) }
+    }
+
+    mutating func write(_ string: String) {
+        var string = string
+        string.withUTF8 { put($0) }
+    }
+
+    /// What `Double.write(to:)` hands its digits to.
+    mutating func _writeASCII(_ bytes: UnsafeBufferPointer<UInt8>) {
+        put(bytes)
     }
 }

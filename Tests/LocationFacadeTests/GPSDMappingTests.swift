@@ -204,6 +204,20 @@ struct GPSDMappingTests {
         #expect(decoder.decode(line) == .malformed(reason: reason))
     }
 
+    /// libgps recognises a report only by gpsd's compact start (`{"class":"TPV"`): one written with
+    /// white space, before, inside or after the object, decodes as the compact one does.
+    @Test(arguments: [
+        #" {"class":"TPV","device":"/dev/a","mode":3,"lat":51.5,"lon":-0.12,"altMSL":11.5,"speed":1.25}"#,
+        #"{"class" : "TPV","device":"/dev/a","mode":3,"lat":51.5,"lon":-0.12,"altMSL":11.5,"speed":1.25}"#,
+        #"{"class":"TPV","device":"/dev/a","mode":3,"lat":51.5,"lon":-0.12,"altMSL" : 11.5 , "speed":1.25}  "#,
+        "{\"class\":\t\"TPV\",\"device\":\"/dev/a\",\"mode\":3,\n\"lat\":51.5,\"lon\":-0.12,\"altMSL\":11.5,\"speed\":1.25}",
+    ])
+    func whiteSpaceAnywhereDecodesAsTheCompactReport(line: String) throws {
+        let compact = try fix(#"{"class":"TPV","device":"/dev/a","mode":3,"lat":51.5,"lon":-0.12,"altMSL":11.5,"speed":1.25}"#)
+        _ = try fix(#"{"class":"TPV","device":"/dev/b","mode":3,"lat":1,"lon":2,"altMSL":3,"speed":4}"#)
+        #expect(try fix(line) == compact)
+    }
+
     @Test func whatTheFakesWriteLibgpsReadsBack() throws {
         for original in SyntheticTrack.generate(count: 50, seed: 9, device: "/dev/sim") {
             var twoD = original

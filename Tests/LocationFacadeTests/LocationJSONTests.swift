@@ -20,6 +20,12 @@ struct LocationJSONTests {
         ])
     }
 
+    @Test func theLineWritesEachKeyAsItsCodingKey() {
+        for key in Location.CodingKeys.allCases {
+            #expect(key.jsonPrefix.description == "\"\(key.stringValue)\":")
+        }
+    }
+
     @Test func handWrittenLineDecodesToTheSameLocation() throws {
         let line = Self.full.jsonLine
         #expect(line.hasPrefix(#"{"latitude":51.500729,"longitude":-0.124625,"altitude":11.3,"#))
@@ -35,6 +41,16 @@ struct LocationJSONTests {
         let viaLine = try JSONSerialization.jsonObject(with: Data(Self.full.jsonLine.utf8)) as! NSDictionary
         #expect(viaCodable == viaLine)
         #expect(try JSONDecoder().decode(Location.self, from: encoded) == Self.full)
+    }
+
+    /// The line is written in memory set aside for it; a device path of any length, made of the
+    /// characters that take the most room escaped, still fits and reads back.
+    @Test func aLongDevicePathOfEscapesReadsBack() throws {
+        var location = Self.full
+        location.device = String(repeating: "\u{1F}\"\\é", count: 400)
+        let line = location.jsonLine
+        #expect(line.contains(#"\u001f\"\\é\u001f"#))
+        #expect(try JSONDecoder().decode(Location.self, from: Data(line.utf8)) == location)
     }
 
     @Test func absentValuesAreLeftOut() {

@@ -46,9 +46,10 @@ enum GPSDLine {
         }
     }
 
-    /// Why `line` is not one complete JSON object, or `nil` if it is one.
-    static func shapeProblem(_ line: UnsafeBufferPointer<UInt8>) -> String? {
-        JSONScan.shapeProblem(line)
+    /// Whether `line` is one complete JSON object (and where its first white space between tokens
+    /// is), or why it is not one.
+    static func scan(_ line: UnsafeBufferPointer<UInt8>) -> JSONScan.ObjectScan {
+        JSONScan.scanObject(line)
     }
 
     /// The byte ranges of the objects in the array member `name` (such as `"tpv"` in a POLL report).

@@ -16,7 +16,7 @@
 // - a mode 0/1 TPV leaves no usable position: positions are taken only from TPVs with mode >= 2
 //   and finite latitude/longitude; a lost fix becomes `.noFix`.
 // - the parser is lenient and reports no errors: a truncated or garbage line is caught by
-//   GPSDLine.shapeProblem before libgps sees it.
+//   GPSDLine.scan before libgps sees it.
 // - libgps has no POLL parser: we cut the POLL answer's TPV objects out and gps_unpack each.
 // - gps_open's TCP connect has no timeout: GPSDReader runs it on a helper thread and stops
 //   waiting at its own deadline.
@@ -203,8 +203,12 @@ final class LibGPSDecoder {
         line: UnsafeMutableBufferPointer<UInt8>, into data: UnsafeMutablePointer<gps_data_t>, receivedAt: Date
     ) -> GPSDMessage {
         let bytes = UnsafeBufferPointer(line)
-        if let problem = GPSDLine.shapeProblem(bytes) {
+        let firstSpace: Int?
+        switch GPSDLine.scan(bytes) {
+        case let .malformed(problem):
             return .malformed(reason: problem)
+        case let .object(space):
+            firstSpace = space
         }
         guard let className = GPSDLine.className(bytes) else {
             return .malformed(reason: "a JSON object without a \"class\"")
@@ -213,8 +217,11 @@ final class LibGPSDecoder {
         case "TPV", "SKY", "DEVICES", "DEVICE", "VERSION", "WATCH", "ERROR":
             // libgps reads gpsd's compact JSON: white space between tokens (a hand-written or
             // pretty-printed report) makes it stop early and keep the last report's values.
-            let length = JSONScan.compact(line)
-            if length < line.count { line[length] = 0 }
+            // gpsd's own lines have none, and are handed over as they are.
+            if let firstSpace {
+                let length = JSONScan.compact(line, from: firstSpace)
+                if length < line.count { line[length] = 0 }
+            }
             guard unpack(line.baseAddress!, into: data) == 0 else {
                 return .malformed(reason: "libgps could not read this \(className) report")
             }
