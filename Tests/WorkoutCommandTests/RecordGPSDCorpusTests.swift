@@ -20,12 +20,15 @@ import Workout
 /// gpsd's fixes with a time, it is by the session's admission rules (``InputIssue``), applied
 /// here to gpspipe's output by ``ExpectedRecording``, on purpose:
 ///
-/// - a fix whose time is not after the fix before it is dropped (`fix_not_after_last`), in 49
-///   of the 88 logs. Mostly gpsd reporting an epoch again as more of its sentences come: the first
-///   report of each time is kept (bundg_zeus_9.log, an instrument multiplexer where nearly every
-///   sentence ends a cycle, keeps 148 of 2,484). Some receivers step back in time
-///   (humminbird-M37.log from 19:41:24 to 19:41:11), and bt451.log is two recordings spliced out
-///   of order, where gpsd dates the first fix of the second a day late;
+/// - gpsd reports an epoch again as more of its sentences come: the reports of one time are one
+///   fix, the later ones merged into the first (`fix_same_time`), what they say winning
+///   (bundg_zeus_9.log, an instrument multiplexer where nearly every sentence ends a cycle, keeps
+///   148 points of 2,484 reports);
+/// - a fix whose time is before the fix before it is dropped (`fix_not_after_last`): some
+///   receivers step back in time (humminbird-M37.log from 19:41:24 to 19:41:11);
+/// - a fix dated far ahead of the one after it, which goes back to the time line, is the odd one
+///   out (`implausible_time`): bt451.log is two recordings spliced out of order, where gpsd dates
+///   the first fix of the second a day late;
 /// - a fix without a time before the first timed one is dropped (`fix_without_time_before_first`):
 ///   a receiver reports a position before it knows the date (telit-he910.log, three times); one
 ///   after it is kept (`fix_without_time`), placed by when it came, and adds to the count;
@@ -328,13 +331,32 @@ struct ExpectedRecording {
         let rules = FixRules.defaults(for: activity)
         let day = 86_400.0, rollover = 1024 * 7 * day
         var lastAccurate: (time: Double, latitude: Double, longitude: Double, accuracy: Double?)?
+        // The fix admission holds until the next fix of another time shows it complete; a report
+        // of the same time is merged into it (its position and accuracy the later report's).
+        var held: Point?
+        var floor: Double?
+        func take(_ point: Point) {
+            if point.isPlaced { note(.fixWithoutTime) }
+            let latitude = point.fix.fields["lat"] ?? .nan, longitude = point.fix.fields["lon"] ?? .nan
+            let accuracy = point.fix.fields["eph"] ?? heldAccuracy
+            let accurate = accuracy.map { $0 <= rules.maximumHorizontalAccuracy } ?? true
+            if accurate, let reference = lastAccurate {
+                let margin = max(FixRules.jumpMargin, 2 * max(reference.accuracy ?? 0, accuracy ?? 0))
+                let distance = Geodesy.distance(reference.latitude, reference.longitude, latitude, longitude)
+                if distance > rules.maximumSpeed * (point.time - reference.time) + margin { note(.jump) }
+            }
+            if accurate { lastAccurate = (point.time, latitude, longitude, accuracy) } else { note(.inaccurate) }
+            points.append(point)
+            floor = point.time
+        }
+        var heldAccuracy: Double?
         for fix in fixes {
             let latitude = fix.fields["lat"] ?? .nan, longitude = fix.fields["lon"] ?? .nan
             guard Geodesy.isValid(latitude: latitude, longitude: longitude) else {
                 note(.invalidFix)
                 continue
             }
-            let last = points.last?.time
+            let last = held?.time ?? floor
             var time: Double
             if let stated = fix.time?.timeIntervalSince1970 {
                 time = stated
@@ -362,22 +384,38 @@ struct ExpectedRecording {
                 note(.implausibleTime)
                 continue
             }
-            // A placed fix is just after `last`: not after it only if `time` is before it.
-            if let last, fix.time == nil ? time < last : time <= last {
-                note(.fixNotAfterLast)
+            let point = Point(fix: fix, time: time, isPlaced: fix.time == nil)
+            guard let waiting = held else {
+                // A placed fix is just after `floor`: not after it only if `time` is before it.
+                if let floor, fix.time == nil ? time < floor : time <= floor {
+                    note(.fixNotAfterLast)
+                    continue
+                }
+                held = point
+                heldAccuracy = fix.fields["eph"]
                 continue
             }
-            if fix.time == nil { note(.fixWithoutTime) }
-            let accuracy = fix.fields["eph"]
-            let accurate = accuracy.map { $0 <= rules.maximumHorizontalAccuracy } ?? true
-            if accurate, let reference = lastAccurate {
-                let margin = max(FixRules.jumpMargin, 2 * max(reference.accuracy ?? 0, accuracy ?? 0))
-                let distance = Geodesy.distance(reference.latitude, reference.longitude, latitude, longitude)
-                if distance > rules.maximumSpeed * (time - reference.time) + margin { note(.jump) }
+            if fix.time != nil, time == waiting.time {
+                held = Point(fix: fix, time: time, isPlaced: waiting.isPlaced)
+                heldAccuracy = fix.fields["eph"] ?? heldAccuracy
+                note(.fixSameTime)
+                continue
             }
-            if accurate { lastAccurate = (time, latitude, longitude, accuracy) } else { note(.inaccurate) }
-            points.append(Point(fix: fix, time: time, isPlaced: fix.time == nil))
+            if fix.time != nil, time < waiting.time {
+                if time > floor ?? -.infinity, waiting.time - time > 600 {  // ten minutes: InputIssue.implausibleTime
+                    note(.implausibleTime)
+                    held = point
+                    heldAccuracy = fix.fields["eph"]
+                } else {
+                    note(.fixNotAfterLast)
+                }
+                continue
+            }
+            take(waiting)
+            held = point
+            heldAccuracy = fix.fields["eph"]
         }
+        if let waiting = held { take(waiting) }
     }
 
     private mutating func note(_ issue: InputIssue) {

@@ -31,8 +31,9 @@ import Testing
         SessionEngine(configuration: .init(activityType: activity, autoPause: autoPause ? .defaults(for: activity) : nil))
     }
 
+    /// Feeds `fixes`, then lets admission take the last, which it holds for the next.
     func feed(_ fixes: [Location], into engine: inout SessionEngine) -> [SessionEngine.StagedPoint] {
-        fixes.flatMap { engine.take($0).points }
+        fixes.flatMap { engine.take($0).points } + engine.flushHeldFix().points
     }
 
     @Test func aFixWithoutATimeIsPlacedByWhenItArrived() {
@@ -62,10 +63,49 @@ import Testing
         var engine = engine()
         var fixes = Self.run(10)
         fixes[5] = Self.fix(-1, east: 15)  // 5 s back in time
-        fixes.insert(fixes[3], at: 4)  // repeated
         let points = feed(fixes, into: &engine)
         #expect(points.count == 9)
-        #expect(engine.admission.counts == [.fixNotAfterLast: 2])
+        #expect(engine.admission.counts == [.fixNotAfterLast: 1])
+    }
+
+    /// gpsd reports a fix after each sentence of the receiver's cycle: the reports of one time
+    /// (or without a time, read together) are one fix, what the later one says winning.
+    @Test func reportsOfTheSameFixAreMergedIntoIt() {
+        var engine = engine()
+        var fixes = Self.run(5)
+        var first = fixes[2]
+        first.altitude = nil
+        first.course = nil
+        var second = fixes[2]
+        second.course = 91
+        second.longitude += 1e-6
+        second.speed = nil
+        var timeless = fixes[3]
+        timeless.time = nil
+        timeless.receivedAt = fixes[3].receivedAt
+        timeless.horizontalAccuracy = 3
+        fixes[2] = first
+        fixes.insert(second, at: 3)
+        fixes.insert(timeless, at: 5)
+        let points = feed(fixes, into: &engine)
+        #expect(points.count == 5)
+        #expect(engine.admission.counts == [.fixSameTime: 2])
+        let merged = points[2].location
+        #expect(merged.longitude == second.longitude && merged.course == 91, "the later report wins")
+        #expect(merged.altitude == 20 && merged.speed == 3, "what it lacks, the earlier says")
+        #expect(points[3].location.horizontalAccuracy == 3, "a report without a time, read with the fix, is the fix")
+    }
+
+    /// One fix dated far ahead, the next back on the time line: the odd one out is dropped, not
+    /// everything after it.
+    @Test func aFixFarAheadOfTheNextIsTheOddOneOut() {
+        var engine = engine()
+        var fixes = Self.run(10)
+        fixes[4].time = fixes[4].time?.addingTimeInterval(86_400 - 60)  // spliced recordings
+        let points = feed(fixes, into: &engine)
+        #expect(points.count == 9)
+        #expect(engine.admission.counts == [.implausibleTime: 1])
+        #expect(points.allSatisfy { Self.seconds($0) < 10 })
     }
 
     @Test func aWeekRolloverAtTheStartIsCorrectedByTheClock() {

@@ -127,9 +127,10 @@ import TestSupport
                 next += 1
             }
         }
+        // The last fix is held for a next one until a second goes by, then written.
         for _ in 0..<5 where !session.isAllWritten {
             await clock.advance(by: .seconds(1))
-            await waitUntil { session.isAllWritten }
+            await waitUntil { session.isWriterSettled }
         }
         return session
     }

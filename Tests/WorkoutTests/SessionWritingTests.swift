@@ -74,7 +74,7 @@ import WorkoutSimulators
         await advance(clock, of: session, upTo: 40) { false }
         let during = session.currentStatistics
         #expect(during.unwritten == 20)
-        #expect(during.inputIssues[.backlogFull] == 21, "41 fixes came, 20 are held")
+        #expect(during.inputIssues[.backlogFull] == 20, "41 fixes came: 20 are held, one waits in admission for the next")
         await advance(clock, of: session, upTo: 60) { if case .failing = session.currentStatistics.storage { true } else { false } }
         guard case .failing = session.currentStatistics.storage else {
             Issue.record("\(session.currentStatistics.storage)")

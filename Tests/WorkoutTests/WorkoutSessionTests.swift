@@ -421,7 +421,9 @@ import WorkoutSimulators
         var iterator = figures.makeAsyncIterator()
         let latest = try #require(await iterator.next())
         #expect(latest.state == .running && !latest.isMotionPaused)
-        #expect(latest.activeTime == 30 && abs(latest.distance - 90) < 0.5)
+        // The fix at 30 s waits in admission for a second report of it (gpsd sends one per
+        // sentence): the figures are a fix behind.
+        #expect(latest.activeTime == 29 && abs(latest.distance - 87) < 0.5)
         #expect(abs(try #require(latest.averagePace) - 1000 / 3) < 2)
         await clock.advance(by: .seconds(70))  // into the stop
         let stopped = try #require(await iterator.next())
@@ -456,7 +458,7 @@ import WorkoutSimulators
         var stopped: WorkoutSession.Statistics?
         while let latest = await iterator.next() {
             stopped = latest
-            if latest.elapsedTime >= 100 { break }
+            if latest.elapsedTime >= 99 { break }  // the fix at 100 s waits in admission for the next
         }
         #expect(stopped?.currentPace == nil, "\(String(describing: stopped?.currentSpeed))")
         _ = try await session.end()

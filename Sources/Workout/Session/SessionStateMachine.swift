@@ -52,6 +52,8 @@ struct SessionStateMachine: Sendable {
     private(set) var engine: SessionEngine
     private(set) var queue: WriteQueue
     private var watchers: [UInt64: AsyncStream<WorkoutSession.Statistics>.Continuation] = [:]
+    /// The count of fixes admission had held at the last tick.
+    private var heldAtLastTick = 0
     private var nextWatcher: UInt64 = 0
 
     init(configuration: WorkoutSession.Configuration) {
@@ -194,6 +196,21 @@ struct SessionStateMachine: Sendable {
         }
         guard engine.take(sample) else { return broadcast() }
         queue.samples.append(sample)
+        return broadcast()
+    }
+
+    /// A second went by on the session's clock: a fix admission has held since the last tick,
+    /// waiting for the next, is taken (a receiver that lost its fix sends no next; the reports of
+    /// one fix come within a second). `nil` when nothing changed.
+    mutating func tick() -> Broadcast? {
+        switch lifecycle {
+        case .running, .paused: break
+        default: return nil
+        }
+        let held = engine.admission.heldCount
+        defer { heldAtLastTick = held }
+        guard engine.admission.isHolding, held == heldAtLastTick, !queue.isFull else { return nil }
+        record(engine.flushHeldFix())
         return broadcast()
     }
 

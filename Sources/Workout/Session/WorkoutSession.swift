@@ -102,8 +102,8 @@ public final class WorkoutSession: Sendable {
     /// The route points held in memory, not yet written to the store.
     var heldPoints: Int { machine.withLock { $0.queue.points.count } }
 
-    /// Whether everything decided so far is written (points, samples and events).
-    var isAllWritten: Bool { machine.withLock { $0.queue.isEmpty } }
+    /// Whether everything that came is written (points, samples and events), none held by admission.
+    var isAllWritten: Bool { machine.withLock { $0.queue.isEmpty && !$0.engine.admission.isHolding } }
 
     /// Whether the writer is settled: not in a store call, and not due to try again by the
     /// session's clock. A test driving the clock waits for this after each step.
@@ -283,6 +283,7 @@ public final class WorkoutSession: Sendable {
         let ticker = clock.pacedTask { [weak self] clock in
             while (try? await clock.sleep(for: .seconds(1))) != nil {
                 guard let self else { return }
+                machine.withLock { $0.tick() }?.send()
                 if machine.withLock({ !$0.queue.isEmpty }) { wakes.yield() }
             }
         }

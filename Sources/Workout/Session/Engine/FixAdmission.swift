@@ -89,8 +89,14 @@ struct FixAdmission: Sendable {
         counts[issue, default: 0] += 1
     }
 
-    /// Admits `fix`: the point as the session takes it (its time set or corrected), and the fix
-    /// with that time; or `nil` when it is dropped (the reason counted).
+    /// A fix that passed the rules of time, held until the next fix shows it was complete: gpsd
+    /// sends a report after each sentence of a receiver's cycle, so later reports of the same
+    /// time (or without one, in the same read) carry what the first lacked.
+    private var held: (location: Location, time: Double, receivedAt: Double, placed: Bool)?
+
+    /// Takes `fix`: returns the fix admitted now, if any (the one held before it, once `fix`
+    /// shows it complete), as a point and as the fix with its time set or corrected. A fix is
+    /// held until the next comes, or until ``flush()``.
     mutating func admit(_ fix: Location) -> (point: TimelinePoint, location: Location)? {
         if let problem = Validation.problem(with: fix), problem != .missingTime {
             note(.invalidFix)
@@ -118,16 +124,68 @@ struct FixAdmission: Sendable {
             note(.implausibleTime)
             return nil
         }
-        if let floor, time <= floor {
-            note(.fixNotAfterLast)
+        guard let waiting = held else {
+            if let floor, time <= floor {
+                note(.fixNotAfterLast)
+                return nil
+            }
+            hold(fix, time, receivedAt)
             return nil
         }
-        if fix.time == nil { note(.fixWithoutTime) }
+        if time == waiting.time {
+            // Another report of the fix held: what it says wins, what it lacks the first says.
+            held = (Self.merged(fix, into: waiting.location), time, receivedAt, waiting.placed && fix.time == nil)
+            note(.fixSameTime)
+            return nil
+        }
+        if time < waiting.time {
+            if time > floor ?? -.infinity, waiting.time - time > Self.outlierGap {
+                // The fix held was far ahead of the one before it, and this one is back on the
+                // time line: the fix held was the odd one out.
+                note(.implausibleTime)
+                hold(fix, time, receivedAt)
+            } else {
+                note(.fixNotAfterLast)
+            }
+            return nil
+        }
+        hold(fix, time, receivedAt)
+        return take(waiting)
+    }
 
-        var location = fix
-        location.time = Date(timeIntervalSince1970: time)
+    private mutating func hold(_ fix: Location, _ time: Double, _ receivedAt: Double) {
+        held = (fix, time, receivedAt, fix.time == nil)
+        heldCount += 1
+    }
+
+    /// Admits the fix held, if any: the input has paused (the user acted, the session ends, or a
+    /// second went by without another fix).
+    mutating func flush() -> (point: TimelinePoint, location: Location)? {
+        guard let waiting = held else { return nil }
+        held = nil
+        return take(waiting)
+    }
+
+    /// Whether a fix is held, waiting for the next.
+    var isHolding: Bool { held != nil }
+
+    /// Counts the fixes held so far (a report merged into the one held is not another): tells
+    /// whether the fix held now is the one held a while ago.
+    private(set) var heldCount = 0
+
+    /// How far ahead of the fix after it a fix must be dated, when that one goes back, to be
+    /// taken for the odd one out (a receiver's misdated fix, two recordings spliced).
+    static let outlierGap = 600.0
+
+    /// Admits a fix held: its place in the route, its segment (a jump starts one) and whether it counts.
+    private mutating func take(
+        _ waiting: (location: Location, time: Double, receivedAt: Double, placed: Bool)
+    ) -> (point: TimelinePoint, location: Location) {
+        if waiting.placed { note(.fixWithoutTime) }
+        var location = waiting.location
+        location.time = Date(timeIntervalSince1970: waiting.time)
         var point = TimelinePoint(ordinal: nextOrdinal, segment: segment, location: location)
-        let accurate = rules.isAccurate(fix.horizontalAccuracy)
+        let accurate = rules.isAccurate(location.horizontalAccuracy)
         if accurate, let reference = lastAccurate, isJump(from: reference, to: point) {
             segment += 1
             point.segment = segment
@@ -135,10 +193,32 @@ struct FixAdmission: Sendable {
         }
         if !accurate { note(.inaccurate) }
         if accurate { lastAccurate = point }
-        floor = time
-        anchor = (time, receivedAt)
+        floor = waiting.time
+        anchor = (waiting.time, waiting.receivedAt)
         nextOrdinal += 1
         return (point, location)
+    }
+
+    /// `later` with what it lacks taken from `earlier`: two reports of one fix.
+    static func merged(_ later: Location, into earlier: Location) -> Location {
+        var merged = later
+        merged.altitude = later.altitude ?? earlier.altitude
+        merged.ellipsoidalAltitude = later.ellipsoidalAltitude ?? earlier.ellipsoidalAltitude
+        merged.horizontalAccuracy = later.horizontalAccuracy ?? earlier.horizontalAccuracy
+        merged.verticalAccuracy = later.verticalAccuracy ?? earlier.verticalAccuracy
+        merged.speed = later.speed ?? earlier.speed
+        merged.speedAccuracy = later.speedAccuracy ?? earlier.speedAccuracy
+        merged.course = later.course ?? earlier.course
+        merged.courseAccuracy = later.courseAccuracy ?? earlier.courseAccuracy
+        merged.climb = later.climb ?? earlier.climb
+        merged.status = later.status ?? earlier.status
+        merged.device = later.device ?? earlier.device
+        merged.time = later.time ?? earlier.time
+        if later.mode < earlier.mode {
+            merged.mode = earlier.mode
+            merged.altitude = earlier.altitude ?? later.altitude
+        }
+        return merged
     }
 
     /// Admits a sample, or drops it (the reason counted).
@@ -162,7 +242,8 @@ struct FixAdmission: Sendable {
     /// Where the time line expects a fix that arrived at `receivedAt`: the last fix's time plus
     /// the time between their arrivals. `nil` before the first fix.
     private func expectedTime(at receivedAt: Double) -> Double? {
-        anchor.map { $0.time + (receivedAt - $0.receivedAt) }
+        if let held { return held.time + (receivedAt - held.receivedAt) }
+        return anchor.map { $0.time + (receivedAt - $0.receivedAt) }
     }
 
     /// `time` moved by the multiple of 1024 weeks that brings it within a day of the time line

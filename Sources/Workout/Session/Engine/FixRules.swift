@@ -25,7 +25,9 @@ public struct FixRules: Sendable, Hashable, Codable {
         self.maximumHorizontalAccuracy = maximumHorizontalAccuracy
     }
 
-    /// The defaults: a horizontal accuracy of 50 m at worst, and the fastest speed of each
+    /// The defaults: a horizontal accuracy of 100 m at worst (gpsd works a receiver's accuracy
+    /// out as about 19 m times its HDOP when the receiver gives none: 100 m is an HDOP of about
+    /// 5, where a fix is poor; older receivers report 50-60 m for good ones), and the fastest speed of each
     /// activity, a little above what its best athletes reach: running 12 m/s, walking and hiking
     /// 7 m/s, cycling 30 m/s, cross-country skiing 15 m/s, downhill skiing 45 m/s, skating 20 m/s,
     /// swimming 4 m/s, rowing and paddling 8 m/s, anything else 100 m/s.
@@ -41,7 +43,7 @@ public struct FixRules: Sendable, Hashable, Codable {
         case .rowing, .paddling: 8
         case .other: 100
         }
-        return FixRules(maximumSpeed: speed, maximumHorizontalAccuracy: 50)
+        return FixRules(maximumSpeed: speed, maximumHorizontalAccuracy: 100)
     }
 
     /// Whether a fix with this accuracy counts.

@@ -12,13 +12,20 @@ public enum InputIssue: String, Sendable, Hashable, Codable, CaseIterable, Custo
     case fixWithoutTime = "fix_without_time"
     /// A fix without a time before any timed fix: there is nothing to place it by. Dropped.
     case fixWithoutTimeBeforeFirst = "fix_without_time_before_first"
-    /// A fix whose time is not after the last fix taken (a repeat, or time going backwards). Dropped.
+    /// Another report of the fix just taken (the same time, or no time in the same read): gpsd
+    /// sends one after each sentence of a receiver's cycle. Merged into that fix: what the later
+    /// report says wins, what it lacks the earlier says.
+    case fixSameTime = "fix_same_time"
+    /// A fix whose time is not after the last fix taken (time going backwards, or a repeat of a
+    /// fix already taken). Dropped.
     case fixNotAfterLast = "fix_not_after_last"
     /// A fix dated a multiple of 1024 weeks early or late (a GPS week rollover), moved by that
     /// multiple to within a day of the session's time line or of the system clock. Corrected.
     case weekRollover = "week_rollover"
-    /// A fix dated more than a day ahead of the session's time line, and not by a rollover: a
-    /// session never spans more than its fixes' plausible time. Dropped.
+    /// A fix dated more than a day ahead of the session's time line, and not by a rollover; or
+    /// dated more than 10 minutes ahead of the fix after it, which goes back to the time line (a
+    /// misdated fix, two recordings spliced): a session never spans more than its fixes'
+    /// plausible time. Dropped.
     case implausibleTime = "implausible_time"
     /// A fix with a coordinate out of range or a measurement that is not a finite number. Dropped.
     case invalidFix = "invalid_fix"
@@ -51,7 +58,7 @@ public enum InputIssue: String, Sendable, Hashable, Codable, CaseIterable, Custo
     public var outcome: Outcome {
         switch self {
         case .fixWithoutTime, .jump, .inaccurate: .kept
-        case .weekRollover: .corrected
+        case .weekRollover, .fixSameTime: .corrected
         case .fixWithoutTimeBeforeFirst, .fixNotAfterLast, .implausibleTime, .invalidFix, .sampleNotAfterLast,
              .invalidSample, .backlogFull: .dropped
         }
@@ -70,6 +77,7 @@ public enum InputIssue: String, Sendable, Hashable, Codable, CaseIterable, Custo
         switch self {
         case .fixWithoutTime: "fixes without a time, placed on the time line by when they arrived"
         case .fixWithoutTimeBeforeFirst: "fixes without a time before the first timed fix, dropped"
+        case .fixSameTime: "reports of a fix already taken (the same time), merged into it"
         case .fixNotAfterLast: "fixes not after the fix before them, dropped"
         case .weekRollover: "fixes dated by a GPS week rollover, corrected"
         case .implausibleTime: "fixes dated more than a day ahead of the recording, dropped"

@@ -59,9 +59,21 @@ struct SessionEngine: Sendable {
 
     // MARK: - Input
 
-    /// Takes a fix from the source.
+    /// Takes a fix from the source. Admission holds each fix until the next shows it complete
+    /// (or ``flushHeldFix()``), so what is admitted now is the fix before this one.
     mutating func take(_ fix: Location) -> Output {
-        guard let (point, location) = admission.admit(fix) else { return Output() }
+        guard let admitted = admission.admit(fix) else { return Output() }
+        return record(admitted)
+    }
+
+    /// Admits the fix admission holds, if any: nothing came for a while, or the user acts.
+    mutating func flushHeldFix() -> Output {
+        guard let admitted = admission.flush() else { return Output() }
+        return record(admitted)
+    }
+
+    private mutating func record(_ admitted: (point: TimelinePoint, location: Location)) -> Output {
+        let (point, location) = admitted
         lastPoint = point
         var output = Output(points: [StagedPoint(ordinal: point.ordinal, segment: point.segment, location: location)])
         feed(detector.add(point))
@@ -116,20 +128,25 @@ struct SessionEngine: Sendable {
         admission.note(issue)
     }
 
-    /// Takes a user's action (pause, resume, lap, marker), dated at the last point.
+    /// Takes a user's action (pause, resume, lap, marker), dated at the last fix: the fix
+    /// admission holds is admitted first.
     mutating func act(_ kind: WorkoutEvent.Kind, name: String? = nil) -> Output {
+        var output = flushHeldFix()
         let time = Date(timeIntervalSince1970: now ?? 0)
         let event = WorkoutEvent(kind, at: time, name: name, trigger: kind == .lap ? .manual : nil)
         feed(detector.act(event))
         if now != nil, !detector.isHolding { provisional = nil }
-        return Output(events: newEvents())
+        output.events += newEvents()
+        return output
     }
 
     /// Settles everything held: the input has ended.
     mutating func finish() -> Output {
+        var output = flushHeldFix()
         feed(detector.finish())
         provisional = nil
-        return Output(events: newEvents())
+        output.events += newEvents()
+        return output
     }
 
     /// The events decided since the last call.
