@@ -178,7 +178,10 @@ struct Record: AsyncParsableCommand {
         case let .success(recorded):
             workout = recorded
         case .failure(.nothingRecorded):
-            Output.error("workout record: no fix arrived; nothing was saved.")
+            let dropped = final.rejectedFixes.values.reduce(0, +)
+            Output.error(dropped > 0
+                ? "workout record: none of the \(dropped) fixes that came could be recorded (above, why); nothing was saved."
+                : "workout record: no fix arrived; nothing was saved.")
             throw ExitCode(.temporaryFailure)
         case let .failure(error):
             let place = store.path.map { " --store \($0)" } ?? ""
