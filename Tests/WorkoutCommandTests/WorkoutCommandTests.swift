@@ -329,15 +329,43 @@ extension WorkoutCommandTests {
     /// before is complete, the one being imported is absent, and nothing staged is left.
     @Test(.timeLimit(.minutes(2)))
     func killedDuringAnImportLeavesEachWorkoutCompleteOrAbsent() async throws {
-        let small = folder + "/small.gpx", large = folder + "/large.gpx"
+        let small = folder + "/small.gpx", large = folder + "/large.gpx", whole = folder + "/whole.gpx"
         try writeTrack(points: 300, to: small, latitude: 10)
-        try writeTrack(points: 150_000, to: large, latitude: 20)
+        try writeTrack(points: 150_000, to: whole, latitude: 20)
+        // The large file comes through a pipe, its first 60,000 points only: the import of its
+        // track is under way, and cannot end, when the kill lands (a whole file on a busy machine
+        // was imported before a test watching the store saw it begin).
+        try #require(mkfifo(large, 0o600) == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let firstPart = bytes.prefix(bytes.count * 2 / 5)
+        let killed = DispatchSemaphore(value: 0)
+        let feeder = Thread {
+            // A write after the kill fails (EPIPE) instead of raising SIGPIPE in the test process.
+            var pipeSignal = sigset_t()
+            sigemptyset(&pipeSignal)
+            sigaddset(&pipeSignal, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+            let pipe = open(large, O_WRONLY)
+            guard pipe >= 0 else { return }
+            firstPart.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let written = write(pipe, raw.baseAddress! + offset, raw.count - offset)
+                    if written <= 0 { break }
+                    offset += written
+                }
+            }
+            // Kept open, so the import waits for the rest, until the import is killed.
+            killed.wait()
+            close(pipe)
+        }
+        feeder.start()
+        defer { killed.signal() }
         let importer = try ChildProcess(Repository.builtExecutable("workout").path, ["import", "--store", store, "--json", small, large])
         let first = await importer.waitForLine { $0.contains("small.gpx") }
         #expect(first != nil, "\(importer.lines(.error))")
         // Wait until the large track's first batches are staged in the store, so the kill lands
-        // in the middle of its import. (The write-ahead log's size, watched before, stops
-        // growing once the log wraps at a checkpoint.)
+        // in the middle of its import.
         let watcher = try WorkoutStore(path: store)
         try await waitUntil { try await watcher.storageCounts().stagedPoints >= 10_000 || importer.exitStatus != nil }
         #expect(try await watcher.storageCounts().stagedPoints >= 10_000, "the large import never got going")
