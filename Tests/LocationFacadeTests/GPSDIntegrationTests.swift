@@ -62,7 +62,9 @@ struct GPSDIntegrationTests {
         let cancelled = ContinuousClock.now
         request.cancel()
         await #expect(throws: CancellationError.self) { try await request.value }
-        #expect(ContinuousClock.now - cancelled < .seconds(1))
+        // At once, not after the request's 30 s; under ThreadSanitizer, beside the other suites,
+        // "at once" has taken 1.7 s.
+        #expect(ContinuousClock.now - cancelled < .seconds(5))
 
         fake.stop()
         _ = await fake.waitUntilExit()
