@@ -69,6 +69,15 @@ struct Record: AsyncParsableCommand {
         if simulate == nil, speed != 1 { throw ValidationError("--speed is for --simulate: gpsd has a pace of its own.") }
     }
 
+    /// Where stopping stands, for the signals that come: the recording goes on (a signal ends
+    /// it), it has ended (signals since are counted), or the workout is being saved (a signal
+    /// stops the wait for a failing store).
+    private enum Stopping: Sendable {
+        case recording
+        case ended(signalsSince: Int)
+        case saving(Task<Result<WorkoutRecord, WorkoutSessionError>, Never>)
+    }
+
     /// Why recording stopped.
     private enum Ending: Sendable {
         case recordingEnded, durationReached, interrupted
@@ -131,14 +140,26 @@ struct Record: AsyncParsableCommand {
                 if replay.hasPlayedToEnd { ending.yield(.recordingEnded) }
             }
         }
-        // The first signal ends the recording; one that comes while it is saved stops the wait
-        // for a failing store.
-        let saving = Mutex<Task<Result<WorkoutRecord, WorkoutSessionError>, Never>?>(nil)
+        // The first signal ends the recording; one that comes after it, before or while the
+        // workout is saved, stops the wait for a failing store.
+        let stopping = Mutex(Stopping.recording)
         let signals = Task {
             while !Task.isCancelled {
                 await interrupts.wait()
                 if Task.isCancelled { return }
-                if let task = saving.withLock({ $0 }) { task.cancel() } else { ending.yield(.interrupted) }
+                let saving: Task<Result<WorkoutRecord, WorkoutSessionError>, Never>? = stopping.withLock { stopping in
+                    switch stopping {
+                    case .recording:
+                        ending.yield(.interrupted)
+                        return nil
+                    case let .ended(signals):
+                        stopping = .ended(signalsSince: signals + 1)
+                        return nil
+                    case let .saving(task):
+                        return task
+                    }
+                }
+                saving?.cancel()
             }
         }
         defer {
@@ -152,19 +173,23 @@ struct Record: AsyncParsableCommand {
             reason = first
             break
         }
+        stopping.withLock { $0 = .ended(signalsSince: 0) }
         status.clear()
         if case let .unreachable(error) = reason {
             try? await session.discard()
             Output.error("workout record: \(error)")
             throw ExitCode(.unavailable)
         }
-        let saved = await saving.withLock { task in
-            let started = Task { () -> Result<WorkoutRecord, WorkoutSessionError> in
-                do throws(WorkoutSessionError) { return .success(try await session.end()) } catch { return .failure(error) }
-            }
-            task = started
-            return started
-        }.value
+        let saving = Task { () -> Result<WorkoutRecord, WorkoutSessionError> in
+            do throws(WorkoutSessionError) { return .success(try await session.end()) } catch { return .failure(error) }
+        }
+        let signalledMeanwhile = stopping.withLock { stopping in
+            defer { stopping = .saving(saving) }
+            if case let .ended(signals) = stopping { return signals > 0 }
+            return false
+        }
+        if signalledMeanwhile { saving.cancel() }
+        let saved = await saving.value
         let final = session.currentStatistics
         if let line = report.storage(final.storage) { Output.error("workout record: " + line) }
         for (issue, count) in final.inputIssues.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where count > 0 {
@@ -179,17 +204,31 @@ struct Record: AsyncParsableCommand {
             workout = recorded
         case .failure(.nothingRecorded):
             let dropped = final.rejectedFixes.values.reduce(0, +)
-            Output.error(dropped > 0
-                ? "workout record: none of the \(dropped) fixes that came could be recorded (above, why); nothing was saved."
-                : "workout record: no fix arrived; nothing was saved.")
+            let message = dropped > 0
+                ? "none of the \(dropped) fixes that came could be recorded (above, why); nothing was saved."
+                : "no fix arrived; nothing was saved."
+            Output.error("workout record: " + message)
+            if json {
+                Output.line(Format.jsonLine([
+                    "saved": false, "error": message, "input": report.inputObject(final.inputIssues),
+                    "store_failures": report.failuresObject(), "malformed_lines": report.malformedLines,
+                ]))
+            }
             throw ExitCode(.temporaryFailure)
         case let .failure(error):
             let place = store.path.map { " --store \($0)" } ?? ""
-            Output.error("workout record: \(error)")
+            var unwritten = 0
+            if case let .notSaved(storeError, waited, held) = error {
+                unwritten = held
+                Output.error("workout record: the workout could not be saved (tried for \(Format.duration(Double(waited.components.seconds)))): \(storeError)")
+                if held > 0 {
+                    Output.error("workout record: \(held) \(held == 1 ? "point or sample it could not write is" : "points and samples it could not write are") lost as it exits.")
+                }
+            } else {
+                Output.error("workout record: \(error)")
+            }
             Output.error("workout record: the workout was not saved; what was written is kept: `workout recover --end\(place)` saves it.")
             if json {
-                var unwritten = 0
-                if case let .notSaved(_, _, held) = error { unwritten = held }
                 Output.line(Format.jsonLine([
                     "saved": false, "id": session.id.uuidString, "error": "\(error)", "unwritten": unwritten,
                     "recover": "workout recover --end\(place)", "input": report.inputObject(final.inputIssues),

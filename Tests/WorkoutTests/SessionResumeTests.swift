@@ -204,4 +204,52 @@ import WorkoutSimulators
         #expect(after.contains { $0.kind == .lap && $0.trigger == .distance }, "auto-laps go on")
         #expect(after.contains { $0.kind == .motionPaused }, "auto-pause goes on")
     }
+
+    /// A pause the user makes while a resumed session waits for its first new fix (a receiver's
+    /// cold start after a crash) holds: the first fix does not end it, the user's resume does.
+    @Test func aPauseBeforeTheFirstNewFixHolds() async throws {
+        let store = try WorkoutStore.inMemory()
+        let configuration = WorkoutSession.Configuration(activityType: .running)
+        let interrupted = try await recordThenCrash(Self.track[..<60], configuration: configuration, store: store)
+        let source = FakeLocationSource()
+        let resumed = try await WorkoutSession.resume(interrupted, store: store, source: source)
+        try resumed.pause()
+        for fix in Self.track[70..<90] { source.send(.location(fix)) }
+        try resumed.resume()
+        for fix in Self.track[90..<120] { source.send(.location(fix)) }
+        let workout = try await resumed.end()
+        let events = try await store.events(of: workout.id).filter { $0.kind == .pause || $0.kind == .resume }
+        #expect(events.last == WorkoutEvent(.resume, at: Self.track[89].time!), "\(events)")
+        let alone = try await recordAlone(Self.track[..<60], configuration: configuration)
+        #expect(workout.totals.movingTime == alone.totals.movingTime! + 30, "the 20 s paused do not count: \(workout.totals)")
+    }
+
+    /// Resumed with another configuration (no auto-laps), the session works its events out again
+    /// by it: the user's marker stays, the auto-laps go, and what it adds comes after.
+    @Test func aResumeWithAnotherConfigurationKeepsTheUsersEvents() async throws {
+        let store = try WorkoutStore.inMemory()
+        let clock = VirtualClock()
+        let device = ReplayLocationSource(locations: Array(Self.track[..<80]), clock: clock)
+        let first = WorkoutSession(
+            store: store, source: device, configuration: .init(activityType: .running, autoLapDistance: 50), clock: clock)
+        try first.start()
+        await clock.advance(by: .seconds(30))
+        try first.mark("water")
+        await clock.advance(by: .seconds(60))
+        try #require(first.events.filter { $0.trigger == .distance }.count >= 2)
+        await waitUntil { first.isAllWritten }
+        for _ in 0..<3 where !first.isAllWritten {
+            await clock.advance(by: .seconds(1))
+            await waitUntil { first.isWriterSettled }
+        }
+        let interrupted = try await SessionPropertyTests().crash(first, in: store)
+        let source = FakeLocationSource()
+        let resumed = try await WorkoutSession.resume(
+            interrupted, store: store, source: source, configuration: .init(activityType: .running))
+        for fix in Self.track[100..<120] { source.send(.location(fix)) }
+        let workout = try await resumed.end()
+        let events = try await store.events(of: workout.id)
+        #expect(events.map(\.kind) == [.marker, .pause, .resume], "\(events)")
+        #expect(events.first?.name == "water")
+    }
 }

@@ -97,6 +97,42 @@ import WorkoutSimulators
                 "with the speed reported: \(reported.totals.movingTime!) s, \(reported.totals.distance!) m")
     }
 
+    /// A lap pressed while the athlete slows to a stop comes after the points before it, whether
+    /// the stop turns out a pause or not: the laps and the export agree with the session.
+    @Test func aLapPressedWhileSlowingIsInItsPlace() async throws {
+        let store = try WorkoutStore.inMemory()
+        let track = Self.runWithStops(1)
+        let clock = VirtualClock()
+        let session = WorkoutSession(
+            store: store, source: ReplayLocationSource(locations: track, clock: clock), configuration: Self.running, clock: clock)
+        try session.start()
+        await clock.advance(by: .seconds(63))  // 2 s into the stop: slowing, not yet paused
+        try session.lap()
+        await clock.advance(by: .seconds(Double(track.count)))
+        let workout = try await session.end()
+        let events = try await store.events(of: workout.id)
+        #expect(events.map(\.time) == events.map(\.time).sorted(), "events in time order: \(events)")
+        #expect(events.map(\.kind) == [.motionPaused, .lap, .motionResumed])
+        let laps = try await store.laps(of: workout.id)
+        #expect(abs(laps.map(\.distance).reduce(0, +) - workout.totals.distance!) < 1e-6)
+        #expect(abs(laps.map(\.activeDuration).reduce(0, +) - workout.totals.movingTime!) < 1e-6)
+        #expect(laps.allSatisfy { $0.activeDuration >= 0 })
+        let file = NSTemporaryDirectory() + "lap-while-slowing-\(UUID()).gpx"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try await store.export(workout.id, format: .gpx, toFileAt: file)
+        let again = try await GPXImporter(store: store).importFile(at: file)
+        #expect(again.workouts.allSatisfy { !$0.isNew }, "the export is found again")
+    }
+
+    /// A session that never started its source does not stop it (it may be someone else's).
+    @Test func aSessionStopsOnlyTheSourceItStarted() async throws {
+        let source = FakeLocationSource()
+        source.start()
+        let session = WorkoutSession(store: try WorkoutStore.inMemory(), source: source, configuration: .init(activityType: .running))
+        try await session.discard()
+        #expect(source.isStarted)
+    }
+
     /// A screen that must not miss a second asks for every update: it sees each second of the
     /// run, however slowly it reads.
     @Test func statisticsBufferedAllSkipNoSecond() async throws {

@@ -2,7 +2,6 @@ import Foundation
 import GPSCore
 import GPX
 import LocationFacade
-import GPSCore
 
 /// GPX 1.1 export: one `<trk>` with one `<trkseg>` per route segment.
 ///

@@ -13,7 +13,8 @@ import Foundation
 /// let session = WorkoutSession(store: store, source: gps, samples: [Strap()], configuration: .init(activityType: .running))
 /// ```
 ///
-/// A session keeps a sample only if it is after the last of its type (``InputIssue/sampleNotAfterLast``)
+/// ``stop()`` must end the stream: a session ending waits up to 2 s for it (its last samples),
+/// then reads it no further. A session keeps a sample only if it is after the last of its type (``InputIssue/sampleNotAfterLast``)
 /// and its value is possible for its type (``InputIssue/invalidSample``). Samples dated before the
 /// first fix or after the last are not the workout's: they are left out when it is saved.
 public protocol SampleSource: Sendable {

@@ -69,6 +69,14 @@ struct SessionStateMachine: Sendable {
         queue.nextEventOrdinal = engine.events.count
     }
 
+    /// The sources of a session recording (running or paused), else `nil`.
+    var recordingSources: Sources? {
+        switch lifecycle {
+        case let .running(sources), let .paused(sources): sources
+        default: nil
+        }
+    }
+
     var state: WorkoutSession.State {
         switch lifecycle {
         case .notStarted: .notStarted
@@ -195,7 +203,8 @@ struct SessionStateMachine: Sendable {
             return broadcast()
         }
         guard engine.take(sample) else { return broadcast() }
-        queue.samples.append(sample)
+        // A sample that comes before any fix is shown, not kept: it is not the workout's.
+        if engine.now != nil || engine.admission.isHolding { queue.samples.append(sample) }
         return broadcast()
     }
 

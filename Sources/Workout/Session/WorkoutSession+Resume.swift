@@ -18,7 +18,7 @@ extension WorkoutSession {
     /// resumed meanwhile (by another process too), and ``WorkoutSessionError/store(_:)``.
     public static func resume(
         _ interrupted: InterruptedSession, store: WorkoutStore, source: any LocationSource, samples: [any SampleSource] = [],
-        configuration: Configuration? = nil, clock: any Clock<Duration> = ContinuousClock()
+        configuration: Configuration? = nil, clock: some Clock<Duration> = ContinuousClock()
     ) async throws(WorkoutSessionError) -> WorkoutSession {
         let contents: WorkoutStore.SessionContents?
         do {
@@ -33,6 +33,13 @@ extension WorkoutSession {
         }
         let recording = contents.effectiveConfiguration
         var engine = contents.rebuiltEngine()
+        // The events as the engine decides them again (a new configuration makes its auto-laps and
+        // auto-pauses anew), so the ones it adds are numbered after them.
+        do {
+            try await store.replaceSessionEvents(contents.staging, with: engine.events)
+        } catch {
+            throw .store(error)
+        }
         let paused = engine.detector.isPausedByUser
         let gap = engine.pauseForGap()
         var machine = SessionStateMachine(configuration: recording, engine: engine, staging: contents.staging)
@@ -47,7 +54,7 @@ extension WorkoutSession {
     /// As ``resume(_:store:source:samples:configuration:clock:)``, with one sample source.
     public static func resume(
         _ interrupted: InterruptedSession, store: WorkoutStore, source: any LocationSource, heartRate: (any SampleSource)?,
-        configuration: Configuration? = nil, clock: any Clock<Duration> = ContinuousClock()
+        configuration: Configuration? = nil, clock: some Clock<Duration> = ContinuousClock()
     ) async throws(WorkoutSessionError) -> WorkoutSession {
         try await resume(
             interrupted, store: store, source: source, samples: heartRate.map { [$0] } ?? [], configuration: configuration, clock: clock)

@@ -27,7 +27,7 @@ extension WorkoutSession {
             let started = clock.now
             do {
                 let staging = try await store.appendToSession(batch, id: id, configuration: configuration, inputIssues: issues)
-                machine.withLock { $0.written(batch, staging: staging) }?.send()
+                update { $0.written(batch, staging: staging) }
                 if deadline == nil { return nil }
             } catch {
                 switch error {
@@ -40,8 +40,10 @@ extension WorkoutSession {
                 }
                 lastAttempt = clock.now - started
                 if Task.isCancelled, deadline == nil { return error }
-                let (broadcast, attempts) = machine.withLock { machine in (machine.writeFailed(error), machine.failedAttempts) }
-                broadcast.send()
+                let attempts = machine.withLock { machine in
+                    machine.writeFailed(error).send()
+                    return machine.failedAttempts
+                }
                 guard let wait = pause(after: attempts, lastAttempt: lastAttempt, deadline: deadline) else { return error }
                 let until = clock.now + wait
                 machine.withLock { $0.writerPhase = .backingOff(until: until) }
@@ -76,8 +78,10 @@ extension WorkoutSession {
                 return try await store.publishSession(staging, publication)
             } catch {
                 let lastAttempt = clock.now - started
-                let (broadcast, attempts) = machine.withLock { machine in (machine.writeFailed(error), machine.failedAttempts) }
-                broadcast.send()
+                let attempts = machine.withLock { machine in
+                    machine.writeFailed(error).send()
+                    return machine.failedAttempts
+                }
                 guard !Task.isCancelled, let wait = pause(after: attempts, lastAttempt: lastAttempt, deadline: deadline) else {
                     throw .notSaved(error: error, waited: clock.now - began, unwritten: 0)
                 }

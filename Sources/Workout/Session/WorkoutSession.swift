@@ -62,7 +62,7 @@ public final class WorkoutSession: Sendable {
     /// the clock its fake sources run on.
     public convenience init(
         store: WorkoutStore, source: any LocationSource, samples: [any SampleSource] = [], configuration: Configuration,
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: some Clock<Duration> = ContinuousClock()
     ) {
         self.init(
             id: UUID(), store: store, source: source, samples: samples, configuration: configuration, clock: clock,
@@ -72,7 +72,7 @@ public final class WorkoutSession: Sendable {
     /// A session with one sample source, for heart rate: as ``init(store:source:samples:configuration:clock:)``.
     public convenience init(
         store: WorkoutStore, source: any LocationSource, heartRate: (any SampleSource)?, configuration: Configuration,
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: some Clock<Duration> = ContinuousClock()
     ) {
         self.init(store: store, source: source, samples: heartRate.map { [$0] } ?? [], configuration: configuration, clock: clock)
     }
@@ -125,7 +125,7 @@ public final class WorkoutSession: Sendable {
     }
 
     func begin(paused: Bool) throws(WorkoutSessionError) {
-        let broadcast = try machine.withLock { machine throws(WorkoutSessionError) in try machine.start(paused: paused) }
+        try machine.withLock { machine throws(WorkoutSessionError) in try machine.start(paused: paused).send() }
         startWriting()
         let observation = source.addObserver { [weak self] event in
             guard let self, case let .location(fix) = event else { return }
@@ -140,8 +140,8 @@ public final class WorkoutSession: Sendable {
             })
         }
         let sources = SessionStateMachine.Sources(observation: observation, readers: readers)
+        // end() or discard() may have come meanwhile: then what was started here stops at once.
         if let leftover = machine.withLock({ $0.attach(sources) }) { stop(leftover) }
-        broadcast.send()
     }
 
     /// Pauses the session (a `pause` event at the last fix's time): no distance and no active time
@@ -166,9 +166,10 @@ public final class WorkoutSession: Sendable {
     }
 
     private func act(_ action: Action, name: String? = nil) throws(WorkoutSessionError) {
-        let broadcast = try machine.withLock { machine throws(WorkoutSessionError) in try machine.act(action, name: name) }
-        wakes.yield()  // an event is written at once: it may be the last thing before a crash
-        broadcast.send()
+        try machine.withLock { machine throws(WorkoutSessionError) in try machine.act(action, name: name).send() }
+        // An event is written as soon as auto-pause releases it (a pause at once; a lap pressed
+        // while slowing once the slow stretch is decided): it may be the last thing before a crash.
+        wakes.yield()
     }
 
     /// Ends the session and saves it in one transaction: the workout with its totals (distance,
@@ -182,7 +183,8 @@ public final class WorkoutSession: Sendable {
     /// and the session is ``State-swift.enum/stopped``: nothing is lost, `end()` may be called
     /// again, and what was written is recoverable. Throws ``WorkoutSessionError/nothingRecorded``
     /// when no fix came (the session is then stopped, to discard), and
-    /// ``WorkoutSessionError/cancelled`` (changing nothing) in a cancelled task.
+    /// ``WorkoutSessionError/cancelled`` (changing nothing) in a cancelled task while recording.
+    /// It first stops the sources it started, and waits up to 2 s for a sample source's stream to end.
     public func end() async throws(WorkoutSessionError) -> WorkoutRecord {
         let sources = try machine.withLock { machine throws(WorkoutSessionError) in
             if Task.isCancelled, machine.state == .running || machine.state == .paused { throw .cancelled }
@@ -191,8 +193,8 @@ public final class WorkoutSession: Sendable {
         // The wait for the store counts from here: the writer may be in a store call now.
         let began = clock.now
         stop(sources)
-        for reader in sources.readers { await reader.value }
-        machine.withLock { $0.settle() }.send()
+        await stopReading(sources.readers)
+        update { $0.settle() }
         await stopWriting()
         do throws(WorkoutSessionError) {
             let workout = try await save(began: began, deadline: began + configuration.endTimeout)
@@ -200,7 +202,7 @@ public final class WorkoutSession: Sendable {
             for watcher in watchers { watcher.finish() }
             return workout
         } catch {
-            machine.withLock { $0.endFailed() }.send()
+            update { $0.endFailed() }
             throw error
         }
     }
@@ -211,7 +213,7 @@ public final class WorkoutSession: Sendable {
     public func discard() async throws(WorkoutSessionError) {
         let (sources, watchers) = try machine.withLock { machine throws(WorkoutSessionError) in try machine.discard() }
         stop(sources)
-        for reader in sources.readers { await reader.value }
+        await stopReading(sources.readers)
         await stopWriting()
         for watcher in watchers { watcher.finish() }
         do {
@@ -231,11 +233,16 @@ public final class WorkoutSession: Sendable {
         case .all: .unbounded
         }
         let (stream, continuation) = AsyncStream.makeStream(of: Statistics.self, bufferingPolicy: policy)
-        guard let (key, current) = machine.withLock({ $0.addWatcher(continuation) }) else {
+        // The first figures go out under the lock, as every later figure does: in order.
+        let key: UInt64? = machine.withLock { machine in
+            guard let (key, current) = machine.addWatcher(continuation) else { return nil }
+            continuation.yield(current)
+            return key
+        }
+        guard let key else {
             continuation.finish()
             return stream
         }
-        continuation.yield(current)
         continuation.onTermination = { [weak self] _ in
             self?.machine.withLock { $0.removeWatcher(key) }
         }
@@ -250,22 +257,54 @@ public final class WorkoutSession: Sendable {
     // MARK: - Input
 
     private func take(_ fix: Location) {
-        guard let broadcast = machine.withLock({ $0.take(fix) }) else { return }
-        if machine.withLock({ $0.isWriteDue }) { wakes.yield() }
-        broadcast.send()
+        let due = machine.withLock { machine in
+            machine.take(fix)?.send()
+            return machine.isWriteDue
+        }
+        if due { wakes.yield() }
     }
 
     private func take(_ sample: QuantitySample) {
-        guard let broadcast = machine.withLock({ $0.take(sample) }) else { return }
-        if machine.withLock({ $0.isWriteDue }) { wakes.yield() }
-        broadcast.send()
+        let due = machine.withLock { machine in
+            machine.take(sample)?.send()
+            return machine.isWriteDue
+        }
+        if due { wakes.yield() }
     }
 
-    private func stop(_ sources: SessionStateMachine.Sources) {
-        sources.observation?.cancel()
-        source.stop()
-        for sampleSource in sampleSources { sampleSource.stop() }
+    /// Changes the state and sends the figures the change returns, under the lock, so watchers
+    /// get them in the order the changes were made. (Yielding to an `AsyncStream` runs no code of
+    /// its reader: it only hands the value over.)
+    func update(_ change: (inout SessionStateMachine) -> SessionStateMachine.Broadcast?) {
+        machine.withLock { machine in change(&machine)?.send() }
     }
+
+    /// Stops what this session started (a source it never started may be someone else's).
+    private func stop(_ sources: SessionStateMachine.Sources) {
+        if let observation = sources.observation {
+            observation.cancel()
+            source.stop()
+        }
+        if !sources.readers.isEmpty {
+            for sampleSource in sampleSources { sampleSource.stop() }
+        }
+    }
+
+    /// Waits for the sample readers to take what their sources sent before they stopped; a
+    /// source whose stream does not end within ``sampleSourceGrace`` of the session's clock is
+    /// read no further.
+    private func stopReading(_ readers: [Task<Void, Never>]) async {
+        guard !readers.isEmpty else { return }
+        let cutoff = Task { [clock] in
+            guard (try? await clock.sleep(for: Self.sampleSourceGrace)) != nil else { return }
+            for reader in readers { reader.cancel() }
+        }
+        for reader in readers { await reader.value }
+        cutoff.cancel()
+    }
+
+    /// How long ``end()`` and ``discard()`` wait for a sample source's stream to end once stopped.
+    static let sampleSourceGrace = Duration.seconds(2)
 
     // MARK: - The writer's tasks
 
@@ -273,8 +312,9 @@ public final class WorkoutSession: Sendable {
     /// is held.
     private func startWriting() {
         guard let stream = wakeStream.withLock({ stream in defer { stream = nil }; return stream }) else { return }
-        let writer = Task { [self] in
+        let writer = Task { [weak self] in
             for await _ in stream {
+                guard let self else { return }
                 _ = await writeHeld(until: nil)
             }
         }
@@ -283,11 +323,27 @@ public final class WorkoutSession: Sendable {
         let ticker = clock.pacedTask { [weak self] clock in
             while (try? await clock.sleep(for: .seconds(1))) != nil {
                 guard let self else { return }
-                machine.withLock { $0.tick() }?.send()
+                update { $0.tick() }
                 if machine.withLock({ !$0.queue.isEmpty }) { wakes.yield() }
             }
         }
         tasks.withLock { $0 = (writer, ticker) }
+        // end() or discard() may have stopped the writing meanwhile: these must not outlive it.
+        let recording = machine.withLock { machine in machine.state == .running || machine.state == .paused }
+        if !recording {
+            writer.cancel()
+            ticker.cancel()
+        }
+    }
+
+    deinit {
+        // A session let go without end() or discard(): what it started stops (its rows stay, an
+        // interrupted session once this process ends).
+        let (writer, ticker) = tasks.withLock { $0 }
+        writer?.cancel()
+        ticker?.cancel()
+        wakes.finish()
+        if let sources = machine.withLock({ $0.recordingSources }) { stop(sources) }
     }
 
     /// Stops the writer task (cancelling a wait between retries): end() and discard() write on

@@ -75,25 +75,31 @@ extension WorkoutStore {
     func publishSession(_ staging: SessionStaging, _ publication: SessionPublication) async throws(WorkoutStoreError) -> WorkoutRecord {
         let path = path
         return try await write(.finishRoute) { db in
-            var workout = publication.workout
-            if let external = publication.externalID,
-               try Bool.fetchOne(db, sql: "SELECT 1 FROM workout WHERE external_id = ?", arguments: [external]) == nil {
-                workout.metadata.externalID = external
-            }
-            try WorkoutRows.publish(workout, stagedAs: staging.workoutKey, path: path, in: db)
-            try db.execute(sql: "DELETE FROM workout_event WHERE workout = ?", arguments: [staging.workoutKey])
-            for (ordinal, event) in publication.events.enumerated() {
-                try Self.insert(event, ordinal: ordinal, workoutKey: staging.workoutKey, in: db)
-            }
-            for (index, start) in publication.segmentStarts.enumerated() {
-                let next = index + 1 < publication.segmentStarts.count ? publication.segmentStarts[index + 1] : Int.max
-                try db.execute(
-                    sql: "UPDATE route_point SET segment = ? WHERE route = ? AND ordinal >= ? AND ordinal < ? AND segment <> ?",
-                    arguments: [index, staging.routeKey, start, next, index])
-            }
-            try Self.publishRoute(staging, of: workout, in: db)
-            return workout
+            try Self.publish(staging, publication, path: path, in: db)
         }
+    }
+
+    private static func publish(
+        _ staging: SessionStaging, _ publication: SessionPublication, path: String?, in db: Database
+    ) throws -> WorkoutRecord {
+        var workout = publication.workout
+        if let external = publication.externalID,
+           try Bool.fetchOne(db, sql: "SELECT 1 FROM workout WHERE external_id = ?", arguments: [external]) == nil {
+            workout.metadata.externalID = external
+        }
+        try WorkoutRows.publish(workout, stagedAs: staging.workoutKey, path: path, in: db)
+        try db.execute(sql: "DELETE FROM workout_event WHERE workout = ?", arguments: [staging.workoutKey])
+        for (ordinal, event) in publication.events.enumerated() {
+            try insert(event, ordinal: ordinal, workoutKey: staging.workoutKey, in: db)
+        }
+        for (index, start) in publication.segmentStarts.enumerated() {
+            let next = index + 1 < publication.segmentStarts.count ? publication.segmentStarts[index + 1] : Int.max
+            try db.execute(
+                sql: "UPDATE route_point SET segment = ? WHERE route = ? AND ordinal >= ? AND ordinal < ? AND segment <> ?",
+                arguments: [index, staging.routeKey, start, next, index])
+        }
+        try publishRoute(staging, of: workout, in: db)
+        return workout
     }
 
     private static func publishRoute(_ staging: SessionStaging, of workout: WorkoutRecord, in db: Database) throws {
@@ -117,6 +123,18 @@ extension WorkoutStore {
             """, arguments: [staging.workoutKey, points, segments, figures?["first"] as Double?, figures?["last"] as Double?, staging.routeKey])
     }
 
+    /// Rewrites a staged session's events as `events`, in order: a resumed session's engine,
+    /// rebuilt from what was written (with its configuration, or a new one), decides them again,
+    /// and numbers the events it adds after these.
+    func replaceSessionEvents(_ staging: SessionStaging, with events: [WorkoutEvent]) async throws(WorkoutStoreError) {
+        try await write(.save) { db in
+            try db.execute(sql: "DELETE FROM workout_event WHERE workout = ?", arguments: [staging.workoutKey])
+            for (ordinal, event) in events.enumerated() {
+                try Self.insert(event, ordinal: ordinal, workoutKey: staging.workoutKey, in: db)
+            }
+        }
+    }
+
     static func insert(_ event: WorkoutEvent, ordinal: Int, workoutKey: Int64, in db: Database) throws {
         try db.execute(
             sql: "INSERT OR REPLACE INTO workout_event (workout, ordinal, type, time, name, lap_trigger) VALUES (?, ?, ?, ?, ?, ?)",
@@ -134,10 +152,16 @@ extension WorkoutStore {
 
     // MARK: - Configuration
 
+    /// Infinite limits (no limit) are written as the strings JSON lacks numbers for.
+    private static let nonFinite = (positive: "Infinity", negative: "-Infinity", nan: "NaN")
+
     static func encode(_ configuration: WorkoutSession.Configuration) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(configuration)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: nonFinite.positive, negativeInfinity: nonFinite.negative, nan: nonFinite.nan)
+        // Every value of a configuration encodes: nothing is left out.
+        return String(decoding: try! encoder.encode(configuration), as: UTF8.self)
     }
 
     /// The configuration a session was recorded with, or `nil` (imported, saved through the chain,
@@ -145,7 +169,10 @@ extension WorkoutStore {
     static func sessionConfiguration(ofWorkoutKey key: Int64, in db: Database) throws -> WorkoutSession.Configuration? {
         guard let json = try String.fetchOne(db, sql: "SELECT configuration FROM workout_session WHERE workout = ?", arguments: [key])
         else { return nil }
-        return try? JSONDecoder().decode(WorkoutSession.Configuration.self, from: Data(json.utf8))
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: nonFinite.positive, negativeInfinity: nonFinite.negative, nan: nonFinite.nan)
+        return try? decoder.decode(WorkoutSession.Configuration.self, from: Data(json.utf8))
     }
 
     // MARK: - Interrupted sessions
@@ -175,15 +202,23 @@ extension WorkoutStore {
     /// recorded with (kept in the store), so the totals, auto-pauses and auto-laps are those it
     /// would have saved itself. Returns `nil` when it had no fix (it is discarded then).
     public func end(_ session: InterruptedSession) async throws(WorkoutStoreError) -> WorkoutRecord? {
-        guard let contents = try await sessionContents(owner: session.owner, path: nil) else { return nil }
-        guard !contents.points.isEmpty else {
-            try await discardSession(owner: session.owner)
-            return nil
+        let owner = session.owner
+        let path = path
+        // One transaction, from the owner read: a process that resumed it meanwhile keeps it.
+        return try await write(.finishRoute) { db -> WorkoutRecord? in
+            guard let parsed = Self.sessionOwner(parsing: owner), !(parsed.process?.isAlive ?? false),
+                  let contents = try Self.sessionContents(owner: owner, path: path, in: db)
+            else { return nil }
+            guard !contents.points.isEmpty else {
+                try db.execute(sql: "DELETE FROM route WHERE builder_owner = ?", arguments: [owner])
+                try db.execute(sql: "DELETE FROM workout WHERE builder_owner = ?", arguments: [owner])
+                return nil
+            }
+            var engine = contents.rebuiltEngine()
+            _ = engine.finish()
+            let publication = SessionPublication(id: contents.record.id, configuration: contents.effectiveConfiguration, engine: engine)
+            return try Self.publish(contents.staging, publication, path: path, in: db)
         }
-        var engine = contents.rebuiltEngine()
-        _ = engine.finish()
-        let publication = SessionPublication(id: contents.record.id, configuration: contents.effectiveConfiguration, engine: engine)
-        return try await publishSession(contents.staging, publication)
     }
 
     /// Everything a staged session had written, read in one transaction.
@@ -230,8 +265,8 @@ extension WorkoutStore {
                 engine.replay(TimelinePoint(point))
             }
             for event in given[next...] { engine.replay(event) }
-            for sample in samples { _ = engine.take(sample) }
             engine.continueAdmission(after: points.map(TimelinePoint.init), counts: inputIssues)
+            for sample in samples { _ = engine.take(sample) }
             engine.markEventsWritten()
             return engine
         }

@@ -37,8 +37,9 @@ extension WorkoutStore {
     /// ## v4
     /// - `workout_event.lap_trigger`: what ended a lap (`manual`, `distance`, `time`), as TCX's
     ///   `TriggerMethod`; a recovered session makes its auto-laps again and keeps the manual ones.
-    /// - `workout_session`: the configuration a session was recorded with (JSON: activity,
-    ///   auto-pause, auto-laps, fix rules), written when it is staged, so that a session resumed or
+    /// - `workout_session`: the configuration a session was recorded with (JSON, its
+    ///   `WorkoutSession.Configuration` whole: activity, auto-pause, auto-laps, fix rules, metadata,
+    ///   end timeout, held bound), written when it is staged, so that a session resumed or
     ///   ended after a crash is worked out as it was recorded, and kept with the workout (its
     ///   laps, splits and GPX export apply the same accuracy limit). Deleted with the workout.
     package static let migrations: [(name: String, sql: String)] = [

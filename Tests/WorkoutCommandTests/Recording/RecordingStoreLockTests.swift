@@ -144,9 +144,10 @@ struct RecordingStoreLockTests {
         #expect(outcome.errors.contains { $0.contains("`\(recover)` saves it") }, "\(outcome.errors)")
         #expect(outcome.json["saved"] as? Bool == false && outcome.json["recover"] as? String == recover, "\(outcome.output)")
         #expect(outcome.storeFailures.count == 1 && outcome.storeFailures.first?["to"] is NSNull, "\(outcome.storeFailures)")
-        // What it held and could not write, as the message says: the fixes after the lock.
-        let holding = outcome.errors.lazy.compactMap { $0.firstMatch(of: /holding (\d+) point/) }.first.flatMap { Int($0.1) }
-        #expect(holding == 120 - lock.pointsWritten, "\(outcome.errors)")
+        // What it held and could not write, as it says: the fixes after the lock, lost as it exits.
+        let lost = outcome.errors.lazy.compactMap { $0.firstMatch(of: /(\d+) points and samples it could not write are lost/) }.first
+            .flatMap { Int($0.1) }
+        #expect(lost == 120 - lock.pointsWritten && outcome.json["unwritten"] as? Int == lost, "\(outcome.errors)")
         #expect(await lock.release() == 0)
 
         let store = try WorkoutStore(path: recording.store)

@@ -2,43 +2,6 @@ import Foundation
 import GPSCore
 import LocationFacade
 
-/// What the session engine needs of a route point: small and flat, read from a live fix or from a
-/// stored row alike.
-struct TimelinePoint: Sendable, Hashable {
-    /// Its place in the route, from 0.
-    var ordinal: Int
-    /// The segment it came in: a new one after a jump (live) or as stored. The engine never
-    /// counts distance across a change of segment.
-    var segment: Int
-    /// Seconds since 1970, strictly increasing along a route.
-    var time: Double
-    var latitude: Double
-    var longitude: Double
-    var altitude: Double?
-    /// The speed the receiver reported, m/s.
-    var speed: Double?
-    var horizontalAccuracy: Double?
-
-    init(ordinal: Int, segment: Int, location: Location) {
-        self.ordinal = ordinal
-        self.segment = segment
-        time = location.time?.timeIntervalSince1970 ?? location.receivedAt.timeIntervalSince1970
-        latitude = location.latitude
-        longitude = location.longitude
-        altitude = location.altitude
-        speed = location.speed
-        horizontalAccuracy = location.horizontalAccuracy
-    }
-
-    init(_ point: RoutePoint) {
-        self.init(ordinal: point.ordinal, segment: point.segment, location: point.location)
-    }
-
-    func distance(to other: TimelinePoint) -> Double {
-        Geodesy.distance(latitude, longitude, other.latitude, other.longitude)
-    }
-}
-
 /// The first stage of a session: each fix as it comes is admitted onto the session's time line,
 /// corrected, or dropped, by the rules ``InputIssue`` lists. A value type fed fix by fix; what it
 /// decides depends only on the fixes, their order and their arrival times, never on a clock.
@@ -158,10 +121,19 @@ struct FixAdmission: Sendable {
         heldCount += 1
     }
 
-    /// Admits the fix held, if any: the input has paused (the user acted, the session ends, or a
-    /// second went by without another fix).
-    mutating func flush() -> (point: TimelinePoint, location: Location)? {
+    /// Admits the fix held, if any: the input has paused (the user acted, or a second went by
+    /// without another fix), or ended (`final`). A fix held that is dated more than
+    /// ``outlierGap`` ahead of where the time line expects it stays held for the next fix to
+    /// judge (the odd one out, or the first after a gap in a recording played fast); at the end
+    /// it is dropped (``InputIssue/implausibleTime``).
+    mutating func flush(final: Bool = false) -> (point: TimelinePoint, location: Location)? {
         guard let waiting = held else { return nil }
+        if let anchor, waiting.time - (anchor.time + (waiting.receivedAt - anchor.receivedAt)) > Self.outlierGap {
+            guard final else { return nil }
+            held = nil
+            note(.implausibleTime)
+            return nil
+        }
         held = nil
         return take(waiting)
     }

@@ -38,7 +38,8 @@ public enum InputIssue: String, Sendable, Hashable, Codable, CaseIterable, Custo
     case inaccurate
     /// A sample not after the last sample of its type (a sensor repeating itself). Dropped.
     case sampleNotAfterLast = "sample_not_after_last"
-    /// A sample whose value is not a finite number, or negative where its type cannot be. Dropped.
+    /// A sample whose value is not a finite number, or negative where its type cannot be (or
+    /// that the store refused). Dropped.
     case invalidSample = "invalid_sample"
     /// A fix or sample that came while the session held as much unwritten data as it may
     /// (``WorkoutSession/Configuration/maximumHeldPoints``) because the store was failing. Dropped.
@@ -80,7 +81,7 @@ public enum InputIssue: String, Sendable, Hashable, Codable, CaseIterable, Custo
         case .fixSameTime: "reports of a fix already taken (the same time), merged into it"
         case .fixNotAfterLast: "fixes not after the fix before them, dropped"
         case .weekRollover: "fixes dated by a GPS week rollover, corrected"
-        case .implausibleTime: "fixes dated more than a day ahead of the recording, dropped"
+        case .implausibleTime: "fixes dated implausibly (a day ahead of the recording, or far ahead of the fix after them), dropped"
         case .invalidFix: "fixes with an impossible coordinate or measurement, dropped"
         case .jump: "jumps faster than the activity allows, not counted as distance"
         case .inaccurate: "fixes less accurate than the limit, not counted as distance"

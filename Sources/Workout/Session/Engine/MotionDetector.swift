@@ -1,13 +1,5 @@
 import Foundation
 
-/// One thing on a session's time line, in the order the ``SessionTimeline`` takes it. An event at
-/// a time comes after the point at that time.
-enum TimelineItem: Sendable, Hashable {
-    /// A route point, with the speed auto-pause judged it by (reported or worked out), if any.
-    case point(TimelinePoint, speed: Double?)
-    case event(WorkoutEvent)
-}
-
 /// The second stage of a session: auto-pause. It takes the admitted points and the user's
 /// actions in order, decides when the athlete stood still (see ``AutoPause`` for how), and
 /// releases points and events in time-line order, each point once its fate is known: a point
@@ -55,8 +47,10 @@ struct MotionDetector: Sendable {
     let rules: FixRules
     private(set) var motion: Motion = .moving
     private var held: [Held] = []
-    /// The slow stretch under way: decided slow, released once it resolves.
-    private var stretch: [(TimelinePoint, speed: Double?)] = []
+    /// The slow stretch under way, released once it resolves: its points, decided slow, and the
+    /// laps and markers taken meanwhile, in order (a lap pressed while slowing comes after the
+    /// points before it, whether the stretch turns out a pause or not).
+    private var stretch: [TimelineItem] = []
     /// Accurate points around those held, for speeds worked out from positions.
     private var places: [Place] = []
     /// Places before this index are no longer needed.
@@ -135,7 +129,8 @@ struct MotionDetector: Sendable {
             switch held[index] {
             case let .action(action):
                 apply(action)
-                released.append(.event(action))
+                // A lap or marker while slowing waits in the stretch, after its points.
+                if case .slowing = motion, !stretch.isEmpty { stretch.append(.event(action)) } else { released.append(.event(action)) }
             case let .point(point, accurate):
                 guard let speed = decide(point, accurate: accurate, flushing: flushing) else { return released }
                 step(point, speed: speed, accurate: accurate, into: &released)
@@ -176,7 +171,7 @@ struct MotionDetector: Sendable {
         }
         guard accurate, let speed else {
             // A point that cannot be judged leaves the motion as it is.
-            if case .slowing = motion { stretch.append((point, speed)) } else { release(point, speed: speed, into: &released) }
+            if case .slowing = motion { stretch.append(.point(point, speed: speed)) } else { release(point, speed: speed, into: &released) }
             return
         }
         let isSlow = speed < autoPause.speedThreshold
@@ -184,14 +179,14 @@ struct MotionDetector: Sendable {
         case .moving:
             if isSlow {
                 motion = .slowing(since: lastReleased!.time)
-                stretch = [(point, speed)]
+                stretch = [.point(point, speed: speed)]
                 pauseIfIdle(at: point.time, autoPause, into: &released)
             } else {
                 release(point, speed: speed, into: &released)
             }
         case .slowing:
             if isSlow {
-                stretch.append((point, speed))
+                stretch.append(.point(point, speed: speed))
                 pauseIfIdle(at: point.time, autoPause, into: &released)
             } else {
                 released += settleStretch()
@@ -215,7 +210,7 @@ struct MotionDetector: Sendable {
         guard case let .slowing(since) = motion, time - since >= autoPause.idleTime.seconds else { return }
         released.append(.event(WorkoutEvent(.motionPaused, at: Date(timeIntervalSince1970: since))))
         motion = .autoPaused
-        for (point, speed) in stretch { release(point, speed: speed, into: &released) }
+        release(stretch, into: &released)
         stretch = []
     }
 
@@ -223,7 +218,7 @@ struct MotionDetector: Sendable {
     private mutating func settleStretch() -> [TimelineItem] {
         guard case .slowing = motion else { return [] }
         var released: [TimelineItem] = []
-        for (point, speed) in stretch { release(point, speed: speed, into: &released) }
+        release(stretch, into: &released)
         stretch = []
         motion = .moving
         return released
@@ -232,6 +227,15 @@ struct MotionDetector: Sendable {
     private mutating func release(_ point: TimelinePoint, speed: Double?, into released: inout [TimelineItem]) {
         released.append(.point(point, speed: speed))
         lastReleased = point
+    }
+
+    private mutating func release(_ items: [TimelineItem], into released: inout [TimelineItem]) {
+        for item in items {
+            switch item {
+            case let .point(point, speed): release(point, speed: speed, into: &released)
+            case let .event(event): released.append(.event(event))
+            }
+        }
     }
 
     private mutating func apply(_ action: WorkoutEvent) {
@@ -264,7 +268,10 @@ struct MotionDetector: Sendable {
 
     /// Drops the places no held point can need (more than a minute before the first held).
     private mutating func trimPlaces() {
-        let oldestNeeded: Double? = stretch.first.map { $0.0.time } ?? held.lazy.compactMap { item -> Double? in
+        let oldestNeeded: Double? = stretch.lazy.compactMap { item -> Double? in
+            if case let .point(point, _) = item { return point.time }
+            return nil
+        }.first ?? held.lazy.compactMap { item -> Double? in
             if case let .point(point, _) = item { return point.time }
             return nil
         }.first ?? newest?.time

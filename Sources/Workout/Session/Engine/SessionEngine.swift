@@ -66,9 +66,10 @@ struct SessionEngine: Sendable {
         return record(admitted)
     }
 
-    /// Admits the fix admission holds, if any: nothing came for a while, or the user acts.
-    mutating func flushHeldFix() -> Output {
-        guard let admitted = admission.flush() else { return Output() }
+    /// Admits the fix admission holds, if any: nothing came for a while, or the user acts, or
+    /// (`final`) the input has ended.
+    mutating func flushHeldFix(final: Bool = false) -> Output {
+        guard let admitted = admission.flush(final: final) else { return Output() }
         return record(admitted)
     }
 
@@ -109,8 +110,9 @@ struct SessionEngine: Sendable {
     /// across the gap).
     mutating func pauseForGap() -> Output {
         guard now != nil, !detector.isPausedByUser else { return Output() }
+        let output = act(.pause)
         resumesAtNextPoint = true
-        return act(.pause)
+        return output
     }
 
     /// Takes a sample, unless the admission drops it. Returns whether it was taken.
@@ -132,6 +134,9 @@ struct SessionEngine: Sendable {
     /// admission holds is admitted first.
     mutating func act(_ kind: WorkoutEvent.Kind, name: String? = nil) -> Output {
         var output = flushHeldFix()
+        // A pause while a recovered session waits for its first new fix replaces the gap's: the
+        // first new fix no longer resumes it.
+        if kind == .pause { resumesAtNextPoint = false }
         let time = Date(timeIntervalSince1970: now ?? 0)
         let event = WorkoutEvent(kind, at: time, name: name, trigger: kind == .lap ? .manual : nil)
         feed(detector.act(event))
@@ -142,7 +147,7 @@ struct SessionEngine: Sendable {
 
     /// Settles everything held: the input has ended.
     mutating func finish() -> Output {
-        var output = flushHeldFix()
+        var output = flushHeldFix(final: true)
         feed(detector.finish())
         provisional = nil
         output.events += newEvents()

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Feeds a stored workout to a ``SessionTimeline``: its points in order, each event after the
+/// points up to its time (an event at a point's time comes after that point, as it was recorded).
+struct TimelineFeed: Sendable {
+    private(set) var timeline: SessionTimeline
+    private let events: [WorkoutEvent]
+    private var next = 0
+
+    init(options: SessionTimeline.Options, events: [WorkoutEvent]) {
+        timeline = SessionTimeline(options: options)
+        self.events = events
+    }
+
+    /// Feeds the events before `point`, then `point`. Returns the point's fate, and the ordinal
+    /// and segment of an earlier point that an event before it made count (a resume's first point).
+    @discardableResult
+    mutating func add(_ point: TimelinePoint) -> (fate: SessionTimeline.Fate, anchored: (ordinal: Int, segment: Int)?) {
+        var anchored: (Int, Int)?
+        while next < events.count, events[next].time.timeIntervalSince1970 < point.time {
+            if let ordinal = timeline.apply(events[next]) { anchored = (ordinal, timeline.segment) }
+            next += 1
+        }
+        return (timeline.add(point), anchored)
+    }
+
+    /// Feeds the remaining events and ends the time line at `end`. Returns the finished time line.
+    mutating func finish(at end: Double) -> SessionTimeline {
+        while next < events.count {
+            timeline.apply(events[next])
+            next += 1
+        }
+        timeline.finish(at: end)
+        return timeline
+    }
+
+    /// Feeds the remaining events; returns the ordinal and segment of a point a resume among
+    /// them made count, if any.
+    mutating func flushEvents() -> (ordinal: Int, segment: Int)? {
+        var anchored: (Int, Int)?
+        while next < events.count {
+            if let ordinal = timeline.apply(events[next]) { anchored = (ordinal, timeline.segment) }
+            next += 1
+        }
+        return anchored
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+extension WorkoutSession {
+    /// Where a session stands.
+    public enum State: String, Sendable, Hashable, Codable {
+        /// Made, not started.
+        case notStarted = "not started"
+        /// Recording.
+        case running
+        /// Paused by the user: fixes are kept as route points but nothing counts.
+        case paused
+        /// ``WorkoutSession/end()`` is saving it.
+        case ending
+        /// ``WorkoutSession/end()`` could not save it (the store kept failing): its sources are
+        /// stopped and everything it recorded is kept, written or held. Call `end()` again, or
+        /// ``WorkoutSession/discard()``.
+        case stopped
+        /// Saved.
+        case ended
+        /// Thrown away.
+        case discarded
+    }
+
+    /// What was asked of a session, as an invalid transition names it.
+    public enum Action: String, Sendable, Hashable, Codable, CustomStringConvertible {
+        case start, pause, resume, lap, mark, end, discard
+
+        /// The action's name: `pause`.
+        public var description: String { rawValue }
+    }
+
+    /// How a session records: the activity, auto-pause, auto-laps, the rules its fixes are held
+    /// to, and how it waits for a failing store. Kept with the session in the store, so a session
+    /// resumed after a crash records as it did.
+    public struct Configuration: Sendable, Hashable, Codable {
+        /// What is done.
+        public var activityType: WorkoutActivityType
+        /// Auto-pause, or `nil` for none.
+        public var autoPause: AutoPause?
+        /// A lap every this many metres covered while active, or `nil`.
+        public var autoLapDistance: Double?
+        /// A lap every this much active time (pauses left out), or `nil`. With both, a lap ends at
+        /// whichever comes first, and both count again from there. Manual laps can always be added.
+        public var autoLapTime: Duration?
+        /// The saved workout's metadata.
+        public var metadata: WorkoutMetadata
+        /// How fast the activity can go and how inaccurate a fix may be and count (the
+        /// activity's ``FixRules/defaults(for:)`` unless given).
+        public var fixRules: FixRules
+        /// How long ``WorkoutSession/end()`` waits for a failing store (locked by another
+        /// process, a full disk) before it gives up and says how the session can still be saved.
+        /// 60 s by default.
+        public var endTimeout: Duration
+        /// The most route points the session holds in memory while the store fails (with four
+        /// times as many samples). Past it, new fixes and samples are dropped
+        /// (``InputIssue/backlogFull``) until the store takes what is held. 100,000 by default:
+        /// over 27 hours at one fix a second, about 30 MB.
+        public var maximumHeldPoints: Int
+
+        /// A configuration; only the activity is needed.
+        public init(
+            activityType: WorkoutActivityType, autoPause: AutoPause? = nil, autoLapDistance: Double? = nil,
+            autoLapTime: Duration? = nil, metadata: WorkoutMetadata = WorkoutMetadata(), fixRules: FixRules? = nil,
+            endTimeout: Duration = .seconds(60), maximumHeldPoints: Int = 100_000
+        ) {
+            self.activityType = activityType
+            self.autoPause = autoPause
+            self.autoLapDistance = autoLapDistance
+            self.autoLapTime = autoLapTime
+            self.metadata = metadata
+            self.fixRules = fixRules ?? .defaults(for: activityType)
+            self.endTimeout = endTimeout
+            self.maximumHeldPoints = maximumHeldPoints
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case activityType, autoPause, autoLapDistance, autoLapTime, metadata, fixRules, endTimeout, maximumHeldPoints
+        }
+
+        /// Reads a configuration the store kept: what it lacks (kept by an older version) takes
+        /// its default, and what it has that this version does not know is left.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let activityType = try container.decode(WorkoutActivityType.self, forKey: .activityType)
+            self.init(
+                activityType: activityType,
+                autoPause: try container.decodeIfPresent(AutoPause.self, forKey: .autoPause),
+                autoLapDistance: try container.decodeIfPresent(Double.self, forKey: .autoLapDistance),
+                autoLapTime: try container.decodeIfPresent(Duration.self, forKey: .autoLapTime),
+                metadata: try container.decodeIfPresent(WorkoutMetadata.self, forKey: .metadata) ?? WorkoutMetadata(),
+                fixRules: try container.decodeIfPresent(FixRules.self, forKey: .fixRules),
+                endTimeout: try container.decodeIfPresent(Duration.self, forKey: .endTimeout) ?? .seconds(60),
+                maximumHeldPoints: try container.decodeIfPresent(Int.self, forKey: .maximumHeldPoints) ?? 100_000)
+        }
+    }
+}
