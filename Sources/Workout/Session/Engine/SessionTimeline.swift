@@ -58,8 +58,9 @@ struct SessionTimeline: Sendable {
     private var closedActiveTime = 0.0
     /// When the current active stretch began; `nil` while paused.
     private var activeSince: Double?
-    private var userPaused = false
-    private var motionPaused = false
+    /// What pauses the time line now: the user, auto-pause, or both (a user may pause while
+    /// standing still, and auto-pause holds past the user's resume until the athlete moves).
+    private var pause = Pause.none
     /// The last point counted in the current stretch, the next step's start.
     private var previous: TimelinePoint?
     /// The last point taken, and whether it was counted.
@@ -84,9 +85,9 @@ struct SessionTimeline: Sendable {
         self.options = options
     }
 
-    var isActive: Bool { !userPaused && !motionPaused }
-    var isPausedByUser: Bool { userPaused }
-    var isMotionPaused: Bool { motionPaused }
+    var isActive: Bool { pause == .none }
+    var isPausedByUser: Bool { pause == .user || pause == .both }
+    var isMotionPaused: Bool { pause == .motion || pause == .both }
     var distance: Double { figures.distance }
     var elevationGain: Double { figures.smoothedElevationGain }
     var elevationLoss: Double { figures.smoothedElevationLoss }
@@ -140,10 +141,10 @@ struct SessionTimeline: Sendable {
         events.append(event)
         let wasActive = isActive
         switch event.kind {
-        case .pause: userPaused = true
-        case .resume: userPaused = false
-        case .motionPaused: motionPaused = true
-        case .motionResumed: motionPaused = false
+        case .pause: pause = Pause(user: true, motion: isMotionPaused)
+        case .resume: pause = Pause(user: false, motion: isMotionPaused)
+        case .motionPaused: pause = Pause(user: isPausedByUser, motion: true)
+        case .motionResumed: pause = Pause(user: isPausedByUser, motion: false)
         case .lap:
             endLap(at: time)
             return nil
@@ -269,5 +270,19 @@ struct SessionTimeline: Sendable {
         return WorkoutLap(
             index: splits.count + 1, start: Date(timeIntervalSince1970: splitStart.time), end: Date(timeIntervalSince1970: end),
             distance: distance, duration: end - splitStart.time, activeDuration: active - splitStart.activeTime)
+    }
+
+    /// What pauses a time line.
+    enum Pause: Sendable, Hashable {
+        case none, user, motion, both
+
+        init(user: Bool, motion: Bool) {
+            self = switch (user, motion) {
+            case (false, false): .none
+            case (true, false): .user
+            case (false, true): .motion
+            case (true, true): .both
+            }
+        }
     }
 }
