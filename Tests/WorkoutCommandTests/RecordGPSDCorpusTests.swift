@@ -378,7 +378,7 @@ struct ExpectedRecording {
                     note(.fixWithoutTimeBeforeFirst)
                     continue
                 }
-                time = last
+                time = last + 0.001  // at least a millisecond after the fix before it
             }
             guard RFC3339.supportedRange.contains(Date(timeIntervalSince1970: time)) else {
                 note(.implausibleTime)

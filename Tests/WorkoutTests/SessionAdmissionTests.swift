@@ -80,20 +80,29 @@ import Testing
         second.course = 91
         second.longitude += 1e-6
         second.speed = nil
-        var timeless = fixes[3]
-        timeless.time = nil
-        timeless.receivedAt = fixes[3].receivedAt
-        timeless.horizontalAccuracy = 3
         fixes[2] = first
         fixes.insert(second, at: 3)
-        fixes.insert(timeless, at: 5)
         let points = feed(fixes, into: &engine)
         #expect(points.count == 5)
-        #expect(engine.admission.counts == [.fixSameTime: 2])
+        #expect(engine.admission.counts == [.fixSameTime: 1])
         let merged = points[2].location
         #expect(merged.longitude == second.longitude && merged.course == 91, "the later report wins")
         #expect(merged.altitude == 20 && merged.speed == 3, "what it lacks, the earlier says")
-        #expect(points[3].location.horizontalAccuracy == 3, "a report without a time, read with the fix, is the fix")
+    }
+
+    /// A fix without a time read with the fix before it (the same arrival time) is a fix of its
+    /// own, placed a millisecond after.
+    @Test func aFixWithoutATimeReadWithTheOneBeforeComesAfterIt() {
+        var engine = engine()
+        var fixes = Self.run(5)
+        var timeless = fixes[3]
+        timeless.time = nil
+        timeless.receivedAt = fixes[2].receivedAt
+        fixes[3] = timeless
+        let points = feed(fixes, into: &engine)
+        #expect(points.count == 5)
+        #expect(engine.admission.counts == [.fixWithoutTime: 1])
+        #expect(Self.seconds(points[3]) == 2.001)
     }
 
     /// One fix dated far ahead, the next back on the time line: the odd one out is dropped, not

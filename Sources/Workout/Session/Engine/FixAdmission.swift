@@ -81,7 +81,9 @@ struct FixAdmission: Sendable {
                 note(.fixWithoutTimeBeforeFirst)
                 return nil
             }
-            time = expected
+            // Read with the fix before it (one read of the socket, one arrival time), it still
+            // comes after it: a millisecond after.
+            time = max(expected, (held?.time ?? floor ?? expected) + Self.placementStep)
         }
         guard time.isFinite, RFC3339.supportedRange.contains(Date(timeIntervalSince1970: time)) else {
             note(.implausibleTime)
@@ -95,9 +97,9 @@ struct FixAdmission: Sendable {
             hold(fix, time, receivedAt)
             return nil
         }
-        if time == waiting.time {
+        if time == waiting.time, fix.time != nil {
             // Another report of the fix held: what it says wins, what it lacks the first says.
-            held = (Self.merged(fix, into: waiting.location), time, receivedAt, waiting.placed && fix.time == nil)
+            held = (Self.merged(fix, into: waiting.location), time, receivedAt, waiting.placed)
             note(.fixSameTime)
             return nil
         }
@@ -144,6 +146,9 @@ struct FixAdmission: Sendable {
     /// Counts the fixes held so far (a report merged into the one held is not another): tells
     /// whether the fix held now is the one held a while ago.
     private(set) var heldCount = 0
+
+    /// How far after the fix before it a fix without a time is placed, at least.
+    static let placementStep = 0.001
 
     /// How far ahead of the fix after it a fix must be dated, when that one goes back, to be
     /// taken for the odd one out (a receiver's misdated fix, two recordings spliced).

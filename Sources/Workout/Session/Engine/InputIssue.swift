@@ -8,13 +8,13 @@
 /// ``FixRules``), and the rule's outcome is one of three.
 public enum InputIssue: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// A fix without a time, after a timed one: placed on the session's time line at the last
-    /// timed fix's time plus the time between their arrivals. Kept.
+    /// fix's time plus the time between their arrivals (at least a millisecond after it). Kept.
     case fixWithoutTime = "fix_without_time"
     /// A fix without a time before any timed fix: there is nothing to place it by. Dropped.
     case fixWithoutTimeBeforeFirst = "fix_without_time_before_first"
-    /// Another report of the fix just taken (the same time, or no time in the same read): gpsd
-    /// sends one after each sentence of a receiver's cycle. Merged into that fix: what the later
-    /// report says wins, what it lacks the earlier says.
+    /// Another report of the fix just taken (the same time): gpsd sends one after each sentence
+    /// of a receiver's cycle. Merged into that fix: what the later report says wins, what it lacks
+    /// the earlier says.
     case fixSameTime = "fix_same_time"
     /// A fix whose time is not after the last fix taken (time going backwards, or a repeat of a
     /// fix already taken). Dropped.
