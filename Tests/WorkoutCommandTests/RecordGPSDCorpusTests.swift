@@ -415,7 +415,11 @@ struct ExpectedRecording {
             held = point
             heldAccuracy = fix.fields["eph"]
         }
-        if let waiting = held { take(waiting) }
+        // The last fix, held at the end, is dropped when it is dated far ahead of the one before
+        // it (arrived just after it): nothing after it says whether it was the odd one out.
+        if let waiting = held {
+            if let floor, waiting.time - floor > 600 { note(.implausibleTime) } else { take(waiting) }
+        }
     }
 
     private mutating func note(_ issue: InputIssue) {
