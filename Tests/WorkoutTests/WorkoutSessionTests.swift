@@ -317,6 +317,26 @@ import WorkoutSimulators
         #expect(laps.allSatisfy { $0.heartRateAverage != nil })
     }
 
+    /// A source that reports fixes the moment it is started (a receiver that had a fix already)
+    /// loses none of them to a sensor that follows it: the session starts its sample sources
+    /// first. (Started the other way round, the sensor missed the first fix whenever the replay's
+    /// task ran before the sensor was listening.)
+    @Test func aSensorFollowingTheFixesSeesTheFirstOne() async throws {
+        let store = try WorkoutStore.inMemory()
+        let track = Array(Self.runWithStops(1).prefix(10))
+        let source = FixesAtStart(track)
+        let clock = VirtualClock()
+        let session = WorkoutSession(
+            store: store, source: source, heartRate: FakeHeartRateSensor(seed: 5).live(following: source),
+            configuration: .init(activityType: .running), clock: clock)
+        try session.start()
+        await clock.advance(by: .seconds(2))
+        let workout = try await session.end()
+        let stored = try await store.samples(of: workout.id, type: .heartRate)
+        #expect(stored.first?.start == track.first?.time)
+        #expect(stored.map(\.value) == FakeHeartRateSensor(seed: 5).samples(for: track).map(\.value))
+    }
+
     /// A run recorded with heart rate, exported as GPX and replayed (ten times faster) with its
     /// heart rates, records the same route and the same heart rate again.
     @Test func aRecordedRunWithHeartRateReplaysBoth() async throws {
@@ -499,4 +519,25 @@ import WorkoutSimulators
         #expect(stopped?.currentPace == nil, "\(String(describing: stopped?.currentSpeed))")
         _ = try await session.end()
     }
+}
+
+/// A location source that reports all its fixes as it is started.
+private final class FixesAtStart: LocationSource {
+    private let fixes: [Location]
+    private let observers = LocationObservers()
+
+    init(_ fixes: [Location]) {
+        self.fixes = fixes
+    }
+
+    func addObserver(_ handler: @escaping @Sendable (LocationEvent) -> Void) -> LocationObservation {
+        observers.add(handler)
+    }
+
+    func start() {
+        for fix in fixes { observers.send(.location(fix)) }
+    }
+
+    func stop() {}
+    func requestLatestFix() {}
 }

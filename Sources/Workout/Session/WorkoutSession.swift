@@ -131,7 +131,8 @@ public final class WorkoutSession: Sendable {
             guard let self, case let .location(fix) = event else { return }
             take(fix)
         }
-        source.start()
+        // The sample sources first: one that follows the fixes (a sensor's replay, a fake) must
+        // be listening before the first fix can come, or it misses it.
         var readers: [Task<Void, Never>] = []
         for sampleSource in sampleSources {
             let samples = sampleSource.start()
@@ -139,6 +140,7 @@ public final class WorkoutSession: Sendable {
                 for await sample in samples { self?.take(sample) }
             })
         }
+        source.start()
         let sources = SessionStateMachine.Sources(observation: observation, readers: readers)
         // end() or discard() may have come meanwhile: then what was started here stops at once.
         if let leftover = machine.withLock({ $0.attach(sources) }) { stop(leftover) }
