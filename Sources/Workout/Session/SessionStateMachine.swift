@@ -49,6 +49,9 @@ struct SessionStateMachine: Sendable {
     private(set) var lifecycle: Lifecycle = .notStarted
     /// What the writer is doing (for tests that drive the clock: they wait for it to settle).
     var writerPhase: WriterPhase = .waiting
+    /// Whether the writer has been woken and has not yet taken the wake (so a writer seen
+    /// `.waiting` has not yet begun the write it was woken for).
+    var writerWakePending = false
     private(set) var engine: SessionEngine
     private(set) var queue: WriteQueue
     private var watchers: [UInt64: AsyncStream<WorkoutSession.Statistics>.Continuation] = [:]

@@ -47,7 +47,7 @@ extension WorkoutSession {
         let session = WorkoutSession(
             id: interrupted.id, store: store, source: source, samples: samples, configuration: recording, clock: clock, machine: machine)
         try session.begin(paused: paused)
-        session.wakes.yield()
+        session.wakeWriter()
         return session
     }
 

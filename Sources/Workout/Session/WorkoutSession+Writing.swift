@@ -20,6 +20,7 @@ extension WorkoutSession {
         while true {
             let next = machine.withLock { machine in
                 machine.writerPhase = .writing
+                machine.writerWakePending = false
                 return (machine.batchToWrite(), machine.engine.admission.counts)
             }
             guard let batch = next.0 else { return nil }

@@ -111,7 +111,7 @@ public final class WorkoutSession: Sendable {
         let now = clock.now
         return machine.withLock { machine in
             switch machine.writerPhase {
-            case .waiting: true
+            case .waiting: !machine.writerWakePending
             case .writing: false
             case let .backingOff(until): until > now
             }
@@ -171,7 +171,7 @@ public final class WorkoutSession: Sendable {
         try machine.withLock { machine throws(WorkoutSessionError) in try machine.act(action, name: name).send() }
         // An event is written as soon as auto-pause releases it (a pause at once; a lap pressed
         // while slowing once the slow stretch is decided): it may be the last thing before a crash.
-        wakes.yield()
+        wakeWriter()
     }
 
     /// Ends the session and saves it in one transaction: the workout with its totals (distance,
@@ -263,7 +263,7 @@ public final class WorkoutSession: Sendable {
             machine.take(fix)?.send()
             return machine.isWriteDue
         }
-        if due { wakes.yield() }
+        if due { wakeWriter() }
     }
 
     private func take(_ sample: QuantitySample) {
@@ -271,7 +271,7 @@ public final class WorkoutSession: Sendable {
             machine.take(sample)?.send()
             return machine.isWriteDue
         }
-        if due { wakes.yield() }
+        if due { wakeWriter() }
     }
 
     /// Changes the state and sends the figures the change returns, under the lock, so watchers
@@ -310,6 +310,12 @@ public final class WorkoutSession: Sendable {
 
     // MARK: - The writer's tasks
 
+    /// Wakes the writer: it writes what is held (at once, or when its wait to try again ends).
+    func wakeWriter() {
+        machine.withLock { $0.writerWakePending = true }
+        wakes.yield()
+    }
+
     /// Starts the writer and the ticker that wakes it every second of the clock while anything
     /// is held.
     private func startWriting() {
@@ -326,7 +332,11 @@ public final class WorkoutSession: Sendable {
             while (try? await clock.sleep(for: .seconds(1))) != nil {
                 guard let self else { return }
                 update { $0.tick() }
-                if machine.withLock({ !$0.queue.isEmpty }) { wakes.yield() }
+                let due = machine.withLock { machine in
+                    if !machine.queue.isEmpty { machine.writerWakePending = true }
+                    return !machine.queue.isEmpty
+                }
+                if due { wakes.yield() }
             }
         }
         tasks.withLock { $0 = (writer, ticker) }
