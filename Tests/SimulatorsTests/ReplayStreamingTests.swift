@@ -134,9 +134,14 @@ import TestSupport
         let second = GPSDClient(host: "127.0.0.1", port: port)
         let secondLog = LocationEventRecorder(observing: second)
         second.start()
-        // The replay carries on from where it stood, as the clock moves on again.
-        while secondLog.log.locations.isEmpty { await clock.advance(by: .milliseconds(100)) }
-        let next = try #require(secondLog.log.locations.first)
+        await secondLog.waitUntil { $0.states.contains(.watching) }
+        // The replay carries on from where it stood, as the clock moves on again: the next report
+        // is due within two seconds of the clock.
+        let sentBefore = server.status.sentReports
+        for _ in 0..<30 where server.status.sentReports == sentBefore {
+            await clock.advance(by: .milliseconds(100))
+        }
+        let next = try #require(await secondLog.waitUntil { !$0.locations.isEmpty }.locations.first)
         second.stop()
         let gap = try #require(next.time).timeIntervalSince(try #require(seen.last?.time))
         // The fix due as the first client left went to nobody, as a receiver's fix does.

@@ -28,7 +28,8 @@ extension FakeGPSDServer {
         clock: ElapsedClock
     ) async {
         await core.waitUntilStarted()
-        var origin = clock.now
+        // From when the server saw the timeline start, not from when this task came to run.
+        var origin = core.watchTimes.startedAt ?? clock.now
         var index = 0
         var cycle = 0
         var shape = Shape()
@@ -69,12 +70,12 @@ extension FakeGPSDServer {
             }
             switch pace {
             case let .recorded(speed):
+                var unwatched = Duration.zero
                 if waitsForWatchers {
-                    let waitStarted = clock.now
                     await core.waitForWatcher()
-                    origin += clock.now - waitStarted  // time stood still while nobody watched
+                    unwatched = core.watchTimes.unwatched  // time stood still while nobody watched
                 }
-                let due = origin + entry.offset / speed
+                let due = origin + unwatched + entry.offset / speed
                 if clock.now < due {
                     do { try await clock.sleep(until: due) } catch { return }
                 }

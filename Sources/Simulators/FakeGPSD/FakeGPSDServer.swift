@@ -157,7 +157,7 @@ public final class FakeGPSDServer: Sendable {
         self.startPolicy = startPolicy
         self.faults = faults
         self.clock = ElapsedClock(clock)
-        self.core = ServerCore(devices: devices, requestedPort: port, ignoresWatch: faults.contains(.ignoreWatch))
+        self.core = ServerCore(devices: devices, requestedPort: port, ignoresWatch: faults.contains(.ignoreWatch), clock: self.clock)
     }
 
     /// Why the recording could not be read to its end, if the timeline stopped for that.

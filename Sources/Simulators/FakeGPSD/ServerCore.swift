@@ -40,6 +40,34 @@ final class ServerCore: Sendable {
         var laterDevices: [String] = []
         /// Why the recording could not be read on, when the timeline stopped for that.
         var readError: ReplayRecording.ReadError?
+        /// When (on the server's clock) and how long the timeline's time stood still; see ``Watch``.
+        var watch = Watch()
+    }
+
+    /// When the timeline started, and how long nobody watched since, on the server's clock, as
+    /// the I/O thread and ``FakeGPSDServer/play()`` saw them happen (under the lock), not as the
+    /// timeline task got round to noticing: a test that waits for its client to watch, then moves
+    /// the clock, gets the same reports however late the timeline's thread runs.
+    struct Watch {
+        /// When the timeline was started (the first WATCH, ``FakeGPSDServer/play()``, or at once).
+        var startedAt: Duration?
+        /// Since when nobody has watched, if nobody watches now (counted once the timeline started).
+        var unwatchedSince: Duration?
+        /// How long nobody watched, in all, before `unwatchedSince`.
+        var unwatched = Duration.zero
+
+        /// Takes note of the state after a change: `watchers` clients watch, the timeline has
+        /// `started` or not, and the server's clock reads `now`.
+        mutating func note(watchers: Int, started: Bool, now: Duration) {
+            if started, startedAt == nil { startedAt = now }
+            guard startedAt != nil else { return }
+            if watchers == 0, unwatchedSince == nil {
+                unwatchedSince = now
+            } else if watchers > 0, let since = unwatchedSince {
+                unwatched += now - since
+                unwatchedSince = nil
+            }
+        }
     }
 
     /// The server's sockets and the thread that serves them, from ``FakeGPSDServer/start()`` to
@@ -124,8 +152,11 @@ final class ServerCore: Sendable {
     let startedAt = Date()
     let wake = WakeSignal()
     let state = Locked(State())
+    /// The server's clock, read when the timeline starts and when watching stops or starts again.
+    let clock: ElapsedClock
 
-    init(devices: [String], requestedPort: UInt16, ignoresWatch: Bool) {
+    init(devices: [String], requestedPort: UInt16, ignoresWatch: Bool, clock: ElapsedClock) {
+        self.clock = clock
         self.requestedPort = requestedPort
         self.ignoresWatch = ignoresWatch
         self.initialDevices = devices.isEmpty ? [GPSDScript.defaultDevice] : devices
@@ -144,11 +175,28 @@ final class ServerCore: Sendable {
         var ready: [CheckedContinuation<Void, Never>] = []
         let result = state.withLock { state in
             let result = body(&state)
+            noteWatch(&state)
             ready = Self.takeReadyWaiters(&state)
             return result
         }
         for continuation in ready { continuation.resume() }
         return result
+    }
+
+    /// Keeps ``State/watch`` up to date: the clock is read only when the timeline starts or the
+    /// number of watchers goes to or from zero.
+    private func noteWatch(_ state: inout State) {
+        let started = if case .waitingToStart = state.timelinePhase { false } else { true }
+        let watched = state.connections.values.contains { $0.watching }
+        let changes = started && state.watch.startedAt == nil || state.watch.startedAt != nil && watched == (state.watch.unwatchedSince != nil)
+        guard changes else { return }
+        state.watch.note(watchers: watched ? 1 : 0, started: started, now: clock.now)
+    }
+
+    /// When the timeline started, on the server's clock (`nil` before it starts), and how long
+    /// nobody watched since, up to the last time somebody started watching again.
+    var watchTimes: (startedAt: Duration?, unwatched: Duration) {
+        state.withLock { ($0.watch.startedAt, $0.watch.unwatched) }
     }
 
     /// The timeline's start waiter is resumed here only on shutdown: a start takes it out itself
