@@ -1,21 +1,48 @@
 import Testing
 
-/// Yields until `condition` holds (a bounded number of times), instead of sleeping: for state that
-/// another task changes without an event to wait on, such as a request reaching a manager.
-public func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
-    for _ in 0..<200_000 {
-        if condition() { return }
-        await Task.yield()
+/// Waits until `condition` holds, for state that another task or thread changes without an event
+/// to wait on (a request reaching a manager, a session's writer settling). Checks at once, then
+/// after each of a few yields, then every millisecond, so that the waiter does not keep a thread
+/// of the concurrency pool busy while the work it waits for needs one (the pool has one thread
+/// per core: two here). Records an issue if the condition does not hold within `limit` of real
+/// time, which is far longer than any such wait takes: it only keeps a failing test from
+/// waiting for its time limit without saying what it waited for.
+public func waitUntil(
+    limit: Duration = .seconds(30), _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    let deadline = ContinuousClock.now.advanced(by: limit)
+    var checks = 0
+    while !condition() {
+        guard ContinuousClock.now < deadline, !Task.isCancelled else {
+            Issue.record("condition never held (waited \(limit))", sourceLocation: sourceLocation)
+            return
+        }
+        checks += 1
+        if checks < 100 {
+            await Task.yield()
+        } else {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
-    Issue.record("condition never held", sourceLocation: sourceLocation)
 }
 
-/// Yields until `condition` holds (a bounded number of times): for state another process
-/// changes, read back each time (a store file another process writes).
-public func waitUntil(_ condition: () async throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async rethrows {
-    for _ in 0..<200_000 {
-        if try await condition() { return }
-        await Task.yield()
+/// Waits until `condition` holds, for state another process changes (a store file another process
+/// writes), read back each time; as ``waitUntil(limit:_:sourceLocation:)``.
+public func waitUntil(
+    limit: Duration = .seconds(30), _ condition: () async throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+) async rethrows {
+    let deadline = ContinuousClock.now.advanced(by: limit)
+    var checks = 0
+    while try await !condition() {
+        guard ContinuousClock.now < deadline, !Task.isCancelled else {
+            Issue.record("condition never held (waited \(limit))", sourceLocation: sourceLocation)
+            return
+        }
+        checks += 1
+        if checks < 100 {
+            await Task.yield()
+        } else {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
-    Issue.record("condition never held", sourceLocation: sourceLocation)
 }
