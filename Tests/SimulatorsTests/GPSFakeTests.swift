@@ -15,9 +15,9 @@ struct GPSFakeTests {
         let fake = try await GPSFake(log: Repository.fixture("nmea/greenwich-walk.nmea"), cycle: .milliseconds(2), logsClients: true)
         defer { fake.stop() }
         let first = try ChildProcess("gpspipe", ["-w", "127.0.0.1:\(fake.port)"])
-        #expect(await fake.waitForWatchers(1))
+        try #require(await Self.counts(first, asWatcher: 1, of: fake))
         let second = try ChildProcess("gpspipe", ["-w", "127.0.0.1:\(fake.port)"])
-        #expect(await fake.waitForWatchers(2))
+        try #require(await Self.counts(second, asWatcher: 2, of: fake))
         fake.release()
         _ = await first.waitUntilExit()
         _ = await second.waitUntilExit()
@@ -26,6 +26,29 @@ struct GPSFakeTests {
         let secondFixes = ReferenceFix.fixes(inGPSPipeOutput: second.lines()).map(\.description)
         #expect(firstFixes.count > 100, "gpsd reported \(firstFixes.count) fixes of the walk's 110 seconds")
         #expect(secondFixes == firstFixes, "the second client, counted as watching before the release, missed nothing")
+    }
+
+    /// Whether gpsd's log counts `client` as its `count`th watcher before the client ends; says
+    /// what the client and gpsd printed when it does not.
+    static func counts(_ client: ChildProcess, asWatcher count: Int, of fake: GPSFake) async -> Bool {
+        let counted = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await fake.waitForWatchers(count) }
+            group.addTask {
+                _ = await client.waitUntilExit()
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !counted {
+            Issue.record(
+                """
+                gpsd never counted \(client.commandLine) as watching (it exited with \(client.exitStatus.map(String.init) ?? "nothing yet")); \
+                it said: \(client.lines(.error).suffix(3)); gpsd's log ends: \(fake.output(.error).suffix(5))
+                """)
+        }
+        return counted
     }
 
     @Test func waitingForWatchersEndsWhenGpsfakeDoes() async throws {

@@ -173,6 +173,11 @@ public final class GPSFake: Sendable {
         } != nil
     }
 
+    /// What gpsfake and its gpsd have printed so far on `stream` (gpsd logs to standard error).
+    package func output(_ stream: ChildProcess.Stream) -> [String] {
+        process.lines(stream)
+    }
+
     /// Lets the log play: every sentence is fed, then gpsd is stopped.
     public func release() {
         process.write("go\n")
