@@ -5,9 +5,10 @@ import PackageDescription
 //
 //   GPSCore            RFC 3339, geodesy, XML and JSON text: one copy of each, no C library
 //   GPX                the GPX reader and writer (libxml2)            -> GPSCore
-//   LocationFacade     Location, GPSDClient, LocationManager (libgps)  -> GPSCore
+//   LocationCore       Location, LocationManager, LocationSource       -> GPSCore (no C library)
+//   LocationFacade     GPSDClient (libgps); re-exports LocationCore   -> LocationCore
 //   Simulators         location fakes: replay, NMEA, fake gpsd, clock  -> LocationFacade, GPX
-//   Workout            the store (GRDB), import/export, sessions       -> LocationFacade, GPX
+//   Workout            the store (GRDB), import/export, sessions       -> LocationCore, GPX
 //   WorkoutSimulators  workout fakes: store faults, heart rate, runs   -> Workout, Simulators, GPX
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, Simulators
 //   WorkoutCommand     `workout`                                       -> Workout, WorkoutSimulators
@@ -15,6 +16,7 @@ let package = Package(
     name: "swift-gps-facade",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "LocationCore", targets: ["LocationCore"]),
         .library(name: "LocationFacade", targets: ["LocationFacade"]),
         .library(name: "Simulators", targets: ["Simulators"]),
         .library(name: "Workout", targets: ["Workout"]),
@@ -46,10 +48,20 @@ let package = Package(
             name: "GPX",
             dependencies: ["GPSCore", "CLibXML2"]
         ),
+        // What every location source shares, with no C library: a program that takes its
+        // positions from GeoClue alone does not link libgps.
+        .target(
+            name: "LocationCore",
+            dependencies: [
+                "GPSCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "LocationFacade",
             dependencies: [
                 "GPSCore",
+                "LocationCore",
                 "CLibGPS",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -66,7 +78,7 @@ let package = Package(
             name: "Workout",
             dependencies: [
                 "GPSCore",
-                "LocationFacade",
+                "LocationCore",
                 "GPX",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -132,7 +144,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationFacadeTests",
-            dependencies: ["LocationFacade", "Simulators", "TestSupport", .product(name: "Clocks", package: "swift-clocks")]
+            dependencies: ["LocationFacade", "LocationCore", "Simulators", "TestSupport", .product(name: "Clocks", package: "swift-clocks")]
         ),
         .testTarget(
             name: "SimulatorsTests",

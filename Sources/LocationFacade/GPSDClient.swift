@@ -21,7 +21,7 @@ import Logging
 /// (libgps's TCP connect has none). When gpsd goes away it reconnects with exponential backoff,
 /// telling the delegate each step, until ``stop()``.
 ///
-/// It conforms to ``LocationSource``, so a ``LocationManager`` can drive it.
+/// It conforms to `LocationSource`, so a `LocationManager` can drive it.
 public final class GPSDClient: LocationSource {
     /// How the client connects and reconnects.
     public struct Configuration: Sendable, Hashable {
@@ -151,7 +151,7 @@ public final class GPSDClient: LocationSource {
     }
 
     /// Stops watching, disconnects and stops reconnecting. Returns at once; the delegate then hears
-    /// ``ConnectionState/stopped``. At most an event already being delivered still arrives after it.
+    /// `ConnectionState.stopped`. At most an event already being delivered still arrives after it.
     public func stop() {
         let reader: GPSDReader? = state.withLock { state in
             defer {
@@ -166,7 +166,7 @@ public final class GPSDClient: LocationSource {
     }
 
     /// Asks gpsd for its latest fix at once (`?POLL;`). The answer arrives as
-    /// ``GPSDClientDelegate/gpsdClient(_:didReceiveLatestFix:)`` and ``LocationEvent/cachedLocation(_:age:)``;
+    /// ``GPSDClientDelegate/gpsdClient(_:didReceiveLatestFix:)`` and `LocationEvent.cachedLocation(_:age:)`;
     /// there is none when gpsd has no active receiver with a fix. Asked before the connection is up,
     /// the request is sent as soon as it is.
     public func requestLatestFix() {

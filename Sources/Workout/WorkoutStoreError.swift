@@ -1,5 +1,5 @@
 import Foundation
-import LocationFacade
+import LocationCore
 import GPSCore
 
 /// What a ``WorkoutStore`` (or a ``RouteBuilder``) was doing when something went wrong. The first

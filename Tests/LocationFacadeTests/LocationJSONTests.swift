@@ -1,7 +1,8 @@
 import Foundation
 import Simulators
 import Testing
-@testable import LocationFacade
+@testable import LocationCore
+import LocationFacade
 
 @Suite("Location's JSON form")
 struct LocationJSONTests {

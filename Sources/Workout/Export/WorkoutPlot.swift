@@ -1,5 +1,5 @@
 import Foundation
-import LocationFacade
+import LocationCore
 import GPSCore
 
 /// A picture of a workout as SVG: the route drawn as a map, with start and end markers and one

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import LocationFacade
+import LocationCore
 import GPSCore
 
 /// Exporting a stored workout, with its route and samples, to GPX or GeoJSON, in constant memory:

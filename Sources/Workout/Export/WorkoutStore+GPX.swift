@@ -1,7 +1,7 @@
 import Foundation
 import GPSCore
 import GPX
-import LocationFacade
+import LocationCore
 
 /// GPX 1.1 export: one `<trk>` with one `<trkseg>` per route segment.
 ///

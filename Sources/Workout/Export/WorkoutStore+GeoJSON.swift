@@ -1,5 +1,5 @@
 import Foundation
-import LocationFacade
+import LocationCore
 import GPSCore
 
 /// GeoJSON export (RFC 7946): a `FeatureCollection` holding one `Feature`.

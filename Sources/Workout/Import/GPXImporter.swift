@@ -1,5 +1,5 @@
 import Foundation
-import LocationFacade
+import LocationCore
 
 /// Imports GPX files into a ``WorkoutStore``: one workout per track, through the save chain,
 /// atomically per workout, in flat memory for the route whatever the file's size.

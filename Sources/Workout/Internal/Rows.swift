@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import LocationFacade
+import LocationCore
 
 /// Workouts to rows and back. Dates are REAL seconds since 1970.
 enum WorkoutRows {

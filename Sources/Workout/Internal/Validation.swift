@@ -1,5 +1,5 @@
 import Foundation
-import LocationFacade
+import LocationCore
 import GPSCore
 
 /// The rules HealthKit enforces on what is saved, checked before anything is written.

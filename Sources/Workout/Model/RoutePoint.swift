@@ -1,5 +1,5 @@
 import Foundation
-import LocationFacade
+import LocationCore
 
 /// One point of a stored route: the fix, its place in the route and the segment it belongs to.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import GPSCore
 import GPX
-import LocationFacade
+import LocationCore
 
 /// Totals of a track, computed as its points stream by: feed it each segment's points in order,
 /// calling ``startSegment()`` at each segment break (`GPXEvent.segmentStart`), and read the totals

@@ -1,5 +1,5 @@
 import Foundation
-import LocationFacade
+import LocationCore
 
 /// The rules a route follows as its points arrive, batch by batch, checked before anything is
 /// written (a value type: a failed batch leaves the copy that was kept untouched).

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import LocationFacade
+import LocationCore
 import GPSCore
 
 extension RouteBuilder {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import LocationFacade
+import LocationCore
 
 /// Builds a workout's route in batches, then attaches it to a saved workout all at once, as
 /// HealthKit's `HKWorkoutRouteBuilder`.

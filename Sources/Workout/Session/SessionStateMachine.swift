@@ -1,5 +1,5 @@
 import Foundation
-import LocationFacade
+import LocationCore
 
 /// A ``WorkoutSession``'s state, as a value: its lifecycle (each state carrying what it owns), the
 /// engine that decides its figures, and the rows it has not yet written. Each event is a method

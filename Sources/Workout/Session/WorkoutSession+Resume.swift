@@ -1,5 +1,5 @@
 import Foundation
-import LocationFacade
+import LocationCore
 
 extension WorkoutSession {
     /// Resumes a session interrupted by a crash (``WorkoutStore/interruptedSessions()``) as this

@@ -1,6 +1,6 @@
 import Foundation
 import GPSCore
-import LocationFacade
+import LocationCore
 
 /// A workout recorded on the device, as `HKWorkoutSession` with `HKLiveWorkoutBuilder` records
 /// one on a watch: started, paused and resumed, split into laps, with auto-pause and live figures,

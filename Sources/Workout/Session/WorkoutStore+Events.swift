@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import LocationFacade
+import LocationCore
 
 /// A recorded workout's events, laps and splits: its points and events read once, in order, and
 /// fed to the session engine's ``SessionTimeline``, as the session fed them live.

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import LocationFacade
+import LocationCore
 
 /// A session recorded into the store as it goes: its workout row and route are staged (out of
 /// sight of every query) under the owner `session:<session id>:<pid>:<process start>`, with its

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import LocationFacade
+import LocationCore
 
 /// The first two steps of the HealthKit-style chain; ``RouteBuilder`` has the route steps.
 extension WorkoutStore {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import LocationFacade
+import LocationCore
 
 /// Saving a whole recorded run in one call, atomically and idempotently.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import LocationFacade
+import LocationCore
 
 /// A value against time, kept in a fixed number of time buckets over the workout: each bucket
 /// remembers its lowest and its highest value (min/max decimation), so peaks survive and memory

@@ -1,5 +1,5 @@
 import Foundation
-import LocationFacade
+import LocationCore
 import Synchronization
 import GPSCore
 

@@ -1,5 +1,5 @@
 import Foundation
-import LocationFacade
+import LocationCore
 import GPSCore
 
 /// What the importer's reader thread sends to the task that saves.

@@ -1,6 +1,6 @@
 import Foundation
 import GPSCore
-import LocationFacade
+import LocationCore
 
 /// The first stage of a session: each fix as it comes is admitted onto the session's time line,
 /// corrected, or dropped, by the rules ``InputIssue`` lists. A value type fed fix by fix; what it

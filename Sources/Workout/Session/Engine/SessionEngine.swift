@@ -1,5 +1,5 @@
 import Foundation
-import LocationFacade
+import LocationCore
 
 /// A session's three stages in one value: ``FixAdmission`` (is the fix taken, and when),
 /// ``MotionDetector`` (auto-pause) and ``SessionTimeline`` (the figures). It has no clock, no

@@ -1,6 +1,6 @@
 import Foundation
 import GPSCore
-import LocationFacade
+import LocationCore
 
 /// What the session engine needs of a route point: small and flat, read from a live fix or from a
 /// stored row alike.

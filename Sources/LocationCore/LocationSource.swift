@@ -5,7 +5,7 @@ import Foundation
 #endif
 import GPSCore
 
-/// Anything that produces locations: the real ``GPSDClient``, and every fake in `Simulators`.
+/// Anything that produces locations: `GPSDClient` (gpsd), `GeoClueLocationSource` (GeoClue), and every fake in `Simulators`.
 ///
 /// ``LocationManager`` works over any source. A source reports what happens as ``LocationEvent``s
 /// to its observers, in order, from one thread or task at a time; observers must return quickly.
@@ -39,7 +39,7 @@ public enum LocationEvent: Sendable, Hashable {
     /// The latest fix the source already had when asked by ``LocationSource/requestLatestFix()``,
     /// and how long ago the source received it (on its monotonic clock). It is not a new fix.
     ///
-    /// ``GPSDClient`` reports an age of zero: gpsd's `?POLL;` gives the fix it holds for each active
+    /// `GPSDClient` reports an age of zero: gpsd's `?POLL;` gives the fix it holds for each active
     /// receiver without saying when it arrived, and the fix's own GPS time cannot say (replayed logs
     /// carry old dates). gpsd drops a receiver that goes away and reports mode 1 when the fix is
     /// lost, so what it holds is as fresh as the receiver's last report.

@@ -57,7 +57,7 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `host:port`, with brackets around an IPv6 address.
-    static func endpoint(_ host: String, _ port: UInt16) -> String {
+    package static func endpoint(_ host: String, _ port: UInt16) -> String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
