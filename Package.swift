@@ -7,6 +7,7 @@ import PackageDescription
 //   GPX                the GPX reader and writer (libxml2)            -> GPSCore
 //   LocationCore       Location, LocationManager, LocationSource       -> GPSCore (no C library)
 //   LocationFacade     GPSDClient (libgps); re-exports LocationCore   -> LocationCore
+//   DBus               D-Bus over sd-bus (libsystemd)                  -> GPSCore
 //   Simulators         location fakes: replay, NMEA, fake gpsd, clock  -> LocationFacade, GPX
 //   Workout            the store (GRDB), import/export, sessions       -> LocationCore, GPX
 //   WorkoutSimulators  workout fakes: store faults, heart rate, runs   -> Workout, Simulators, GPX
@@ -18,6 +19,7 @@ let package = Package(
     products: [
         .library(name: "LocationCore", targets: ["LocationCore"]),
         .library(name: "LocationFacade", targets: ["LocationFacade"]),
+        .library(name: "DBus", targets: ["DBus"]),
         .library(name: "Simulators", targets: ["Simulators"]),
         .library(name: "Workout", targets: ["Workout"]),
         .library(name: "WorkoutSimulators", targets: ["WorkoutSimulators"]),
@@ -43,7 +45,17 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev", "zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CSDBus",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         .target(name: "GPSCore"),
+        // D-Bus over sd-bus: connections, calls, properties, signals, exported objects.
+        .target(
+            name: "DBus",
+            dependencies: ["GPSCore", "CSDBus"]
+        ),
         .target(
             name: "GPX",
             dependencies: ["GPSCore", "CLibXML2"]
@@ -153,6 +165,10 @@ let package = Package(
                 .product(name: "Clocks", package: "swift-clocks"),
             ],
             exclude: ["Recordings"]  // the recordings the examples replay, kept beside them as users would
+        ),
+        .testTarget(
+            name: "DBusTests",
+            dependencies: ["DBus", "GPSCore", "Simulators", "TestSupport"]
         ),
         .testTarget(
             name: "LocateCommandTests",

@@ -1,0 +1,845 @@
+// The one Swift file that imports sd-bus. Everything else in the module sees Swift types.
+//
+// A connection's `sd_bus` is used by one thread only, its own (``BusLoop``): sd-bus is not
+// thread-safe. Work for the bus (a call to send, a match to add, an object to export) is queued as
+// a job, and the thread is woken through an eventfd. The thread waits in poll(2) on the bus's
+// descriptor and that eventfd, with sd-bus's own next deadline (a call's timeout) as the poll's
+// timeout: it never wakes up to check on nothing.
+//
+// Every callback sd-bus makes (a reply, a signal, a method call on an exported object, a property
+// read) comes on that thread, with a box of ours as its user data. Each box is retained for its
+// slot and released by the slot's destroy callback, which sd-bus calls when it frees the slot: when
+// a call's reply has been handled, when we remove a match or an object, or when the bus itself is
+// freed. So every pending call and every signal stream ends once, whatever ends it.
+import CSDBus
+import GPSCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A connection's `sd_bus` and the thread that alone uses it.
+final class BusLoop: Sendable {
+    /// The bus, for messages: "the system bus (unix:path=/run/dbus/system_bus_socket)".
+    let name: String
+
+    /// A job for the bus's thread: given the bus, or `nil` once the connection is closed (the job
+    /// then fails whatever it was for).
+    typealias Job = @Sendable (Bus?) -> Void
+
+    /// The `sd_bus`, handed to jobs on the bus's thread only.
+    struct Bus: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    private enum Phase {
+        case open
+        /// ``close()`` was asked for; the thread closes the bus at its next turn.
+        case closing
+        /// The thread has closed the bus: jobs are no longer taken. `error` is why, when the bus
+        /// went away on its own.
+        case closed(DBusError?)
+    }
+
+    private struct Shared {
+        var phase = Phase.open
+        var jobs: [Job] = []
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let bus: Bus
+    private let wakeDescriptor: Int32
+    private let shared = Locked(Shared())
+
+    /// Connects to `address` and starts the bus's thread. Throws when there is no bus there.
+    init(_ address: DBusConnection.Address) throws(DBusError) {
+        let description = address.description
+        name = description
+        var pointer: OpaquePointer?
+        var result: Int32
+        switch address {
+        case .system:
+            result = sd_bus_open_system(&pointer)
+        case let .address(text):
+            result = sd_bus_new(&pointer)
+            if result >= 0, let pointer {
+                result = text.withCString { sd_bus_set_address(pointer, $0) }
+                if result >= 0 { result = sd_bus_set_bus_client(pointer, 1) }
+                if result >= 0 { result = sd_bus_start(pointer) }
+                if result < 0 { sd_bus_unref(pointer) }
+            }
+        }
+        guard result >= 0, let pointer else {
+            throw DBusError(name: .noServer, message: Self.errnoText(-result), bus: description)
+        }
+        let wake = csdbus_eventfd()
+        guard wake >= 0 else {
+            let code = errno
+            sd_bus_flush_close_unref(pointer)
+            throw DBusError(name: .failed, message: "eventfd: " + Self.errnoText(code), bus: description)
+        }
+        bus = Bus(pointer: pointer)
+        wakeDescriptor = wake
+        Threads.detach { [self] in run() }
+    }
+
+    deinit {
+        // The thread holds the loop until it ends, so this runs after it has closed everything.
+    }
+
+    // MARK: - Jobs
+
+    /// Queues `job` for the bus's thread; once the connection is closed, runs it at once with `nil`.
+    func enqueue(_ job: @escaping Job) {
+        let queued = shared.withLock { shared in
+            guard case .open = shared.phase else { return false }
+            shared.jobs.append(job)
+            // Under the lock: once the thread has marked the loop closed, it closes the eventfd, and
+            // nobody may write to that descriptor number any more.
+            var one: UInt64 = 1
+            _ = Glibc.write(wakeDescriptor, &one, 8)
+            return true
+        }
+        if !queued { job(nil) }
+    }
+
+    /// Closes the connection: pending calls fail, signal streams end, exported objects go away.
+    /// Returns at once; ``waitUntilClosed()`` waits for it.
+    func close() {
+        shared.withLock { shared in
+            guard case .open = shared.phase else { return }
+            shared.phase = .closing
+            var one: UInt64 = 1
+            _ = Glibc.write(wakeDescriptor, &one, 8)
+        }
+    }
+
+    /// Whether the connection is closed (by ``close()``, or because the bus went away).
+    var isClosed: Bool {
+        shared.withLock { if case .closed = $0.phase { true } else { false } }
+    }
+
+    /// Why the bus went away on its own, once it has.
+    var lossError: DBusError? {
+        shared.withLock { if case let .closed(error) = $0.phase { error } else { nil } }
+    }
+
+    /// Returns once the connection is closed.
+    func waitUntilClosed() async {
+        await withCheckedContinuation { continuation in
+            let closed = shared.withLock { shared in
+                if case .closed = shared.phase { return true }
+                shared.closeWaiters.append(continuation)
+                return false
+            }
+            if closed { continuation.resume() }
+        }
+    }
+
+    /// The error for work that found the connection closed.
+    func closedError(destination: String? = nil, path: String? = nil, interface: String? = nil, member: String? = nil) -> DBusError {
+        var error = lossError ?? DBusError(name: .disconnected, message: "the connection was closed", bus: name)
+        error.destination = destination
+        error.path = path
+        error.interface = interface
+        error.member = member
+        return error
+    }
+
+    // MARK: - The thread
+
+    private func run() {
+        var descriptors = [pollfd](repeating: pollfd(), count: 2)
+        var loss: DBusError?
+        loop: while true {
+            let (jobs, closing) = shared.withLock { shared -> ([Job], Bool) in
+                defer { shared.jobs = [] }
+                if case .closing = shared.phase { return (shared.jobs, true) }
+                return (shared.jobs, false)
+            }
+            for job in jobs { job(bus) }
+            if closing { break }
+            var result: Int32
+            repeat {
+                result = sd_bus_process(bus.pointer, nil)
+            } while result > 0
+            if result < 0 {
+                loss = DBusError(name: .disconnected, message: "the bus closed the connection (\(Self.errnoText(-result)))", bus: name)
+                break loop
+            }
+            if shared.withLock({ !$0.jobs.isEmpty }) { continue }
+            descriptors[0] = pollfd(fd: sd_bus_get_fd(bus.pointer), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus.pointer)), revents: 0)
+            descriptors[1] = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
+            var deadline: UInt64 = 0
+            _ = sd_bus_get_timeout(bus.pointer, &deadline)
+            let polled = poll(&descriptors, 2, Self.milliseconds(until: deadline))
+            if polled < 0 && errno != EINTR {
+                loss = DBusError(name: .failed, message: "poll: " + Self.errnoText(errno), bus: name)
+                break
+            }
+            if descriptors[1].revents != 0 {
+                var value: UInt64 = 0
+                _ = Glibc.read(wakeDescriptor, &value, 8)
+            }
+        }
+        let (left, waiters) = shared.withLock { shared in
+            shared.phase = .closed(loss)
+            defer {
+                shared.jobs = []
+                shared.closeWaiters = []
+            }
+            return (shared.jobs, shared.closeWaiters)
+        }
+        Glibc.close(wakeDescriptor)
+        for job in left { job(nil) }
+        // Frees every slot still registered (their destroy callbacks end what waits on them).
+        sd_bus_flush_close_unref(bus.pointer)
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The poll(2) timeout for sd-bus's next deadline (CLOCK_MONOTONIC microseconds; `UInt64.max`
+    /// when it has none): -1 for none, else the milliseconds left, rounded up.
+    private static func milliseconds(until deadline: UInt64) -> Int32 {
+        guard deadline != UInt64.max else { return -1 }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+        guard deadline > nowMicroseconds else { return 0 }
+        return Int32(clamping: (deadline - nowMicroseconds + 999) / 1000)
+    }
+
+    static func errnoText(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+}
+
+// MARK: - Calls
+
+extension BusLoop {
+    /// Calls `member` and returns the reply's values. Throws ``DBusError`` for an error reply, a
+    /// timeout or a closed connection, `CancellationError` when the task is cancelled first.
+    func call(_ call: DBusMethodCall, timeout: Duration) async throws -> [DBusValue] {
+        let pending = Pending<[DBusValue]>()
+        let microseconds = UInt64(max(1, timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000))
+        return try await pending.wait { [self] in
+            enqueue { [self] bus in
+                guard let bus else {
+                    pending.finish(.failure(closedError(destination: call.destination, path: call.path, interface: call.interface, member: call.member)))
+                    return
+                }
+                let failure = { (code: Int32, what: String) in
+                    pending.finish(.failure(DBusError(
+                        name: .failed, message: "\(what): \(Self.errnoText(-code))", bus: self.name, destination: call.destination,
+                        path: call.path, interface: call.interface, member: call.member)))
+                }
+                var message: OpaquePointer?
+                var result = sd_bus_message_new_method_call(bus.pointer, &message, call.destination, call.path, call.interface, call.member)
+                guard result >= 0, let message else { return failure(result, "could not make the call") }
+                defer { sd_bus_message_unref(message) }
+                for argument in call.arguments {
+                    result = MessageCodec.append(argument, to: message)
+                    guard result >= 0 else { return failure(result, "could not write the argument \(argument) (\(argument.signature))") }
+                }
+                let box = ReplyBox(pending: pending, call: call, busName: name)
+                let userData = Unmanaged.passRetained(box).toOpaque()
+                var slot: OpaquePointer?
+                result = sd_bus_call_async(bus.pointer, &slot, message, replyReceived, userData, microseconds)
+                guard result >= 0, let slot else {
+                    Unmanaged<ReplyBox>.fromOpaque(userData).release()
+                    return failure(result, "could not send the call")
+                }
+                Slots.adopt(slot, destroy: replyBoxDestroyed)
+            }
+        }
+    }
+}
+
+/// What a call's reply callback needs: where to put the answer, and what the call was.
+private final class ReplyBox: Sendable {
+    let pending: Pending<[DBusValue]>
+    let call: DBusMethodCall
+    let busName: String
+
+    init(pending: Pending<[DBusValue]>, call: DBusMethodCall, busName: String) {
+        self.pending = pending
+        self.call = call
+        self.busName = busName
+    }
+
+    func error(name: DBusError.Name, message: String) -> DBusError {
+        DBusError(
+            name: name, message: message, bus: busName, destination: call.destination, path: call.path, interface: call.interface,
+            member: call.member)
+    }
+}
+
+private let replyReceived: sd_bus_message_handler_t = { message, userData, _ in
+    guard let message, let userData else { return 0 }
+    let box = Unmanaged<ReplyBox>.fromOpaque(userData).takeUnretainedValue()
+    if let error = MessageCodec.error(in: message) {
+        box.pending.finish(.failure(box.error(name: DBusError.Name(rawValue: error.name), message: error.message)))
+    } else {
+        do {
+            box.pending.finish(.success(try MessageCodec.readAll(message)))
+        } catch {
+            box.pending.finish(.failure(box.error(name: .failed, message: "the reply could not be read: \(error)")))
+        }
+    }
+    return 1
+}
+
+private let replyBoxDestroyed: sd_bus_destroy_t = { userData in
+    guard let userData else { return }
+    let box = Unmanaged<ReplyBox>.fromOpaque(userData).takeRetainedValue()
+    // No reply came before the slot went: the bus closed.
+    box.pending.finish(.failure(box.error(name: .noReply, message: "the connection closed before the reply came")))
+}
+
+extension BusLoop {
+    /// This connection's unique name, once the bus has answered its Hello.
+    func uniqueName() async throws -> String {
+        let pending = Pending<String>()
+        return try await pending.wait { [self] in
+            enqueue { [self] bus in
+                guard let bus else { return pending.finish(.failure(closedError())) }
+                var name: UnsafePointer<CChar>?
+                let result = sd_bus_get_unique_name(bus.pointer, &name)
+                guard result >= 0, let name else {
+                    return pending.finish(.failure(DBusError(name: .failed, message: "no unique name: \(Self.errnoText(-result))", bus: self.name)))
+                }
+                pending.finish(.success(String(cString: name)))
+            }
+        }
+    }
+}
+
+// MARK: - Slots
+
+/// How our slots are held: floating (the bus owns them, and frees them when it is freed), with a
+/// destroy callback that releases the box given as their user data.
+enum Slots {
+    static func adopt(_ slot: OpaquePointer, destroy: sd_bus_destroy_t) {
+        sd_bus_slot_set_destroy_callback(slot, destroy)
+        sd_bus_slot_set_floating(slot, 1)
+        // Floating, the bus holds the slot; this drops the reference we were given.
+        sd_bus_slot_unref(slot)
+    }
+
+    /// Removes a slot that is still registered (on the bus's thread): its destroy callback runs.
+    static func remove(_ slot: OpaquePointer) {
+        sd_bus_slot_unref(slot)
+    }
+}
+
+/// A registration on the bus (a match, an exported interface, an object manager) that ends when
+/// cancelled. The slot is touched on the bus's thread only.
+final class SlotBox: @unchecked Sendable {
+    private let loop: BusLoop
+    /// The registered slot, until its destroy callback (bus's thread only).
+    fileprivate var slot: OpaquePointer?
+
+    init(loop: BusLoop) {
+        self.loop = loop
+    }
+
+    /// Removes the registration (on the bus's thread; at once if the connection is closed), then
+    /// runs `then` there: what announces the removal must not reach anyone before it is done.
+    func remove(then: (@Sendable (BusLoop.Bus) -> Void)? = nil) {
+        loop.enqueue { [self] bus in
+            guard let bus, let slot else { return }
+            self.slot = nil
+            Slots.remove(slot)
+            then?(bus)
+        }
+    }
+}
+
+// MARK: - Matches
+
+extension BusLoop {
+    /// Adds `rule` and returns once the bus has confirmed it; `received` gets each matching
+    /// signal on the bus's thread, `ended` is called once when the match goes away (removed, or the
+    /// connection closed).
+    func addMatch(
+        _ rule: String, received: @escaping @Sendable (DBusSignal) -> Void, ended: @escaping @Sendable () -> Void
+    ) async throws -> SlotBox {
+        let pending = Pending<Void>()
+        let registration = SlotBox(loop: self)
+        let box = MatchBox(registration: registration, installed: pending, received: received, ended: ended, busName: name, rule: rule)
+        try await pending.wait { [self] in
+            enqueue { [self] bus in
+                guard let bus else {
+                    pending.finish(.failure(closedError()))
+                    ended()
+                    return
+                }
+                let userData = Unmanaged.passRetained(box).toOpaque()
+                var slot: OpaquePointer?
+                let result = sd_bus_add_match_async(bus.pointer, &slot, rule, matchReceived, matchInstalled, userData)
+                guard result >= 0, let slot else {
+                    Unmanaged<MatchBox>.fromOpaque(userData).release()
+                    pending.finish(.failure(DBusError(name: .failed, message: "could not add the match \(rule): \(Self.errnoText(-result))", bus: name)))
+                    ended()
+                    return
+                }
+                registration.slot = slot
+                Slots.adopt(slot, destroy: matchBoxDestroyed)
+            }
+        }
+        return registration
+    }
+}
+
+private final class MatchBox: Sendable {
+    let registration: SlotBox
+    let installed: Pending<Void>
+    let received: @Sendable (DBusSignal) -> Void
+    let ended: @Sendable () -> Void
+    let busName: String
+    let rule: String
+
+    init(
+        registration: SlotBox, installed: Pending<Void>, received: @escaping @Sendable (DBusSignal) -> Void,
+        ended: @escaping @Sendable () -> Void, busName: String, rule: String
+    ) {
+        self.registration = registration
+        self.installed = installed
+        self.received = received
+        self.ended = ended
+        self.busName = busName
+        self.rule = rule
+    }
+}
+
+private let matchReceived: sd_bus_message_handler_t = { message, userData, _ in
+    guard let message, let userData else { return 0 }
+    let box = Unmanaged<MatchBox>.fromOpaque(userData).takeUnretainedValue()
+    guard let arguments = try? MessageCodec.readAll(message) else { return 0 }
+    box.received(DBusSignal(
+        sender: MessageCodec.string(sd_bus_message_get_sender(message)) ?? "",
+        path: MessageCodec.string(sd_bus_message_get_path(message)) ?? "",
+        interface: MessageCodec.string(sd_bus_message_get_interface(message)) ?? "",
+        member: MessageCodec.string(sd_bus_message_get_member(message)) ?? "",
+        arguments: arguments))
+    return 0
+}
+
+private let matchInstalled: sd_bus_message_handler_t = { message, userData, _ in
+    guard let message, let userData else { return 0 }
+    let box = Unmanaged<MatchBox>.fromOpaque(userData).takeUnretainedValue()
+    if let error = MessageCodec.error(in: message) {
+        box.installed.finish(.failure(DBusError(
+            name: DBusError.Name(rawValue: error.name), message: "the bus refused the match \(box.rule): \(error.message)", bus: box.busName,
+            destination: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "AddMatch")))
+        box.registration.remove()
+    } else {
+        box.installed.finish(.success(()))
+    }
+    return 1
+}
+
+private let matchBoxDestroyed: sd_bus_destroy_t = { userData in
+    guard let userData else { return }
+    let box = Unmanaged<MatchBox>.fromOpaque(userData).takeRetainedValue()
+    box.registration.slot = nil
+    box.installed.finish(.failure(DBusError(name: .disconnected, message: "the connection closed before the bus confirmed the match", bus: box.busName)))
+    box.ended()
+}
+
+// MARK: - Sending
+
+extension BusLoop {
+    /// Sends a signal (in order with everything else queued from the same thread). Throws when
+    /// the connection is closed.
+    func emitSignal(path: String, interface: String, member: String, arguments: [DBusValue]) throws(DBusError) {
+        guard !isClosed else { throw closedError(path: path, interface: interface, member: member) }
+        enqueue { bus in
+            guard let bus else { return }
+            var message: OpaquePointer?
+            guard sd_bus_message_new_signal(bus.pointer, &message, path, interface, member) >= 0, let message else { return }
+            defer { sd_bus_message_unref(message) }
+            for argument in arguments where MessageCodec.append(argument, to: message) < 0 { return }
+            sd_bus_send(bus.pointer, message, nil)
+        }
+    }
+
+    /// Sends the ObjectManager's `InterfacesAdded` for `interfaces` at `path`.
+    func emitInterfacesAdded(path: String, interfaces: [String]) {
+        enqueue { bus in
+            guard let bus else { return }
+            _ = withCStringArray(interfaces) { sd_bus_emit_interfaces_added_strv(bus.pointer, path, $0) }
+        }
+    }
+
+    /// Sends the ObjectManager's `InterfacesRemoved` for `interfaces` at `path`, on the bus's thread.
+    static func emitInterfacesRemoved(on bus: Bus, path: String, interfaces: [String]) {
+        _ = withCStringArray(interfaces) { sd_bus_emit_interfaces_removed_strv(bus.pointer, path, $0) }
+    }
+
+    /// Serves `org.freedesktop.DBus.ObjectManager` at `path` (sd-bus answers `GetManagedObjects`
+    /// from the objects exported below it).
+    func addObjectManager(at path: String) async throws -> SlotBox {
+        let pending = Pending<Void>()
+        let registration = SlotBox(loop: self)
+        try await pending.wait { [self] in
+            enqueue { [self] bus in
+                guard let bus else { return pending.finish(.failure(closedError(path: path))) }
+                var slot: OpaquePointer?
+                let result = sd_bus_add_object_manager(bus.pointer, &slot, path)
+                guard result >= 0, let slot else {
+                    return pending.finish(.failure(DBusError(
+                        name: .failed, message: "could not serve an object manager: \(Self.errnoText(-result))", bus: name, path: path)))
+                }
+                registration.slot = slot
+                let box = Unmanaged.passRetained(registration).toOpaque()
+                sd_bus_slot_set_userdata(slot, box)
+                Slots.adopt(slot, destroy: slotBoxDestroyed)
+                pending.finish(.success(()))
+            }
+        }
+        return registration
+    }
+}
+
+private let slotBoxDestroyed: sd_bus_destroy_t = { userData in
+    guard let userData else { return }
+    Unmanaged<SlotBox>.fromOpaque(userData).takeRetainedValue().slot = nil
+}
+
+private func withCStringArray<Result>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Result) -> Result {
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) } + [nil]
+    defer { for pointer in pointers { free(pointer) } }
+    return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+}
+
+// MARK: - Exported objects
+
+extension BusLoop {
+    /// Registers `object` (one interface at one path) and returns once sd-bus serves it.
+    func export(_ object: DBusExportedInterface) async throws -> SlotBox {
+        let pending = Pending<Void>()
+        let registration = SlotBox(loop: self)
+        try await pending.wait { [self] in
+            enqueue { [self] bus in
+                guard let bus else { return pending.finish(.failure(closedError(path: object.path, interface: object.interface.name))) }
+                let table = VTable(object: object, registration: registration, loop: self)
+                let userData = Unmanaged.passRetained(table).toOpaque()
+                var slot: OpaquePointer?
+                let result = sd_bus_add_object_vtable(bus.pointer, &slot, object.path, object.interface.name, table.entries, userData)
+                guard result >= 0, let slot else {
+                    Unmanaged<VTable>.fromOpaque(userData).release()
+                    return pending.finish(.failure(DBusError(
+                        name: .failed, message: "could not export the interface: \(Self.errnoText(-result))", bus: name, path: object.path,
+                        interface: object.interface.name)))
+                }
+                registration.slot = slot
+                Slots.adopt(slot, destroy: vtableDestroyed)
+                pending.finish(.success(()))
+            }
+        }
+        return registration
+    }
+
+    /// Sends the answer to a method call, on the bus's thread, and lets the call go.
+    fileprivate func reply(to call: OpaquePointer, with result: Result<[DBusValue], any Error>, expected signature: String) {
+        let message = MessageHandle(pointer: call)
+        enqueue { bus in
+            defer { sd_bus_message_unref(message.pointer) }
+            guard bus != nil, sd_bus_message_get_expect_reply(message.pointer) > 0 else { return }
+            switch result {
+            case let .success(values) where DBusValue.signature(of: values) == signature:
+                var reply: OpaquePointer?
+                guard sd_bus_message_new_method_return(message.pointer, &reply) >= 0, let reply else { return }
+                defer { sd_bus_message_unref(reply) }
+                for value in values where MessageCodec.append(value, to: reply) < 0 { return }
+                sd_bus_send(nil, reply, nil)
+            case let .success(values):
+                MessageCodec.replyError(
+                    to: message.pointer, name: .failed,
+                    message: "the method answered \(DBusValue.signature(of: values)), not its declared \(signature)")
+            case let .failure(error as DBusError):
+                MessageCodec.replyError(to: message.pointer, name: error.name, message: error.message)
+            case let .failure(error):
+                MessageCodec.replyError(to: message.pointer, name: .failed, message: "\(error)")
+            }
+        }
+    }
+}
+
+private struct MessageHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// An exported interface's vtable, built at run time, with the C strings it points to.
+private final class VTable {
+    let object: DBusExportedInterface
+    let registration: SlotBox
+    let loop: BusLoop
+    let entries: UnsafeMutablePointer<sd_bus_vtable>
+    private var strings: [UnsafeMutablePointer<CChar>] = []
+
+    init(object: DBusExportedInterface, registration: SlotBox, loop: BusLoop) {
+        self.object = object
+        self.registration = registration
+        self.loop = loop
+        let interface = object.interface
+        let count = 2 + interface.methods.count + interface.properties.count + interface.signals.count
+        entries = .allocate(capacity: count)
+        var index = 0
+        csdbus_vtable_start(entries + index)
+        index += 1
+        for method in interface.methods {
+            csdbus_vtable_method(entries + index, keep(method.name), keep(method.input), keep(method.output), methodCalled)
+            index += 1
+        }
+        for property in interface.properties {
+            if property.isWritable {
+                csdbus_vtable_writable_property(entries + index, keep(property.name), keep(property.signature), propertyRead, propertyWritten)
+            } else {
+                csdbus_vtable_property(entries + index, keep(property.name), keep(property.signature), propertyRead)
+            }
+            index += 1
+        }
+        for signal in interface.signals {
+            csdbus_vtable_signal(entries + index, keep(signal.name), keep(signal.signature))
+            index += 1
+        }
+        csdbus_vtable_end(entries + index)
+    }
+
+    private func keep(_ text: String) -> UnsafeMutablePointer<CChar> {
+        let copy = strdup(text)!
+        strings.append(copy)
+        return copy
+    }
+
+    deinit {
+        entries.deallocate()
+        for string in strings { free(string) }
+    }
+}
+
+private let vtableDestroyed: sd_bus_destroy_t = { userData in
+    guard let userData else { return }
+    Unmanaged<VTable>.fromOpaque(userData).takeRetainedValue().registration.slot = nil
+}
+
+private let methodCalled: sd_bus_message_handler_t = { message, userData, replyError in
+    guard let message, let userData else { return -EINVAL }
+    let table = Unmanaged<VTable>.fromOpaque(userData).takeUnretainedValue()
+    let member = MessageCodec.string(sd_bus_message_get_member(message)) ?? ""
+    guard let method = table.object.interface.methods.first(where: { $0.name == member }) else {
+        return sd_bus_error_set(replyError, DBusError.Name.unknownMethod.rawValue, "no method \(member)")
+    }
+    let arguments: [DBusValue]
+    do {
+        arguments = try MessageCodec.readAll(message)
+    } catch {
+        return sd_bus_error_set(replyError, DBusError.Name.invalidArgs.rawValue, "\(error)")
+    }
+    let call = DBusMethodCall(
+        destination: nil, path: table.object.path, interface: table.object.interface.name, member: member, arguments: arguments,
+        sender: MessageCodec.string(sd_bus_message_get_sender(message)))
+    let handle = MessageHandle(pointer: sd_bus_message_ref(message))
+    let loop = table.loop
+    Task {
+        let result: Result<[DBusValue], any Error>
+        do {
+            result = .success(try await method.handler(call))
+        } catch {
+            result = .failure(error)
+        }
+        loop.reply(to: handle.pointer, with: result, expected: method.output)
+    }
+    return 1
+}
+
+private let propertyRead: sd_bus_property_get_t = { _, _, _, property, reply, userData, replyError in
+    guard let property, let reply, let userData else { return -EINVAL }
+    let table = Unmanaged<VTable>.fromOpaque(userData).takeUnretainedValue()
+    let name = String(cString: property)
+    guard let value = table.object.value(of: name) else {
+        return sd_bus_error_set(replyError, DBusError.Name.unknownProperty.rawValue, "no property \(name)")
+    }
+    return MessageCodec.append(value, to: reply)
+}
+
+private let propertyWritten: sd_bus_property_set_t = { _, _, _, property, message, userData, replyError in
+    guard let property, let message, let userData else { return -EINVAL }
+    let table = Unmanaged<VTable>.fromOpaque(userData).takeUnretainedValue()
+    let name = String(cString: property)
+    do {
+        guard let value = try MessageCodec.readNext(message) else {
+            return sd_bus_error_set(replyError, DBusError.Name.invalidArgs.rawValue, "no value for \(name)")
+        }
+        try table.object.set(name, to: value, bySender: true)
+        return 1
+    } catch let refusal as DBusError {
+        return sd_bus_error_set(replyError, refusal.name.rawValue, refusal.message)
+    } catch {
+        return sd_bus_error_set(replyError, DBusError.Name.invalidArgs.rawValue, "\(error)")
+    }
+}
+
+// MARK: - Values in messages
+
+/// Reads and writes ``DBusValue``s in sd-bus messages, by their signatures: the one place where
+/// D-Bus values are marshalled.
+enum MessageCodec {
+    struct DecodingError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func string(_ pointer: UnsafePointer<CChar>?) -> String? {
+        pointer.map { String(cString: $0) }
+    }
+
+    /// The error name and text of an error reply, or `nil` for any other message.
+    static func error(in message: OpaquePointer) -> (name: String, message: String)? {
+        guard sd_bus_message_is_method_error(message, nil) > 0, let error = sd_bus_message_get_error(message) else { return nil }
+        return (string(error.pointee.name) ?? DBusError.Name.failed.rawValue, string(error.pointee.message) ?? "")
+    }
+
+    /// Answers `call` with the error `name`.
+    static func replyError(to call: OpaquePointer, name: DBusError.Name, message: String) {
+        var error = csdbus_error_null()
+        sd_bus_error_set(&error, name.rawValue, message)
+        sd_bus_reply_method_error(call, &error)
+        sd_bus_error_free(&error)
+    }
+
+    /// Every value left in the message, at the level it is at.
+    static func readAll(_ message: OpaquePointer) throws -> [DBusValue] {
+        var values: [DBusValue] = []
+        while let value = try readNext(message) { values.append(value) }
+        return values
+    }
+
+    /// The next value, or `nil` at the end of the message or of the container read.
+    static func readNext(_ message: OpaquePointer) throws -> DBusValue? {
+        var type: CChar = 0
+        var contents: UnsafePointer<CChar>?
+        let peeked = sd_bus_message_peek_type(message, &type, &contents)
+        guard peeked > 0 else {
+            if peeked < 0 { throw DecodingError(description: "unreadable message: \(BusLoop.errnoText(-peeked))") }
+            return nil
+        }
+        func basic<T>(_ initial: T) throws -> T {
+            var value = initial
+            let result = withUnsafeMutableBytes(of: &value) { sd_bus_message_read_basic(message, type, $0.baseAddress) }
+            guard result > 0 else { throw DecodingError(description: "could not read a \(Character(UnicodeScalar(UInt8(bitPattern: type))))") }
+            return value
+        }
+        switch UInt8(bitPattern: type) {
+        case UInt8(ascii: "y"): return .byte(try basic(UInt8(0)))
+        case UInt8(ascii: "b"): return .boolean(try basic(Int32(0)) != 0)
+        case UInt8(ascii: "n"): return .int16(try basic(Int16(0)))
+        case UInt8(ascii: "q"): return .uint16(try basic(UInt16(0)))
+        case UInt8(ascii: "i"): return .int32(try basic(Int32(0)))
+        case UInt8(ascii: "u"): return .uint32(try basic(UInt32(0)))
+        case UInt8(ascii: "x"): return .int64(try basic(Int64(0)))
+        case UInt8(ascii: "t"): return .uint64(try basic(UInt64(0)))
+        case UInt8(ascii: "d"): return .double(try basic(Double(0)))
+        case UInt8(ascii: "h"): return .unixFileDescriptor(dup(try basic(Int32(-1))))
+        case UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g"):
+            let pointer = try basic(UnsafePointer<CChar>?.none)
+            let text = pointer.map { String(cString: $0) } ?? ""
+            switch UInt8(bitPattern: type) {
+            case UInt8(ascii: "s"): return .string(text)
+            case UInt8(ascii: "o"): return .objectPath(text)
+            default: return .signature(text)
+            }
+        case UInt8(ascii: "a"):
+            let element = contents.map { String(cString: $0) } ?? ""
+            try enter(message, type, contents)
+            defer { sd_bus_message_exit_container(message) }
+            if element.hasPrefix("{") {
+                let inner = element.dropFirst().dropLast()
+                var entries: [DBusDictionaryEntry] = []
+                while true {
+                    var entryType: CChar = 0
+                    var entryContents: UnsafePointer<CChar>?
+                    guard sd_bus_message_peek_type(message, &entryType, &entryContents) > 0 else { break }
+                    try enter(message, entryType, entryContents)
+                    defer { sd_bus_message_exit_container(message) }
+                    guard let key = try readNext(message), let value = try readNext(message) else {
+                        throw DecodingError(description: "a dictionary entry without its key and value")
+                    }
+                    entries.append(DBusDictionaryEntry(key: key, value: value))
+                }
+                return .dictionary(key: String(inner.prefix(1)), value: String(inner.dropFirst()), entries)
+            }
+            return .array(element: element, try readAll(message))
+        case UInt8(ascii: "r"):
+            try enter(message, type, contents)
+            defer { sd_bus_message_exit_container(message) }
+            return .structure(try readAll(message))
+        case UInt8(ascii: "v"):
+            try enter(message, type, contents)
+            defer { sd_bus_message_exit_container(message) }
+            guard let inner = try readNext(message) else { throw DecodingError(description: "an empty variant") }
+            return .variant(inner)
+        default:
+            throw DecodingError(description: "an unknown type '\(Character(UnicodeScalar(UInt8(bitPattern: type))))'")
+        }
+    }
+
+    private static func enter(_ message: OpaquePointer, _ type: CChar, _ contents: UnsafePointer<CChar>?) throws {
+        let result = sd_bus_message_enter_container(message, type, contents)
+        guard result > 0 else { throw DecodingError(description: "could not enter a container: \(BusLoop.errnoText(-result))") }
+    }
+
+    /// Appends `value` to `message`; a negative errno when sd-bus refuses it.
+    static func append(_ value: DBusValue, to message: OpaquePointer) -> Int32 {
+        func basic<T>(_ type: Character, _ value: T) -> Int32 {
+            withUnsafePointer(to: value) { sd_bus_message_append_basic(message, CChar(type.asciiValue!), $0) }
+        }
+        func text(_ type: Character, _ value: String) -> Int32 {
+            value.withCString { sd_bus_message_append_basic(message, CChar(type.asciiValue!), $0) }
+        }
+        func container(_ type: Character, _ contents: String, _ body: () -> Int32) -> Int32 {
+            var result = contents.withCString { sd_bus_message_open_container(message, CChar(type.asciiValue!), $0) }
+            guard result >= 0 else { return result }
+            result = body()
+            guard result >= 0 else { return result }
+            return sd_bus_message_close_container(message)
+        }
+        func each(_ values: [DBusValue]) -> Int32 {
+            for value in values {
+                let result = append(value, to: message)
+                if result < 0 { return result }
+            }
+            return 0
+        }
+        switch value {
+        case let .byte(value): return basic("y", value)
+        case let .boolean(value): return basic("b", Int32(value ? 1 : 0))
+        case let .int16(value): return basic("n", value)
+        case let .uint16(value): return basic("q", value)
+        case let .int32(value): return basic("i", value)
+        case let .uint32(value): return basic("u", value)
+        case let .int64(value): return basic("x", value)
+        case let .uint64(value): return basic("t", value)
+        case let .double(value): return basic("d", value)
+        case let .unixFileDescriptor(value): return basic("h", value)
+        case let .string(value): return text("s", value)
+        case let .objectPath(value): return text("o", value)
+        case let .signature(value): return text("g", value)
+        case let .array(element, values):
+            guard values.allSatisfy({ $0.signature == element }) else { return -EINVAL }
+            return container("a", element) { each(values) }
+        case let .dictionary(key, valueType, entries):
+            guard entries.allSatisfy({ $0.key.signature == key && $0.value.signature == valueType }) else { return -EINVAL }
+            return container("a", "{" + key + valueType + "}") {
+                for entry in entries {
+                    let result = container("e", key + valueType) { each([entry.key, entry.value]) }
+                    if result < 0 { return result }
+                }
+                return 0
+            }
+        case let .structure(fields):
+            return container("r", DBusValue.signature(of: fields)) { each(fields) }
+        case let .variant(inner):
+            return container("v", inner.signature) { append(inner, to: message) }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A D-Bus message bus of your own for a test: Debian's `dbus-daemon` with a system-bus
+/// configuration in a temporary folder, listening on a Unix socket there, and allowing every
+/// call, name and signal. Fakes of system services (GeoClue, BlueZ) and real ones (`geoclue`) run
+/// on it, and so does the code under test, without touching the machine's own system bus (or
+/// needing one: many test machines and containers have none).
+///
+/// ```swift
+/// let bus = try await PrivateBus()
+/// defer { bus.stop() }
+/// let connection = try DBusConnection(.address(bus.address))
+/// // A child process finds it as its system bus:
+/// let child = try Process.run(url, arguments: args, environment: bus.environment)
+/// ```
+///
+/// Programs that use the system bus follow `DBUS_SYSTEM_BUS_ADDRESS`; ``environment`` sets it.
+/// The bus is stopped by ``stop()`` or when this object goes away, and its folder removed.
+public final class PrivateBus: Sendable {
+    /// The bus's address, such as `unix:path=/tmp/private-bus-1a2b/socket`.
+    public let address: String
+    /// The folder holding its configuration and socket.
+    public let folder: String
+    private let process: ChildProcess
+
+    /// Where `dbus-daemon` is installed, if it is.
+    public static let executable: String? = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Whether `dbus-daemon` is installed (`apt-get install dbus-daemon`).
+    public static var isAvailable: Bool {
+        executable != nil
+    }
+
+    /// Why the bus did not start, with what `dbus-daemon` printed.
+    public struct StartError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Starts a bus and returns once it accepts connections.
+    public init() async throws {
+        guard let executable = Self.executable else {
+            throw StartError(description: "dbus-daemon is not installed (apt-get install dbus-daemon)")
+        }
+        var template = Array((FileManager.default.temporaryDirectory.path + "/private-bus-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw StartError(description: "could not make a folder for the bus: \(String(cString: strerror(errno)))")
+        }
+        let folder = String(cString: made)
+        let socket = folder + "/socket"
+        let configuration = folder + "/bus.conf"
+        try Self.configuration(listeningOn: socket).write(toFile: configuration, atomically: true, encoding: .utf8)
+        let process = try ChildProcess(executable, ["--config-file=" + configuration, "--nofork", "--nopidfile", "--print-address=1"])
+        guard let line = await process.waitForLine(where: { $0.hasPrefix("unix:") }) else {
+            let status = await process.waitUntilExit()
+            try? FileManager.default.removeItem(atPath: folder)
+            throw StartError(description: "dbus-daemon exited (\(status)) without a bus: " + process.lines(.error).suffix(3).joined(separator: " | "))
+        }
+        self.address = line
+        self.folder = folder
+        self.process = process
+    }
+
+    deinit {
+        process.terminate()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// The environment a child process needs to take this bus for its system bus: the current
+    /// one with `DBUS_SYSTEM_BUS_ADDRESS` set to ``address``.
+    public var environment: [String: String] {
+        ProcessInfo.processInfo.environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": address]) { $1 }
+    }
+
+    /// Stops the bus: every connection to it ends.
+    public func stop() {
+        process.terminate()
+    }
+
+    /// Waits until `dbus-daemon` has exited; returns its exit status.
+    public func waitUntilExit() async -> Int32 {
+        await process.waitUntilExit()
+    }
+
+    /// A system bus's configuration that allows everything, listening on `socket` only. It loads
+    /// none of the machine's policy files (`/etc/dbus-1/system.d`), whose rules name users such as
+    /// `geoclue` that a test does not run as.
+    static func configuration(listeningOn socket: String) -> String {
+        """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>system</type>
+          <listen>unix:path=\(socket)</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow user="*"/>
+            <allow own="*"/>
+            <allow send_type="method_call"/>
+            <allow send_type="signal"/>
+            <allow send_type="method_return"/>
+            <allow send_type="error"/>
+            <allow receive_type="method_call"/>
+            <allow receive_type="signal"/>
+            <allow receive_type="method_return"/>
+            <allow receive_type="error"/>
+          </policy>
+        </busconfig>
+        """
+    }
+}

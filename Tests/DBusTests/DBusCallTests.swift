@@ -1,0 +1,178 @@
+import DBus
+import Foundation
+import Simulators
+import Testing
+import TestSupport
+
+/// Calls through sd-bus, against a service of our own on a private `dbus-daemon`: every D-Bus
+/// type both ways, errors that name what failed, timeouts and cancellation on time.
+@Suite(.enabled(if: PrivateBus.isAvailable, "needs dbus-daemon: scripts/test installs it"), .timeLimit(.minutes(1)))
+struct DBusCallTests {
+    static let values: [DBusValue] = [
+        .byte(0), .byte(255), .boolean(true), .boolean(false), .int16(.min), .uint16(.max), .int32(-123_456), .uint32(.max),
+        .int64(.min), .uint64(.max), .double(-1.5e300), .double(0), .string(""), .string("Grüße, 東京 ✓"),
+        .objectPath("/org/example/Thing_1"), .signature("a{sv}(iu)"),
+        .array(element: "s", []), .stringArray(["a", "b"]),
+        .array(element: "ay", [.array(element: "y", [.byte(1), .byte(2)]), .array(element: "y", [])]),
+        .variantDictionary(["level": .uint32(8), "name": .string("x"), "nested": .variantDictionary(["deep": .boolean(true)])]),
+        .dictionary(key: "u", value: "as", [DBusDictionaryEntry(key: .uint32(1), value: .stringArray(["one"]))]),
+        .structure([.int32(1), .string("two"), .structure([.double(3), .array(element: "x", [.int64(4)])])]),
+        .variant(.variant(.string("twice wrapped"))),
+    ]
+
+    @Test(arguments: values)
+    func everyTypeGoesAndComesBackUnchanged(value: DBusValue) async throws {
+        let test = try await DBusTestBus()
+        defer { test.stop() }
+        let reply = try await test.client.call(
+            DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "EchoVariant", [.variant(value)])
+        #expect(reply == [.variant(value)], "\(value.signature)")
+    }
+
+    @Test func severalArgumentsInOrder() async throws {
+        let test = try await DBusTestBus()
+        defer { test.stop() }
+        let reply = try await test.client.call(
+            DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "Swap", ["one", .int32(2), 3.5])
+        #expect(reply == [3.5, .int32(2), "one"])
+    }
+
+    @Test func aFileDescriptorArrivesAsADescriptorOfTheSameFile() async throws {
+        let test = try await DBusTestBus()
+        defer { test.stop() }
+        var pipeEnds: [Int32] = [0, 0]
+        #expect(pipe(&pipeEnds) == 0)
+        defer { close(pipeEnds[0]); close(pipeEnds[1]) }
+        let reply = try await test.client.call(
+            DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "EchoVariant",
+            [.variant(.unixFileDescriptor(pipeEnds[1]))])
+        guard case let .variant(.unixFileDescriptor(received)) = try #require(reply.first) else {
+            Issue.record("not a descriptor: \(reply)")
+            return
+        }
+        defer { close(received) }
+        #expect(write(received, "x", 1) == 1)
+        var byte: UInt8 = 0
+        #expect(read(pipeEnds[0], &byte, 1) == 1 && byte == UInt8(ascii: "x"))
+    }
+
+    @Test func anErrorReplyNamesItselfAndWhatWasCalled() async throws {
+        let test = try await DBusTestBus()
+        defer { test.stop() }
+        let error = try await #require(throws: DBusError.self) {
+            try await test.client.call(
+                DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "Fail",
+                ["org.example.Error.Broken", "the widget broke"])
+        }
+        #expect(error.name.rawValue == "org.example.Error.Broken")
+        #expect(error.message == "the widget broke")
+        #expect(error.destination == DBusTestBus.service && error.path == DBusTestBus.path)
+        #expect(error.interface == DBusTestBus.interface && error.member == "Fail")
+        #expect(error.bus == "the bus at \(test.bus.address)")
+        #expect(error.description.contains("Calling org.example.Echo.Fail on /org/example/Echo of org.example.Echo on the bus at unix:"))
+        #expect(error.description.contains("org.example.Error.Broken: the widget broke"))
+    }
+
+    @Test func anyOtherErrorOfAHandlerIsFailedWithItsText() async throws {
+        let test = try await DBusTestBus()
+        defer { test.stop() }
+        let error = try await #require(throws: DBusError.self) {
+            try await test.client.call(DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "FailPlainly")
+        }
+        #expect(error.name == .failed && error.message == "it went wrong plainly")
+    }
+
+    @Test func argumentsOfTheWrongTypeAreRefusedBeforeTheHandler() async throws {
+        let test = try await DBusTestBus()
+        defer { test.stop() }
+        let error = try await #require(throws: DBusError.self) {
+            try await test.client.call(DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "Swap", ["only one"])
+        }
+        #expect(error.name == .invalidArgs)
+        let unknown = try await #require(throws: DBusError.self) {
+            try await test.client.call(DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "Nothing")
+        }
+        #expect(unknown.name == .unknownMethod)
+    }
+
+    @Test func nobodyOwningTheNameIsServiceUnknown() async throws {
+        let test = try await DBusTestBus()
+        defer { test.stop() }
+        let error = try await #require(throws: DBusError.self) {
+            try await test.client.call("org.example.Absent", path: "/", interface: "org.example.Absent", member: "Anything")
+        }
+        #expect(error.name == .serviceUnknown)
+        #expect(error.description.hasSuffix("Is the service running, and allowed on this bus?"))
+    }
+
+    @Test func noBusAtTheAddressIsNoServerNamingIt() throws {
+        let error = try #require(throws: DBusError.self) { try DBusConnection(.address("unix:path=/nonexistent/socket")) }
+        #expect(error.name == .noServer)
+        #expect(error.description.contains("the bus at unix:path=/nonexistent/socket"))
+    }
+
+    /// A call's timeout runs on sd-bus's own deadline, which the connection's thread waits on.
+    @Test func aCallThatGetsNoAnswerEndsAtItsTimeout() async throws {
+        let test = try await DBusTestBus()
+        defer { test.stop() }
+        let start = ContinuousClock.now
+        let error = try await #require(throws: DBusError.self) {
+            try await test.client.call(
+                DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "Hang", timeout: .milliseconds(300))
+        }
+        let waited = ContinuousClock.now - start
+        #expect(error.name == .noReply || error.name == .timeout, "\(error)")
+        #expect(waited >= .milliseconds(300) && waited < .seconds(2), "waited \(waited)")
+    }
+
+    @Test func aCancelledCallEndsAtOnce() async throws {
+        let test = try await DBusTestBus()
+        defer { test.stop() }
+        let call = Task {
+            try await test.client.call(DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "Hang")
+        }
+        let start = ContinuousClock.now
+        call.cancel()
+        await #expect(throws: CancellationError.self) { try await call.value }
+        #expect(ContinuousClock.now - start < .seconds(2))
+    }
+
+    @Test func closingTheConnectionEndsItsCallsAndRefusesNewOnes() async throws {
+        let test = try await DBusTestBus()
+        defer { test.stop() }
+        let call = Task {
+            try await test.client.call(DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "Hang")
+        }
+        var hangs = test.hangs.makeAsyncIterator()
+        _ = await hangs.next()  // the call is waiting for its answer
+        test.client.close()
+        await test.client.waitUntilClosed()
+        await #expect(throws: DBusError.self) { try await call.value }
+        let error = try await #require(throws: DBusError.self) {
+            try await test.client.call(DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "Sender")
+        }
+        #expect(error.name == .disconnected)
+    }
+
+    @Test func theBusGoingAwayEndsWaitingCallsAndClosesTheConnection() async throws {
+        let test = try await DBusTestBus()
+        defer { test.stop() }
+        let call = Task {
+            try await test.client.call(DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "Hang")
+        }
+        var hangs = test.hangs.makeAsyncIterator()
+        _ = await hangs.next()
+        test.bus.stop()
+        await test.client.waitUntilClosed()
+        let error = try await #require(throws: DBusError.self) { try await call.value }
+        #expect(error.name == .noReply || error.name == .disconnected, "\(error)")
+        #expect(test.client.isClosed)
+    }
+
+    @Test func theCallerIsNamedToTheHandler() async throws {
+        let test = try await DBusTestBus()
+        defer { test.stop() }
+        let reply = try await test.client.call(DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "Sender")
+        #expect(reply == [.string(try await test.client.uniqueName())])
+    }
+}
