@@ -8,10 +8,12 @@ import PackageDescription
 //   LocationCore       Location, LocationManager, LocationSource       -> GPSCore (no C library)
 //   LocationFacade     GPSDClient (libgps); re-exports LocationCore   -> LocationCore
 //   DBus               D-Bus over sd-bus (libsystemd)                  -> GPSCore
+//   GeoClue            GeoClueLocationSource, GeoClueAgent (no libgps) -> LocationCore, DBus
+//   GeoClueSimulators  a fake GeoClue, the real one run privately      -> GeoClue, Simulators
 //   Simulators         location fakes: replay, NMEA, fake gpsd, clock  -> LocationFacade, GPX
 //   Workout            the store (GRDB), import/export, sessions       -> LocationCore, GPX
 //   WorkoutSimulators  workout fakes: store faults, heart rate, runs   -> Workout, Simulators, GPX
-//   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, Simulators
+//   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators
 //   WorkoutCommand     `workout`                                       -> Workout, WorkoutSimulators
 let package = Package(
     name: "swift-gps-facade",
@@ -20,6 +22,8 @@ let package = Package(
         .library(name: "LocationCore", targets: ["LocationCore"]),
         .library(name: "LocationFacade", targets: ["LocationFacade"]),
         .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "GeoClue", targets: ["GeoClue"]),
+        .library(name: "GeoClueSimulators", targets: ["GeoClueSimulators"]),
         .library(name: "Simulators", targets: ["Simulators"]),
         .library(name: "Workout", targets: ["Workout"]),
         .library(name: "WorkoutSimulators", targets: ["WorkoutSimulators"]),
@@ -78,6 +82,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Positions from GeoClue over D-Bus: links libsystemd, not libgps.
+        .target(
+            name: "GeoClue",
+            dependencies: [
+                "DBus",
+                "GPSCore",
+                "LocationCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "Simulators",
             dependencies: [
@@ -97,6 +111,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Fakes of GeoClue for tests: the service on a private bus, and the real one run privately.
+        .target(
+            name: "GeoClueSimulators",
+            dependencies: ["DBus", "GeoClue", "GPSCore", "LocationCore", "Simulators"]
+        ),
         .target(
             name: "WorkoutSimulators",
             dependencies: ["GPSCore", "GPX", "LocationFacade", "Simulators", "Workout"]
@@ -110,6 +129,8 @@ let package = Package(
             name: "LocateCommand",
             dependencies: [
                 "CommandSupport",
+                "DBus",
+                "GeoClue",
                 "GPSCore",
                 "GPX",
                 "LocationFacade",
@@ -169,6 +190,10 @@ let package = Package(
         .testTarget(
             name: "DBusTests",
             dependencies: ["DBus", "GPSCore", "Simulators", "TestSupport"]
+        ),
+        .testTarget(
+            name: "GeoClueTests",
+            dependencies: ["GeoClue", "GeoClueSimulators", "DBus", "LocationCore", "Simulators", "TestSupport", "GPSCore"]
         ),
         .testTarget(
             name: "LocateCommandTests",

@@ -79,13 +79,16 @@ public final class DBusConnection: Sendable {
     /// Calls `member` of `interface` on the object at `path` of `destination`, and returns the
     /// values of the reply.
     ///
+    /// A `timeout` of `nil` waits for the answer for as long as it takes (a service that answers
+    /// only once something else happens, such as GeoClue's `GetClient` waiting for an agent);
+    /// cancel the task to stop waiting.
+    ///
     /// - Throws: ``DBusError`` for an error reply (with the peer's error name), a reply that did
-    ///   not come within `timeout` (``DBusError/Name/noReply`` or ``DBusError/Name/timeout``), or
-    ///   a closed connection; `CancellationError` when the task is cancelled first (the reply, if
-    ///   any, is then ignored).
+    ///   not come within `timeout` (``DBusError/Name/noReply``), or a closed connection;
+    ///   `CancellationError` when the task is cancelled first (the reply, if any, is then ignored).
     public func call(
         _ destination: String, path: String, interface: String, member: String, _ arguments: [DBusValue] = [],
-        timeout: Duration = .seconds(25)
+        timeout: Duration? = .seconds(25)
     ) async throws -> [DBusValue] {
         try await call(
             DBusMethodCall(destination: destination, path: path, interface: interface, member: member, arguments: arguments),
@@ -93,7 +96,7 @@ public final class DBusConnection: Sendable {
     }
 
     /// Makes `call` and returns the values of the reply; as ``call(_:path:interface:member:_:timeout:)``.
-    public func call(_ call: DBusMethodCall, timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
+    public func call(_ call: DBusMethodCall, timeout: Duration? = .seconds(25)) async throws -> [DBusValue] {
         try await loop.call(call, timeout: timeout)
     }
 

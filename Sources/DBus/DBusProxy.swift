@@ -28,7 +28,7 @@ public struct DBusProxy: Sendable {
     /// Calls `member` with `arguments` and returns the reply's values; as
     /// ``DBusConnection/call(_:path:interface:member:_:timeout:)``.
     @discardableResult
-    public func call(_ member: String, _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
+    public func call(_ member: String, _ arguments: [DBusValue] = [], timeout: Duration? = .seconds(25)) async throws -> [DBusValue] {
         try await connection.call(destination, path: path, interface: interface, member: member, arguments, timeout: timeout)
     }
 

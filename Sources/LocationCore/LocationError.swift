@@ -28,6 +28,21 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The peer at `host`:`port` accepted the connection but sent nothing within `after`, where
     /// gpsd greets every client at once: it is not gpsd, or it hangs.
     case silent(host: String, port: UInt16, after: Duration)
+    /// The location service `service` (such as "GeoClue (org.freedesktop.GeoClue2)") is not on
+    /// `bus`, or there is no such bus: `reason` says which. Requests fail at once, as for an
+    /// unreachable gpsd.
+    case serviceUnavailable(service: String, bus: String, reason: String)
+    /// The location service refused this program its location: location services are off for
+    /// the user, or the agent that asks the user (a desktop's or phone's shell) said no. `reason`
+    /// is the service's answer. Final, like CoreLocation's `denied`: the source stops asking.
+    case notAuthorized(service: String, reason: String)
+    /// The location service went away (it exited or restarted) or its connection ended; the
+    /// source connects again when it is back.
+    case serviceLost(service: String, reason: String)
+    /// The location service holds this program's request until it is authorized: GeoClue waits
+    /// for an agent (the part of a desktop's or phone's shell that asks the user) to register for
+    /// this user. `reason` says for what. Nothing fails; a request that times out names it.
+    case awaitingAuthorization(service: String, reason: String)
 
     public var description: String {
         switch self {
@@ -53,6 +68,15 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .silent(host, port, after):
             "The server at \(Self.endpoint(host, port)) accepted the connection but has sent nothing in \(Self.format(after)), "
                 + "where gpsd greets a client at once: is it gpsd?"
+        case let .serviceUnavailable(service, bus, reason):
+            "\(service) is not available on \(bus): \(reason). Is it installed, and does the bus's policy let this program reach it?"
+        case let .notAuthorized(service, reason):
+            "\(service) refused this program its location: \(reason). Location services are off for this user, "
+                + "or the user's agent (the desktop or phone shell that asks) said no."
+        case let .serviceLost(service, reason):
+            "Lost \(service): \(reason); connecting again when it is back."
+        case let .awaitingAuthorization(service, reason):
+            "\(service) is waiting for this program to be authorized: \(reason)."
         }
     }
 

@@ -270,13 +270,19 @@ extension LocationManager {
         performSourceActions()
     }
 
-    /// The source reported an error. Unreachable before it ever connected fails every waiter at
-    /// once; anything else (a lost connection, malformed data) is left to the source's reconnects
-    /// and the waiters' deadlines, and a request that times out names it.
+    /// The source reported an error. A source that is not authorized fails every waiter at once,
+    /// and so does one unreachable or unavailable before it ever connected; anything else (a lost
+    /// connection, malformed data, authorization still awaited) is left to the source's
+    /// reconnects and the waiters' deadlines, and a request that times out names it.
     private func failed(_ error: LocationError) {
         let (completions, streams): ([Completion], [AsyncThrowingStream<Location, any Error>.Continuation]) = state.withLock { state in
             state.lastError = error
-            guard case .unreachable = error, !state.connectedSinceStart else { return ([], []) }
+            let fatal = switch error {
+            case .notAuthorized: true
+            case .unreachable, .serviceUnavailable: !state.connectedSinceStart
+            default: false
+            }
+            guard fatal else { return ([], []) }
             let completions = state.requests.values.map {
                 Completion(continuation: $0.continuation, timer: $0.timer, result: .failure(error))
             }
@@ -287,7 +293,7 @@ extension LocationManager {
             return (completions, streams)
         }
         if !completions.isEmpty || !streams.isEmpty {
-            logger.debug("location source unreachable", metadata: ["error": "\(error)"])
+            logger.debug("location source unreachable or refused", metadata: ["error": "\(error)"])
         } else {
             logger.debug("location source error", metadata: ["error": "\(error)"])
         }

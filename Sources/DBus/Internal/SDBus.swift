@@ -217,9 +217,10 @@ final class BusLoop: Sendable {
 extension BusLoop {
     /// Calls `member` and returns the reply's values. Throws ``DBusError`` for an error reply, a
     /// timeout or a closed connection, `CancellationError` when the task is cancelled first.
-    func call(_ call: DBusMethodCall, timeout: Duration) async throws -> [DBusValue] {
+    func call(_ call: DBusMethodCall, timeout: Duration?) async throws -> [DBusValue] {
         let pending = Pending<[DBusValue]>()
-        let microseconds = UInt64(max(1, timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000))
+        // sd-bus takes 0 for its default (25 s) and UINT64_MAX for none.
+        let microseconds = timeout.map { UInt64(max(1, $0.components.seconds * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000)) } ?? .max
         return try await pending.wait { [self] in
             enqueue { [self] bus in
                 guard let bus else {

@@ -63,7 +63,9 @@ public final class PrivateBus: Sendable {
             try? FileManager.default.removeItem(atPath: folder)
             throw StartError(description: "dbus-daemon exited (\(status)) without a bus: " + process.lines(.error).suffix(3).joined(separator: " | "))
         }
-        self.address = line
+        // dbus-daemon prints the address with the bus's guid (",guid=..."), which a client may
+        // check but need not give: messages read better without it.
+        self.address = String(line.split(separator: ",").first { !$0.hasPrefix("guid=") } ?? Substring(line))
         self.folder = folder
         self.process = process
     }
