@@ -197,7 +197,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocateCommandTests",
-            dependencies: ["LocateCommand", "LocationFacade", "Simulators", "TestSupport"]
+            dependencies: ["LocateCommand", "LocationFacade", "Simulators", "TestSupport", "DBus", "GeoClue", "GeoClueSimulators"]
         ),
         .testTarget(
             name: "WorkoutCommandTests",

@@ -19,7 +19,7 @@ package enum ExitStatus: Int32, CaseIterable, Sendable {
     case dataError = 65
     /// EX_NOINPUT: an input file, or a thing it names, does not exist or cannot be read.
     case noInput = 66
-    /// EX_UNAVAILABLE: a service the command needs (gpsd) cannot be reached.
+    /// EX_UNAVAILABLE: a service the command needs (gpsd, GeoClue, the bus) cannot be reached.
     case unavailable = 69
     /// EX_CANTCREAT: an output file cannot be created.
     case cannotCreate = 73
@@ -27,6 +27,8 @@ package enum ExitStatus: Int32, CaseIterable, Sendable {
     case ioError = 74
     /// EX_TEMPFAIL: it did not happen in time, or was interrupted; trying again may work.
     case temporaryFailure = 75
+    /// EX_NOPERM: the service refused this program (GeoClue or its agent said no).
+    case noPermission = 77
 
     /// This status as the error ArgumentParser exits with.
     package var exitCode: ExitCode { ExitCode(rawValue) }

@@ -25,9 +25,17 @@ struct Once: AsyncParsableCommand {
             \(ExitStatus.unavailable.rawValue) when gpsd cannot be reached or is lost, \
             \(ExitStatus.usage.rawValue) on bad usage. --simulate answers from a replay of FILE (a gpsd \
             JSON log, an NMEA log or a GPX track), with no GPS and no gpsd.
+
+            --geoclue asks GeoClue, the location service of Linux phones and desktops, instead of \
+            gpsd: it exits \(ExitStatus.unavailable.rawValue) when GeoClue (or the bus) is not there, \
+            and \(ExitStatus.noPermission.rawValue) when GeoClue or the user's agent refuses this program. \
+            GeoClue answers only once an agent (a desktop's or phone's shell) has registered for the \
+            user; until then the request waits, and says so.
             """)
 
     @OptionGroup var serverOptions: ServerOptions
+
+    @OptionGroup var geoClueOptions: GeoClueOptions
 
     @Option(parsing: .unconditional, help: "Seconds to wait for a qualifying fix.")
     var timeout: Double = 10
@@ -70,11 +78,13 @@ struct Once: AsyncParsableCommand {
         if simulate != nil, serverOptions.server != nil {
             throw ValidationError("--simulate answers without gpsd: give either a server or --simulate, not both.")
         }
+        try geoClueOptions.validate(server: serverOptions.server, simulate: simulate)
     }
 
     func run() async throws {
         let (source, client) = try makeSource()
-        let tracker = ConnectionTracker(source, reporting: verbose ? (serverOptions.server ?? simulate ?? "") : nil)
+        let name = geoClueOptions.geoclue ? geoClueOptions.name : serverOptions.server ?? simulate ?? ""
+        let tracker = ConnectionTracker(source, reporting: verbose ? name : nil)
         let manager = LocationManager(source: source)
         let (timeout, maxAge, minMode, accuracy) = (timeout, maxAge, minMode, accuracy)
         let request = Task {
@@ -105,17 +115,19 @@ struct Once: AsyncParsableCommand {
             Output.error("locate once: the recording \(simulate ?? "") ended without a fix that qualifies.")
             throw ExitCode(.temporaryFailure)
         } catch let error as LocationError {
-            if case .timedOut = error, client != nil, let lost = tracker.lostAndNotBack {
+            if case .timedOut = error, client != nil || geoClueOptions.geoclue, let lost = tracker.lostAndNotBack {
                 Output.error("locate once: \(lost) It did not come back within \(LocationError.format(.milliseconds(Int64(timeout * 1000)))).")
                 throw ExitCode(.unavailable)
             }
             Output.error("locate once: \(error)")
-            if case .timedOut = error { throw ExitCode(.temporaryFailure) }
-            throw ExitCode(.unavailable)
+            throw ExitCode(error.exitStatus)
         }
     }
 
     private func makeSource() throws -> (any LocationSource, GPSDClient?) {
+        if geoClueOptions.geoclue {
+            return (geoClueOptions.source(accuracy: accuracy), nil)
+        }
         if let simulate {
             let url = URL(fileURLWithPath: simulate)
             guard FileManager.default.isReadableFile(atPath: url.path) else {
@@ -141,7 +153,8 @@ struct Once: AsyncParsableCommand {
     }
 }
 
-/// Remembers whether gpsd was lost and has not come back, to tell "lost" (69) from "no fix" (75).
+/// Remembers whether gpsd (or GeoClue) was lost and has not come back, to tell "lost" (69) from
+/// "no fix" (75); says once on standard error that GeoClue awaits authorization.
 final class ConnectionTracker: Sendable {
     private struct State {
         var lost: LocationError?
@@ -158,7 +171,11 @@ final class ConnectionTracker: Sendable {
             }
             switch event {
             case let .error(error):
-                if case .connectionLost = error { state.withLock { $0.lost = error } }
+                switch error {
+                case .connectionLost, .serviceLost: state.withLock { $0.lost = error }
+                case .awaitingAuthorization: Output.error("locate once: \(error)")
+                default: break
+                }
             case .connectionChanged(.watching):
                 state.withLock { $0.lost = nil }
             default:
@@ -168,7 +185,7 @@ final class ConnectionTracker: Sendable {
         self.observation.withLock { $0 = observation }
     }
 
-    /// The loss, if gpsd went away and is not back.
+    /// The loss, if gpsd (or GeoClue) went away and is not back.
     var lostAndNotBack: LocationError? {
         state.withLock { $0.lost }
     }

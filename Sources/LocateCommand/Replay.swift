@@ -25,6 +25,11 @@ struct Replay: AsyncParsableCommand {
             WATCH, every fix marked simulated. With --via-gpsd, real gpsd serves it instead, reading \
             a fake serial receiver (a pseudo-terminal) that writes the recording as NMEA sentences; \
             the receiver starts at once, as a real one would, whether or not a client watches.
+
+            With --nmea-socket PATH, the recording is served as NMEA sentences on a Unix socket at \
+            PATH instead, for GeoClue to read (`geoclue --nmea-socket PATH`), as it reads a phone \
+            modem's GPS: the recording plays from the first reader's connection, and PATH is printed \
+            on standard output.
             """)
 
     @Argument(help: "The gpsd JSON log, NMEA log or GPX file to serve.", completion: .file())
@@ -48,11 +53,17 @@ struct Replay: AsyncParsableCommand {
     @Flag(help: "Exit once the whole recording has been sent, instead of serving until interrupted.")
     var exitWhenDone = false
 
+    @Option(help: "Serve the recording as NMEA on a Unix socket at this path (for GeoClue), instead of as a gpsd.", completion: .file())
+    var nmeaSocket: String?
+
     func validate() throws {
         guard UInt16(exactly: port) != nil else { throw ValidationError("--port must be a TCP port, 0 to 65535, not \(port).") }
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number, not \(speed).") }
         if fast && viaGpsd { throw ValidationError("--fast needs the fake gpsd: a serial receiver has a pace of its own. Use --speed.") }
         if loop && exitWhenDone { throw ValidationError("--loop never ends: give either --loop or --exit-when-done.") }
+        if nmeaSocket != nil, viaGpsd || fast {
+            throw ValidationError("--nmea-socket serves the recording to GeoClue, at its recorded pace: drop --via-gpsd and --fast.")
+        }
     }
 
     func run() async throws {
@@ -72,7 +83,9 @@ struct Replay: AsyncParsableCommand {
             Output.error("locate replay: \(error)")
             throw ExitCode(.dataError)
         }
-        if viaGpsd {
+        if let nmeaSocket {
+            try await serveNMEASocket(recording, at: nmeaSocket)
+        } else if viaGpsd {
             try await serveThroughGPSD(recording)
         } else {
             try await serveFake(recording)
@@ -121,6 +134,31 @@ struct Replay: AsyncParsableCommand {
         try await serve {
             do {
                 try await device.play(recording, speed: speed, loop: loop)
+                return nil
+            } catch let error as ReplayRecording.ReadError {
+                return error
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    private func serveNMEASocket(_ recording: ReplayRecording, at path: String) async throws {
+        let receiver: NMEASocketServer
+        do {
+            receiver = try NMEASocketServer(path: path)
+        } catch {
+            Output.error("locate replay: \(error)")
+            throw ExitCode(.cannotCreate)
+        }
+        defer { receiver.stop() }
+        Output.error("locate replay: serving \(file) (\(recording.format.rawValue)) as NMEA on the Unix socket \(path)")
+        Output.line(path)
+        let (speed, loop) = (speed, loop)
+        try await serve {
+            guard await receiver.waitForReaders(1) else { return nil }
+            do {
+                try await receiver.play(recording, speed: speed, loop: loop)
                 return nil
             } catch let error as ReplayRecording.ReadError {
                 return error

@@ -39,10 +39,14 @@ struct Watch: AsyncParsableCommand {
         discussion: """
             Exits \(ExitStatus.success.rawValue) once --count fixes are printed, and \
             \(ExitStatus.unavailable.rawValue) when gpsd cannot be reached, or is lost and does not come \
-            back within --reconnect-for seconds.
+            back within --reconnect-for seconds. With --geoclue, the fixes come from GeoClue instead: \
+            \(ExitStatus.unavailable.rawValue) when GeoClue (or the bus) is not there or does not come back, \
+            \(ExitStatus.noPermission.rawValue) when it refuses this program.
             """)
 
     @OptionGroup var serverOptions: ServerOptions
+
+    @OptionGroup var geoClueOptions: GeoClueOptions
 
     @Option(parsing: .unconditional, help: "Exit after this many fixes.")
     var count: Int?
@@ -61,23 +65,30 @@ struct Watch: AsyncParsableCommand {
         guard reconnectFor >= 0, reconnectFor.isFinite else {
             throw ValidationError("--reconnect-for must be zero or more seconds, not \(reconnectFor).")
         }
+        try geoClueOptions.validate(server: serverOptions.server)
     }
 
     func run() async throws {
-        let address = try serverOptions.address()
-        let client = GPSDClient(host: address.host, port: address.port, device: address.device)
-        let session = WatchSession(
-            count: count, json: json, reconnectFor: .milliseconds(Int64(reconnectFor * 1000)), verbose: verbose,
-            address: address)
-        let outcome = await session.run(client)
+        let source: any LocationSource
+        let name: String
+        if geoClueOptions.geoclue {
+            source = geoClueOptions.source(accuracy: nil)
+            name = geoClueOptions.name
+        } else {
+            let address = try serverOptions.address()
+            source = GPSDClient(host: address.host, port: address.port, device: address.device)
+            name = address.description
+        }
+        let session = WatchSession(count: count, json: json, reconnectFor: .milliseconds(Int64(reconnectFor * 1000)), verbose: verbose, name: name)
+        let outcome = await session.run(source)
         if case let .failed(error) = outcome {
             Output.error("locate watch: \(error)")
-            throw ExitCode(.unavailable)
+            throw ExitCode(error.exitStatus)
         }
     }
 }
 
-/// Prints fixes as they arrive until the count is reached or gpsd is gone for good.
+/// Prints fixes as they arrive until the count is reached or the source is gone for good.
 final class WatchSession: Sendable {
     enum Outcome: Sendable {
         case countReached
@@ -97,25 +108,26 @@ final class WatchSession: Sendable {
     private let json: Bool
     private let reconnectFor: Duration
     private let verbose: Bool
-    private let address: GPSDAddress
+    /// The source, as messages name it.
+    private let name: String
     private let state = Locked(State())
     private let output = LineWriter()
 
-    init(count: Int?, json: Bool, reconnectFor: Duration, verbose: Bool, address: GPSDAddress) {
+    init(count: Int?, json: Bool, reconnectFor: Duration, verbose: Bool, name: String) {
         self.count = count
         self.json = json
         self.reconnectFor = reconnectFor
         self.verbose = verbose
-        self.address = address
+        self.name = name
     }
 
-    func run(_ client: GPSDClient) async -> Outcome {
-        let observation = client.addObserver { [self] event in handle(event) }
+    func run(_ source: any LocationSource) async -> Outcome {
+        let observation = source.addObserver { [self] event in handle(event) }
         let outcome = await withCheckedContinuation { continuation in
             state.withLock { $0.continuation = continuation }
-            client.start()
+            source.start()
         }
-        client.stop()
+        source.stop()
         observation.cancel()
         output.drain()
         return outcome
@@ -132,7 +144,7 @@ final class WatchSession: Sendable {
                     state.lostSince = nil
                 }
             }
-            if verbose { Output.error("locate watch: \(address): \(connection)") }
+            if verbose { Output.error("locate watch: \(name): \(connection)") }
         case let .error(error):
             handle(error)
         default:
@@ -159,10 +171,12 @@ final class WatchSession: Sendable {
 
     private func handle(_ error: LocationError) {
         switch error {
-        case .unreachable:
-            // Before the first watch, gpsd is simply not there; later, the loss timer decides.
+        case .unreachable, .serviceUnavailable:
+            // Before the first watch, gpsd (or GeoClue) is simply not there; later, the loss timer decides.
             if !state.withLock({ $0.hasWatched }) { finish(.failed(error)) }
-        case .connectionLost:
+        case .notAuthorized:
+            finish(.failed(error))
+        case .connectionLost, .serviceLost:
             let loss: UInt64? = state.withLock { state in
                 guard state.lostSince == nil else { return nil }
                 state.lossCount += 1

@@ -18,7 +18,7 @@ struct ArgumentsAndExitCodesTests {
         #expect(result.status == 0)
         #expect(Self.unwrapped(result.output).contains("""
             Exit codes follow sysexits: 0 success, 64 usage, 65 bad input data, 66 missing input, \
-            69 gpsd unavailable, 73 cannot create the output file, 75 timed out.
+            69 gpsd or GeoClue unavailable, 73 cannot create the output file, 75 timed out, 77 GeoClue refused this program.
             """))
     }
 
