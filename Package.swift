@@ -5,9 +5,10 @@ import PackageDescription
 //
 //   GPSCore            RFC 3339, geodesy, XML and JSON text: one copy of each, no C library
 //   GPX                the GPX reader and writer (libxml2)            -> GPSCore
+//   FIT                the FIT decoder and encoder (zlib for .fit.gz)  -> (no other module)
 //   LocationFacade     Location, GPSDClient, LocationManager (libgps)  -> GPSCore
 //   Simulators         location fakes: replay, NMEA, fake gpsd, clock  -> LocationFacade, GPX
-//   Workout            the store (GRDB), import/export, sessions       -> LocationFacade, GPX
+//   Workout            the store (GRDB), import/export, sessions       -> LocationFacade, GPX, FIT
 //   WorkoutSimulators  workout fakes: store faults, heart rate, runs   -> Workout, Simulators, GPX
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, Simulators
 //   WorkoutCommand     `workout`                                       -> Workout, WorkoutSimulators
@@ -20,6 +21,7 @@ let package = Package(
         .library(name: "Workout", targets: ["Workout"]),
         .library(name: "WorkoutSimulators", targets: ["WorkoutSimulators"]),
         .library(name: "GPX", targets: ["GPX"]),
+        .library(name: "FIT", targets: ["FIT"]),
         .executable(name: "locate", targets: ["LocateCommand"]),
         .executable(name: "workout", targets: ["WorkoutCommand"]),
     ],
@@ -41,7 +43,16 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev", "zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(name: "GPSCore"),
+        .target(
+            name: "FIT",
+            dependencies: ["CZlib"]
+        ),
         .target(
             name: "GPX",
             dependencies: ["GPSCore", "CLibXML2"]
@@ -68,6 +79,7 @@ let package = Package(
                 "GPSCore",
                 "LocationFacade",
                 "GPX",
+                "FIT",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -115,6 +127,12 @@ let package = Package(
             dependencies: ["GPX"],
             path: "Fuzz/GPXFuzz"
         ),
+        // The FIT decoder under libFuzzer, built the same way by scripts/fuzz-fit.
+        .executableTarget(
+            name: "FITFuzz",
+            dependencies: ["FIT"],
+            path: "Fuzz/FITFuzz"
+        ),
         .target(
             name: "TestSupport",
             dependencies: ["GPSCore", "GPX", "LocationFacade", "Simulators"],
@@ -129,6 +147,10 @@ let package = Package(
         .testTarget(
             name: "GPXTests",
             dependencies: ["GPX", "GPSCore", "TestSupport"]
+        ),
+        .testTarget(
+            name: "FITTests",
+            dependencies: ["FIT", "TestSupport"]
         ),
         .testTarget(
             name: "LocationFacadeTests",
