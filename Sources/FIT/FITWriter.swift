@@ -48,6 +48,24 @@ public struct FITWriter: Sendable {
         append(header)
     }
 
+    /// A whole FIT file in memory: `body` writes the records, and is called twice, once to
+    /// measure them and once to write them after the header. For tests and small files.
+    ///
+    /// ```swift
+    /// let bytes = FITWriter.file { writer in
+    ///     writer.define(localType: 0, globalNumber: FITMessageNumber.fileID, fields: [FITFieldDefinition(number: 0, baseType: .enumeration)])
+    ///     writer.write(localType: 0, values: [.integer(4)])
+    /// }
+    /// ```
+    public static func file(_ body: (inout FITWriter) -> Void) -> [UInt8] {
+        var measuring = FITWriter(dataSize: nil)
+        body(&measuring)
+        var writer = FITWriter(dataSize: measuring.dataSize)
+        body(&writer)
+        writer.finish()
+        return writer.takeBytes()
+    }
+
     /// Takes the bytes written so far out of the writer.
     public mutating func takeBytes() -> [UInt8] {
         defer { bytes.removeAll(keepingCapacity: true) }
