@@ -175,7 +175,7 @@ let package = Package(
         .testTarget(
             name: "WorkoutTests",
             dependencies: [
-                "Workout", "GPX", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport",
+                "Workout", "GPX", "FIT", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport",
                 "workout-crash-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
