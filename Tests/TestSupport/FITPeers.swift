@@ -79,5 +79,9 @@ public enum FITPeers {
     /// A peer could not be run.
     public struct PeerError: Error, CustomStringConvertible {
         public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 }

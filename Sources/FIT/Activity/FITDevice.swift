@@ -120,8 +120,9 @@ public enum FITManufacturer {
         294: "Coros", 309: "Bosch",
     ]
 
-    /// "Garmin product 1036", a product name, or `nil`.
+    /// "Garmin product 1036", a product name (alone for `development`: a program's own name), or `nil`.
     static func deviceName(manufacturer: UInt16?, product: UInt16?, productName: String?) -> String? {
+        if manufacturer == development, let productName { return productName }
         let maker = manufacturer.map { names[$0] ?? "manufacturer \($0)" }
         if let productName { return maker.map { productName.hasPrefix($0) ? productName : "\($0) \(productName)" } ?? productName }
         guard let maker else { return nil }

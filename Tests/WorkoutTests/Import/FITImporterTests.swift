@@ -33,7 +33,7 @@ import WorkoutSimulators
         #expect(workout.start == epoch(1_714_546_800) && workout.end == epoch(1_714_546_919))
         #expect(workout.metadata.sourceDevice == "Garmin product 3113")
         #expect(workout.totals.energy == 25)
-        #expect(workout.totals.duration == 99, "active: 0-40 s and 60-119 s")
+        #expect(workout.totals.movingTime == 99, "active: 0-40 s and 60-119 s")
         #expect(DeviceTotals(workout.metadata) == DeviceTotals(
             distance: 300, timerTime: 100, elapsedTime: 119, ascent: 24, descent: 0, calories: 25, heartRateAverage: 134, heartRateMaximum: 149))
 

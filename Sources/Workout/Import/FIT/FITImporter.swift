@@ -32,9 +32,9 @@ import LocationFacade
 /// - **Activity**: ``FITImportOptions/activity`` when set, else the session's sport through
 ///   ``WorkoutActivityType/init(fitSport:)`` (a multisport file's sessions of several sports: ``WorkoutActivityType/other``).
 /// - **Times**: from the session's start (or the first record) to its end (or the last record).
-/// - **Totals**: distance, moving time and elevation from the points, by the session engine's
-///   time line (distance counted while not paused, within segments), active time when it paused;
-///   energy from the device. The device's own totals (its sessions') are kept beside them in the
+/// - **Totals**: distance and elevation from the points, by the session engine's time line
+///   (distance counted while not paused, within segments), and as a recorded session's, the
+///   moving time is the active time (the timer running); energy from the device. The device's own totals (its sessions') are kept beside them in the
 ///   metadata (``DeviceTotals``).
 /// - **Identity**: the external id is the fingerprint of the route's points (the GPX import's, so
 ///   the same points from a FIT or a GPX file are the same workout), or of the samples for an

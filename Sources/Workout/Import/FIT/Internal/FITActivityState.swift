@@ -327,18 +327,18 @@ struct FITActivityState {
         values["name"] = sport?.name
         values["utc_offset_s"] = utcOffset.map(String.init)
         values.merge(device.metadataValues) { ours, _ in ours }
+        // As a recorded session's: the moving time is the active time (the timer running).
         var totals = WorkoutTotals(energy: device.calories)
         if points > 1 {
             let figures = timeline.figures
             totals.distance = figures.distance
-            totals.movingTime = min(figures.movingTime, end - start)
             if figures.elevationCount > 1 {
                 (totals.elevationGain, totals.elevationLoss) = (figures.smoothedElevationGain, figures.smoothedElevationLoss)
             }
         } else {
             totals.distance = device.distance
         }
-        if pauses > 0 { totals.duration = min(points > 0 ? timeline.activeTime() : activeTime(start: start, end: end), end - start) }
+        totals.movingTime = min(points > 0 ? timeline.activeTime() : activeTime(start: start, end: end), end - start)
         let externalID = points > 0 ? fingerprint.externalID : sampleFingerprint.externalID(prefix: "fit-samples")
         return WorkoutRecord(
             activityType: options.activity ?? sportValue.map(WorkoutActivityType.init(fitSport:)) ?? .other,
