@@ -103,14 +103,14 @@ final class FITActivityCollector {
     }
 
     private func add(_ record: FITRecord) throws {
-        guard activity!.isActivity else { return }
-        guard let point = activity!.admit(record) else { return }
+        guard activity!.isActivity, let admitted = activity!.admit(record) else { return }
+        let point = admitted.moment
         if point.startsSegment { try flush() }
         if let location = point.location {
             if batch.locations.isEmpty { batch.newSegment = point.startsSegment }
             batch.locations.append(location)
             batch.lines.append(record.offset)
-            if let xml = point.extensionXML { batch.extensions.append((batch.locations.count - 1, xml)) }
+            if let xml = admitted.extensionXML { batch.extensions.append((batch.locations.count - 1, xml)) }
         }
         batch.samples += point.samples
         if batch.locations.count >= options.batchSize || batch.samples.count >= 4 * options.batchSize { try flush() }
