@@ -6,9 +6,10 @@ import PackageDescription
 //   GPSCore            RFC 3339, geodesy, XML and JSON text: one copy of each, no C library
 //   GPX                the GPX reader and writer (libxml2)            -> GPSCore
 //   FIT                the FIT decoder and encoder (zlib for .fit.gz)  -> (no other module)
+//   TCX                the TCX reader and writer (GPX's libxml2 bridge) -> GPSCore, GPX
 //   LocationFacade     Location, GPSDClient, LocationManager (libgps)  -> GPSCore
 //   Simulators         location fakes: replay, NMEA, fake gpsd, clock  -> LocationFacade, GPX
-//   Workout            the store (GRDB), import/export, sessions       -> LocationFacade, GPX, FIT
+//   Workout            the store (GRDB), import/export, sessions       -> LocationFacade, GPX, FIT, TCX
 //   WorkoutSimulators  workout fakes: store faults, heart rate, runs   -> Workout, Simulators, GPX
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, Simulators
 //   WorkoutCommand     `workout`                                       -> Workout, WorkoutSimulators
@@ -22,6 +23,7 @@ let package = Package(
         .library(name: "WorkoutSimulators", targets: ["WorkoutSimulators"]),
         .library(name: "GPX", targets: ["GPX"]),
         .library(name: "FIT", targets: ["FIT"]),
+        .library(name: "TCX", targets: ["TCX"]),
         .executable(name: "locate", targets: ["LocateCommand"]),
         .executable(name: "workout", targets: ["WorkoutCommand"]),
     ],
@@ -54,6 +56,10 @@ let package = Package(
             dependencies: ["CZlib"]
         ),
         .target(
+            name: "TCX",
+            dependencies: ["GPSCore", "GPX"]
+        ),
+        .target(
             name: "GPX",
             dependencies: ["GPSCore", "CLibXML2"]
         ),
@@ -80,6 +86,7 @@ let package = Package(
                 "LocationFacade",
                 "GPX",
                 "FIT",
+                "TCX",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -153,6 +160,10 @@ let package = Package(
             dependencies: ["FIT", "TestSupport"]
         ),
         .testTarget(
+            name: "TCXTests",
+            dependencies: ["TCX", "GPX", "GPSCore", "TestSupport"]
+        ),
+        .testTarget(
             name: "LocationFacadeTests",
             dependencies: ["LocationFacade", "Simulators", "TestSupport", .product(name: "Clocks", package: "swift-clocks")]
         ),
@@ -175,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "WorkoutTests",
             dependencies: [
-                "Workout", "GPX", "FIT", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport",
+                "Workout", "GPX", "FIT", "TCX", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport",
                 "workout-crash-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

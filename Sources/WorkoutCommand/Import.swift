@@ -11,10 +11,10 @@ struct Import: AsyncParsableCommand {
         discussion: """
             The format is told from the content: a FIT header, else the XML's root element. Prints a \
             summary per workout: points, distance, duration, elevation gain, heart rate (and laps, \
-            pauses and the device's own totals for FIT), and every point skipped with its line (or \
+            pauses and the device's own totals for FIT and TCX), and every point skipped with its line (or \
             its byte offset in a FIT file). Importing a track or activity the store already holds \
             saves nothing and says so. A FIT file with a bad CRC, or cut off partway, is imported \
-            with a warning (--strict refuses it); one that is not an activity (a course, settings) \
+            with a warning (--strict refuses it); one that is not an activity (a FIT or TCX course, settings) \
             or has no records says so and saves nothing. With --json, one JSON object per workout \
             per line. A file that cannot be read or is not well-formed stops with its file and its \
             line and column, or byte offset (exit \
@@ -63,7 +63,8 @@ struct Import: AsyncParsableCommand {
             let progress = ProgressBar.forFile(file)
             let outcome: (failure: ExitStatus?, cancelled: Bool) = switch WorkoutFileFormat(contentsOf: file) {
             case .fit: await importFIT(file, into: store, progress: progress)
-            default: await importGPX(file, into: store, progress: progress)
+            case .tcx: await importTCX(file, into: store, progress: progress)
+            case .gpx, nil: await importGPX(file, into: store, progress: progress)
             }
             if let failure = outcome.failure { failures.append(failure) }
             if outcome.cancelled { break }
@@ -109,6 +110,39 @@ struct Import: AsyncParsableCommand {
             bar?.finish()
             for imported in error.imported { print(WorkoutSummary(imported, file: file)) }
             return report(error, status: Self.exitStatus(for: error), cancelled: { if case .cancelled = error { true } else { false } }())
+        }
+    }
+
+    private func importTCX(
+        _ file: String, into store: WorkoutStore, progress bar: ProgressBar?
+    ) async -> (failure: ExitStatus?, cancelled: Bool) {
+        var progress: (@Sendable (Int64, Int64?) -> Void)?
+        if let bar { progress = { bar.update($0, $1) } }
+        let importer = TCXImporter(store: store, options: TCXImportOptions(activity: activity, strict: strict))
+        do throws(TCXImportError) {
+            let report = try await importer.importFile(at: file, progress: progress)
+            bar?.finish()
+            for imported in report.workouts { print(WorkoutSummary(tcx: imported, file: file)) }
+            for skip in report.read.skipped { Output.error(skip.located(in: file)) }
+            for entry in report.notImported { Output.error("\(file): \(entry)") }
+            if report.workouts.isEmpty && report.notImported.isEmpty {
+                Output.error("\(file): no activity to import.")
+            }
+            return (nil, false)
+        } catch {
+            bar?.finish()
+            for imported in error.imported { print(WorkoutSummary(tcx: imported, file: file)) }
+            return report(error, status: Self.exitStatus(for: error), cancelled: { if case .cancelled = error { true } else { false } }())
+        }
+    }
+
+    static func exitStatus(for error: TCXImportError) -> ExitStatus {
+        switch error {
+        case .read(.unreadable, _): .noInput
+        case .read: .dataError
+        case .save(_, _, .databaseFailed, _), .save(_, _, .cannotOpen, _): .ioError
+        case .save: .dataError
+        case .cancelled: .temporaryFailure
         }
     }
 

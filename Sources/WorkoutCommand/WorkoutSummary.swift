@@ -41,6 +41,15 @@ struct WorkoutSummary {
         location = ["track": imported.trackIndex, "name": imported.trackName as Any? ?? NSNull()]
     }
 
+    /// A TCX activity: as a GPX track, named as an activity, with its laps, pauses, device and totals.
+    init(tcx imported: ImportedWorkout, file: String) {
+        self.init(imported, file: file)
+        title = "activity \(imported.trackIndex + 1)"
+        (laps, pauses, deviceTotals) = (imported.laps, imported.pauses, imported.deviceTotals)
+        device = imported.workout.metadata.sourceDevice
+        location = ["tcx_activity": imported.trackIndex, "line": imported.trackLine]
+    }
+
     init(_ imported: FITImportedWorkout, file: String) {
         self.file = file
         title = "activity \(imported.fileIndex + 1)"
@@ -88,9 +97,9 @@ struct WorkoutSummary {
     /// The keys: id, file, status (`imported`, `already_imported`), activity, start, end, points,
     /// segments, duplicates_dropped, distance_m, duration_s, moving_time_s, elevation_gain_m,
     /// elevation_loss_m, heart_rate_avg, heart_rate_max, samples, skipped (objects with line,
-    /// column, reason for GPX; offset, reason for FIT), where it is in the file (GPX: track, name;
-    /// FIT: fit_file, offset, name), and for FIT laps, pauses and device (the device's totals, keys
-    /// as in the metadata). Absent numbers are null.
+    /// column, reason for GPX and TCX; offset, reason for FIT), where it is in the file (GPX:
+    /// track, name; FIT: fit_file, offset, name; TCX: tcx_activity, line), and for FIT and TCX
+    /// laps, pauses and device (the device's totals, keys as in the metadata). Absent numbers are null.
     var json: String {
         var object: [String: Any] = [
             "id": workoutID.uuidString,

@@ -16,8 +16,11 @@ public enum WorkoutExportFormat: String, Sendable, CaseIterable {
     /// type the workout holds, timer events around its pauses, its laps, a session and an
     /// activity; what Garmin Connect, Strava, intervals.icu and TrainingPeaks take first.
     case fit
+    /// Garmin Training Center Database (TCX) v2 with ActivityExtension v2: laps with their totals
+    /// and triggers, a track per stretch between pauses, heart rate, cadence, speed and watts.
+    case tcx
 
-    /// The usual file name extension: `gpx`, `geojson`, `fit`.
+    /// The usual file name extension: `gpx`, `geojson`, `fit`, `tcx`.
     public var fileExtension: String { rawValue }
 }
 
@@ -33,11 +36,13 @@ public struct ExportSummary: Sendable, Hashable {
     /// Route segments written (GPX `<trkseg>`s, GeoJSON lines).
     public var segments: Int
     /// Samples written: on the point they belong to (GPX, GeoJSON: heart rate and cadence), or
-    /// every sample (FIT: those at no point's time in records of their own).
+    /// every sample the format holds (FIT, TCX: those at no point's time in records or track
+    /// points of their own).
     public var samplesWritten: Int
     /// Samples not written: for GPX and GeoJSON, heart rate and cadence samples whose start
     /// matches no point's time (within half a millisecond), and samples of the types the format
-    /// has no place for (power, temperature, speed); none for FIT.
+    /// has no place for (power, temperature, speed); for FIT and TCX, the values their fields
+    /// cannot hold (a heart rate over 254 or 255) and, for TCX, temperatures.
     public var samplesNotWritten: Int
     /// Bytes written.
     public var bytes: Int64

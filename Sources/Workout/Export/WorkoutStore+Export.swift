@@ -81,6 +81,7 @@ extension WorkoutStore {
         case .gpx: try await writeGPX(source, into: &output, sink: sink)
         case .geojson: try await writeGeoJSON(source, into: &output, sink: sink)
         case .fit: try await writeFIT(source, into: &output, sink: sink)
+        case .tcx: try await writeTCX(source, into: &output, sink: sink)
         }
         try output.flush(sink)
         summary.bytes = output.count

@@ -35,6 +35,8 @@ struct ActivityAssembler {
         /// Distance and elevation from the points; the moving time is the active time, as a
         /// recorded session's (the time not paused).
         var totals: WorkoutTotals
+        /// Elevation gain summed over every rise (metres), as ``ImportedWorkout/rawElevationGain``.
+        var rawElevationGain: Double
         /// The fingerprint of the points (the GPX import's, so the same points are the same
         /// workout whatever the format), or of the samples without points: `PREFIX:HASH:COUNT`.
         var externalID: String
@@ -208,7 +210,7 @@ struct ActivityAssembler {
         }
         totals.movingTime = min(points > 0 ? timeline.activeTime() : activeTime(start: start, end: end), end - start)
         return Assembled(
-            events: all, laps: laps.count + 1, totals: totals,
+            events: all, laps: laps.count + 1, totals: totals, rawElevationGain: timeline.figures.elevationGain,
             externalID: points > 0 ? fingerprint.externalID : sampleFingerprint.externalID(prefix: samplesPrefix))
     }
 
