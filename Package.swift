@@ -181,7 +181,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkoutCommandTests",
-            dependencies: ["WorkoutCommand", "Workout", "GPSCore", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport"]
+            dependencies: ["WorkoutCommand", "Workout", "FIT", "GPSCore", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport"]
         ),
         .testTarget(
             name: "WorkoutTests",
