@@ -146,9 +146,11 @@ public struct FITDeveloperFieldDescription: Sendable, Hashable {
     public var units: String?
     /// Scale and offset: a stored value `v` means `v / scale - offset`.
     public var scale: Double?
+    /// The offset (see ``scale``).
     public var offset: Double?
     /// The profile message and field it stands for, when it says so.
     public var nativeMessage: UInt16?
+    /// The profile field of ``nativeMessage`` it stands for.
     public var nativeField: UInt8?
 
     /// A description.

@@ -102,6 +102,7 @@ public struct TCXLap: Sendable, Hashable {
     public var calories: Double?
     /// `<AverageHeartRateBpm>` and `<MaximumHeartRateBpm>`.
     public var averageHeartRate: Double?
+    /// `<MaximumHeartRateBpm>`.
     public var maximumHeartRate: Double?
     /// `<Cadence>`, rpm.
     public var cadence: Double?
@@ -111,7 +112,9 @@ public struct TCXLap: Sendable, Hashable {
     public var triggerMethod: String?
     /// The ActivityExtension v2 `<LX>`'s `AvgSpeed` (m/s), `AvgWatts` and `MaxWatts`.
     public var averageSpeed: Double?
+    /// The `<LX>`'s `AvgWatts`.
     public var averageWatts: Double?
+    /// The `<LX>`'s `MaxWatts`.
     public var maximumWatts: Double?
     /// The line of its start tag.
     public var line: Int
@@ -130,6 +133,7 @@ public struct TCXTrackpoint: Sendable, Hashable {
     public var time: GPXTime
     /// `<Position>`, degrees: both or neither.
     public var latitude: Double?
+    /// The longitude, degrees (see ``latitude``).
     public var longitude: Double?
     /// `<AltitudeMeters>`.
     public var altitude: Double?
@@ -195,11 +199,15 @@ public struct TCXReadOptions: Sendable, Hashable {
 public struct TCXReadSummary: Sendable, Hashable {
     /// The file, as given.
     public var file: String
-    /// Counts of what was read.
+    /// Activities read.
     public var activities = 0
+    /// Laps read.
     public var laps = 0
+    /// Tracks read.
     public var tracks = 0
+    /// Track points delivered.
     public var trackpoints = 0
+    /// Courses read.
     public var courses = 0
     /// Points and values skipped, in file order, with their lines.
     public var skipped: [GPXSkip] = []

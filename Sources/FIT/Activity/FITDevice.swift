@@ -4,6 +4,7 @@ public struct FITFileID: Sendable, Hashable {
     public var type: UInt8?
     /// `manufacturer` (see ``FITManufacturer``) and `product`.
     public var manufacturer: UInt16?
+    /// `product`: the maker's product number.
     public var product: UInt16?
     /// `serial_number`.
     public var serialNumber: UInt32?
@@ -40,7 +41,9 @@ public struct FITDeviceInfo: Sendable, Hashable {
     public var deviceIndex: UInt8?
     /// `manufacturer`, `product` and `serial_number`.
     public var manufacturer: UInt16?
+    /// `product`: the maker's product number.
     public var product: UInt16?
+    /// `serial_number`.
     public var serialNumber: UInt32?
     /// `software_version` (e.g. 3.7).
     public var softwareVersion: Double?
@@ -68,6 +71,7 @@ public struct FITDeviceInfo: Sendable, Hashable {
 public struct FITSportMessage: Sendable, Hashable {
     /// `sport` and `sub_sport` (see ``FITSport``).
     public var sport: UInt8?
+    /// `sub_sport`.
     public var subSport: UInt8?
     /// `name`.
     public var name: String?

@@ -21,9 +21,11 @@ public struct FITTotals: Sendable, Hashable {
     public var index: Int?
     /// When it began and ended (its `timestamp`), seconds since 1970.
     public var start: Double?
+    /// When it ended (its `timestamp`), seconds since 1970.
     public var end: Double?
     /// `total_elapsed_time` and `total_timer_time` (timer stopped during pauses), seconds.
     public var elapsedTime: Double?
+    /// `total_timer_time`, seconds.
     public var timerTime: Double?
     /// `total_moving_time` (sessions), seconds.
     public var movingTime: Double?
@@ -31,28 +33,35 @@ public struct FITTotals: Sendable, Hashable {
     public var distance: Double?
     /// `total_ascent` and `total_descent`, metres.
     public var ascent: Double?
+    /// `total_descent`, metres.
     public var descent: Double?
     /// `total_calories`, kilocalories.
     public var calories: Double?
     /// Average and maximum speed (enhanced when given), m/s.
     public var averageSpeed: Double?
+    /// Maximum speed (enhanced when given), m/s.
     public var maximumSpeed: Double?
     /// Average and maximum heart rate, bpm.
     public var averageHeartRate: Double?
+    /// Maximum heart rate, bpm.
     public var maximumHeartRate: Double?
     /// Average and maximum cadence, rpm.
     public var averageCadence: Double?
+    /// Maximum cadence, rpm.
     public var maximumCadence: Double?
     /// Average and maximum power, W.
     public var averagePower: Double?
+    /// Maximum power, W.
     public var maximumPower: Double?
     /// `sport` and `sub_sport` (see ``FITSport``).
     public var sport: UInt8?
+    /// `sub_sport`.
     public var subSport: UInt8?
     /// A lap's `lap_trigger`: 0 manual, 1 time, 2 distance, 3-6 position, 7 session end, 8 fitness equipment.
     public var lapTrigger: UInt8?
     /// A session's `first_lap_index` and `num_laps`.
     public var firstLapIndex: Int?
+    /// A session's `num_laps`.
     public var lapCount: Int?
 
     /// Totals of `kind` (for writers and tests).

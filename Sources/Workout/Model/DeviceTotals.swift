@@ -20,11 +20,13 @@ public struct DeviceTotals: Sendable, Hashable {
     public var elapsedTime: Double?
     /// Climb and descent, metres.
     public var ascent: Double?
+    /// Descent, metres.
     public var descent: Double?
     /// Energy, kilocalories.
     public var calories: Double?
     /// Mean and highest heart rate, bpm.
     public var heartRateAverage: Double?
+    /// Highest heart rate, bpm.
     public var heartRateMaximum: Double?
 
     /// Totals; pass what is known.

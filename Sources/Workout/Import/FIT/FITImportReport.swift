@@ -46,6 +46,7 @@ public struct FITImportedWorkout: Sendable {
     public var pauses: Int
     /// Mean and highest heart rate of the records that have one, bpm.
     public var heartRateAverage: Double?
+    /// The highest heart rate of the records, bpm.
     public var heartRateMaximum: Double?
     /// The device's own totals (its sessions'), also kept in the workout's metadata.
     public var deviceTotals: DeviceTotals?
@@ -107,7 +108,7 @@ public struct FITImportOptions: Sendable, Hashable {
     /// The activity of every imported workout; `nil`: from the file's sport.
     public var activity: WorkoutActivityType?
     /// Refuse a file with a bad CRC, or cut off or damaged partway, instead of importing what it
-    /// holds with a warning (``FITReadOptions/strict``).
+    /// holds with a warning (`FITReadOptions.strict`).
     public var strict: Bool
     /// The ``WorkoutMetadata/sourceApp`` of imported workouts.
     public var sourceApp: String

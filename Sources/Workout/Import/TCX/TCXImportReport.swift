@@ -54,7 +54,7 @@ public struct TCXNotImported: Sendable, Hashable, CustomStringConvertible {
 public struct TCXImportOptions: Sendable, Hashable {
     /// The activity of every imported workout; `nil`: from each activity's `Sport`.
     public var activity: WorkoutActivityType?
-    /// Fail on the first invalid value instead of skipping it (``TCXReadOptions/strict``).
+    /// Fail on the first invalid value instead of skipping it (`TCXReadOptions.strict`).
     public var strict: Bool
     /// The ``WorkoutMetadata/sourceApp`` of imported workouts.
     public var sourceApp: String
