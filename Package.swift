@@ -219,6 +219,7 @@ let package = Package(
                 "Workout",
                 "WorkoutSimulators",
                 "GPX",
+                "FIT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/gpsbench"
