@@ -31,7 +31,10 @@ import LocationFacade
 ///   ``WorkoutStore/laps(of:)`` then gives the file's laps, worked out from the points.
 /// - **Activity**: ``FITImportOptions/activity`` when set, else the session's sport through
 ///   ``WorkoutActivityType/init(fitSport:)`` (a multisport file's sessions of several sports: ``WorkoutActivityType/other``).
-/// - **Times**: from the session's start (or the first record) to its end (or the last record).
+/// - **Times**: from the session's start (when before the first record) to the last record, or
+///   the timer's last stop after it (not the session message's time, which some devices write
+///   when the activity is saved, long after: the device's elapsed time keeps that span). A record
+///   more than a day after the one before is taken for damage and skipped.
 /// - **Totals**: distance and elevation from the points, by the session engine's time line
 ///   (distance counted while not paused, within segments), and as a recorded session's, the
 ///   moving time is the active time (the timer running); energy from the device. The device's own totals (its sessions') are kept beside them in the
