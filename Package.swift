@@ -5,13 +5,15 @@ import PackageDescription
 //
 //   GPSCore            RFC 3339, geodesy, XML and JSON text: one copy of each, no C library
 //   GPX                the GPX reader and writer (libxml2)            -> GPSCore
+//   FIT                the FIT decoder and encoder (zlib for .fit.gz)  -> (no other module)
+//   TCX                the TCX reader and writer (GPX's libxml2 bridge) -> GPSCore, GPX
 //   LocationCore       Location, LocationManager, LocationSource       -> GPSCore (no C library)
 //   LocationFacade     GPSDClient (libgps); re-exports LocationCore   -> LocationCore
 //   DBus               D-Bus over sd-bus (libsystemd)                  -> GPSCore
 //   GeoClue            GeoClueLocationSource, GeoClueAgent (no libgps) -> LocationCore, DBus
 //   GeoClueSimulators  a fake GeoClue, the real one run privately      -> GeoClue, Simulators
 //   Simulators         location fakes: replay, NMEA, fake gpsd, clock  -> LocationFacade, GPX
-//   Workout            the store (GRDB), import/export, sessions       -> LocationCore, GPX
+//   Workout            the store (GRDB), import/export, sessions       -> LocationCore, GPX, FIT, TCX
 //   WorkoutSimulators  workout fakes: store faults, heart rate, runs   -> Workout, Simulators, GPX
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators
 //   WorkoutCommand     `workout`                                       -> Workout, WorkoutSimulators
@@ -28,6 +30,8 @@ let package = Package(
         .library(name: "Workout", targets: ["Workout"]),
         .library(name: "WorkoutSimulators", targets: ["WorkoutSimulators"]),
         .library(name: "GPX", targets: ["GPX"]),
+        .library(name: "FIT", targets: ["FIT"]),
+        .library(name: "TCX", targets: ["TCX"]),
         .executable(name: "locate", targets: ["LocateCommand"]),
         .executable(name: "workout", targets: ["WorkoutCommand"]),
     ],
@@ -54,11 +58,24 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(name: "GPSCore"),
         // D-Bus over sd-bus: connections, calls, properties, signals, exported objects.
         .target(
             name: "DBus",
             dependencies: ["GPSCore", "CSDBus"]
+        ),
+        .target(
+            name: "FIT",
+            dependencies: ["CZlib"]
+        ),
+        .target(
+            name: "TCX",
+            dependencies: ["GPSCore", "GPX"]
         ),
         .target(
             name: "GPX",
@@ -106,6 +123,8 @@ let package = Package(
                 "GPSCore",
                 "LocationCore",
                 "GPX",
+                "FIT",
+                "TCX",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -160,6 +179,12 @@ let package = Package(
             dependencies: ["GPX"],
             path: "Fuzz/GPXFuzz"
         ),
+        // The FIT decoder under libFuzzer, built the same way by scripts/fuzz-fit.
+        .executableTarget(
+            name: "FITFuzz",
+            dependencies: ["FIT"],
+            path: "Fuzz/FITFuzz"
+        ),
         .target(
             name: "TestSupport",
             dependencies: ["GPSCore", "GPX", "LocationFacade", "Simulators"],
@@ -174,6 +199,14 @@ let package = Package(
         .testTarget(
             name: "GPXTests",
             dependencies: ["GPX", "GPSCore", "TestSupport"]
+        ),
+        .testTarget(
+            name: "FITTests",
+            dependencies: ["FIT", "TestSupport"]
+        ),
+        .testTarget(
+            name: "TCXTests",
+            dependencies: ["TCX", "GPX", "GPSCore", "TestSupport"]
         ),
         .testTarget(
             name: "LocationFacadeTests",
@@ -201,12 +234,12 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkoutCommandTests",
-            dependencies: ["WorkoutCommand", "Workout", "GPSCore", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport"]
+            dependencies: ["WorkoutCommand", "Workout", "FIT", "GPSCore", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport"]
         ),
         .testTarget(
             name: "WorkoutTests",
             dependencies: [
-                "Workout", "GPX", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport",
+                "Workout", "GPX", "FIT", "TCX", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport",
                 "workout-crash-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -239,6 +272,7 @@ let package = Package(
                 "Workout",
                 "WorkoutSimulators",
                 "GPX",
+                "FIT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/gpsbench"

@@ -134,7 +134,7 @@ public struct GPXReader: Sendable {
     }
 
     /// libxml2's message, with what it means for a GPX file where its words do not say.
-    static func explained(_ message: String) -> String {
+    package static func explained(_ message: String) -> String {
         switch message {
         case "Document is empty", "Start tag expected, '<' not found":
             "it is not XML (it does not begin with markup), so not a GPX file"

@@ -9,7 +9,7 @@ extension WorkoutActivityType: ExpressibleByArgument {
     public static var allValueDescriptions: [String: String] { [:] }
 }
 
-/// `workout export --format gpx|geojson`, in either case (`GPX` is `gpx`).
+/// `workout export --format gpx|geojson|fit|tcx`, in either case (`GPX` is `gpx`).
 extension WorkoutExportFormat: ExpressibleByArgument {
     public init?(argument: String) {
         self.init(rawValue: argument.lowercased())

@@ -7,12 +7,17 @@ import Workout
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import GPX files (plain or .gz): one workout per track.",
+        abstract: "Import GPX, FIT and TCX files (plain or .gz): one workout per track or activity.",
         discussion: """
-            Prints a summary per workout: points, distance, duration, elevation gain, heart rate, and \
-            every point skipped with its line. Importing a track the store already holds saves nothing \
-            and says so. With --json, one JSON object per workout per line. A file that cannot be read \
-            or is not well-formed GPX stops with its file, line and column (exit \
+            The format is told from the content: a FIT header, else the XML's root element. Prints a \
+            summary per workout: points, distance, duration, elevation gain, heart rate (and laps, \
+            pauses and the device's own totals for FIT and TCX), and every point skipped with its line (or \
+            its byte offset in a FIT file). Importing a track or activity the store already holds \
+            saves nothing and says so. A FIT file with a bad CRC, or cut off partway, is imported \
+            with a warning (--strict refuses it); one that is not an activity (a FIT or TCX course, settings) \
+            or has no records says so and saves nothing. With --json, one JSON object per workout \
+            per line. A file that cannot be read or is not well-formed stops with its file and its \
+            line and column, or byte offset (exit \
             \(ExitStatus.dataError.rawValue); \(ExitStatus.noInput.rawValue) when it cannot be opened); \
             the workouts of its tracks before the error are kept, and the other files are still \
             imported. Shows progress on a terminal for files over 4 MB. Interrupted (Ctrl-C, SIGTERM), \
@@ -22,20 +27,20 @@ struct Import: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Argument(help: "GPX files (.gpx or .gpx.gz).", completion: .file(extensions: ["gpx", "gz"]))
+    @Argument(help: "GPX, FIT or TCX files (.gpx, .fit, .tcx, or any of them .gz).", completion: .file(extensions: ["gpx", "fit", "tcx", "gz"]))
     var files: [String]
 
     @Option(help: ArgumentHelp("The activity of every workout imported.", discussion: "Default: each track's <type>."))
     var activity: WorkoutActivityType?
 
-    @Flag(help: "Stop at the first invalid value instead of skipping its point.")
+    @Flag(help: "Stop at the first invalid value instead of skipping its point; refuse a FIT file with a bad CRC or cut off.")
     var strict = false
 
     @Flag(help: "One JSON object per workout per line.")
     var json = false
 
     func validate() throws {
-        if files.isEmpty { throw ValidationError("Give at least one GPX file.") }
+        if files.isEmpty { throw ValidationError("Give at least one GPX, FIT or TCX file.") }
     }
 
     func run() async throws {
@@ -49,7 +54,6 @@ struct Import: AsyncParsableCommand {
 
     /// Imports every file, stopping at the first cancelled; returns the status of each failure.
     private func importFiles(into store: WorkoutStore) async throws -> [ExitStatus] {
-        let importer = GPXImporter(store: store, options: GPXImportOptions(activity: activity, strict: strict))
         var failures: [ExitStatus] = []
         for file in files {
             if Task.isCancelled {
@@ -57,28 +61,103 @@ struct Import: AsyncParsableCommand {
                 break
             }
             let progress = ProgressBar.forFile(file)
-            var update: (@Sendable (Int64, Int64?) -> Void)?
-            if let progress { update = { progress.update($0, $1) } }
-            do throws(GPXImportError) {
-                let report = try await importer.importFile(at: file, progress: update)
-                progress?.finish()
-                print(report)
-            } catch {
-                progress?.finish()
-                for imported in error.imported { print(imported, file: file) }
-                failures.append(Self.exitStatus(for: error))
-                if case .cancelled = error {
-                    Output.error("workout import: interrupted: \(error); the files after it were not read.")
-                    break
-                }
-                Output.error("workout import: \(error)")
+            let outcome: (failure: ExitStatus?, cancelled: Bool) = switch WorkoutFileFormat(contentsOf: file) {
+            case .fit: await importFIT(file, into: store, progress: progress)
+            case .tcx: await importTCX(file, into: store, progress: progress)
+            case .gpx, nil: await importGPX(file, into: store, progress: progress)
             }
+            if let failure = outcome.failure { failures.append(failure) }
+            if outcome.cancelled { break }
         }
         return failures
     }
 
+    private func importGPX(
+        _ file: String, into store: WorkoutStore, progress bar: ProgressBar?
+    ) async -> (failure: ExitStatus?, cancelled: Bool) {
+        var progress: (@Sendable (Int64, Int64?) -> Void)?
+        if let bar { progress = { bar.update($0, $1) } }
+        let importer = GPXImporter(store: store, options: GPXImportOptions(activity: activity, strict: strict))
+        do throws(GPXImportError) {
+            let report = try await importer.importFile(at: file, progress: progress)
+            bar?.finish()
+            print(report)
+            return (nil, false)
+        } catch {
+            bar?.finish()
+            for imported in error.imported { print(WorkoutSummary(imported, file: file)) }
+            return report(error, status: Self.exitStatus(for: error), cancelled: { if case .cancelled = error { true } else { false } }())
+        }
+    }
+
+    private func importFIT(
+        _ file: String, into store: WorkoutStore, progress bar: ProgressBar?
+    ) async -> (failure: ExitStatus?, cancelled: Bool) {
+        var progress: (@Sendable (Int64, Int64?) -> Void)?
+        if let bar { progress = { bar.update($0, $1) } }
+        let importer = FITImporter(store: store, options: FITImportOptions(activity: activity, strict: strict))
+        do throws(FITImportError) {
+            let report = try await importer.importFile(at: file, progress: progress)
+            bar?.finish()
+            for imported in report.workouts { print(WorkoutSummary(imported, file: file)) }
+            for issue in report.read.issues { Output.error("workout import: warning: \(issue)") }
+            for activity in report.notImported {
+                Output.error("\(file): \(activity)")
+                for skip in activity.skipped { Output.error("    " + skip.located(in: file)) }
+            }
+            return (nil, false)
+        } catch {
+            bar?.finish()
+            for imported in error.imported { print(WorkoutSummary(imported, file: file)) }
+            return report(error, status: Self.exitStatus(for: error), cancelled: { if case .cancelled = error { true } else { false } }())
+        }
+    }
+
+    private func importTCX(
+        _ file: String, into store: WorkoutStore, progress bar: ProgressBar?
+    ) async -> (failure: ExitStatus?, cancelled: Bool) {
+        var progress: (@Sendable (Int64, Int64?) -> Void)?
+        if let bar { progress = { bar.update($0, $1) } }
+        let importer = TCXImporter(store: store, options: TCXImportOptions(activity: activity, strict: strict))
+        do throws(TCXImportError) {
+            let report = try await importer.importFile(at: file, progress: progress)
+            bar?.finish()
+            for imported in report.workouts { print(WorkoutSummary(tcx: imported, file: file)) }
+            for skip in report.read.skipped { Output.error(skip.located(in: file)) }
+            for entry in report.notImported { Output.error("\(file): \(entry)") }
+            if report.workouts.isEmpty && report.notImported.isEmpty {
+                Output.error("\(file): no activity to import.")
+            }
+            return (nil, false)
+        } catch {
+            bar?.finish()
+            for imported in error.imported { print(WorkoutSummary(tcx: imported, file: file)) }
+            return report(error, status: Self.exitStatus(for: error), cancelled: { if case .cancelled = error { true } else { false } }())
+        }
+    }
+
+    static func exitStatus(for error: TCXImportError) -> ExitStatus {
+        switch error {
+        case .read(.unreadable, _): .noInput
+        case .read: .dataError
+        case .save(_, _, .databaseFailed, _), .save(_, _, .cannotOpen, _): .ioError
+        case .save: .dataError
+        case .cancelled: .temporaryFailure
+        }
+    }
+
+    /// Says why a file failed, on standard error; an interruption also says the files after it were not read.
+    private func report(_ error: any Error, status: ExitStatus, cancelled: Bool) -> (failure: ExitStatus?, cancelled: Bool) {
+        if cancelled {
+            Output.error("workout import: interrupted: \(error); the files after it were not read.")
+        } else {
+            Output.error("workout import: \(error)")
+        }
+        return (status, cancelled)
+    }
+
     private func print(_ report: GPXImportReport) {
-        for imported in report.workouts { print(imported, file: report.file) }
+        for imported in report.workouts { print(WorkoutSummary(imported, file: report.file)) }
         for track in report.tracksNotImported {
             Output.error("\(report.file): \(track)")
             for skip in track.skipped { Output.error("    " + skip.located(in: report.file)) }
@@ -89,11 +168,21 @@ struct Import: AsyncParsableCommand {
         }
     }
 
-    private func print(_ imported: ImportedWorkout, file: String) {
+    private func print(_ summary: WorkoutSummary) {
         if json {
-            Output.line(WorkoutSummary(imported, file: file).json)
+            Output.line(summary.json)
         } else {
-            WorkoutSummary(imported, file: file).text.forEach(Output.line)
+            summary.text.forEach(Output.line)
+        }
+    }
+
+    static func exitStatus(for error: FITImportError) -> ExitStatus {
+        switch error {
+        case .read(.unreadable, _): .noInput
+        case .read: .dataError
+        case .save(_, _, .databaseFailed, _), .save(_, _, .cannotOpen, _): .ioError
+        case .save: .dataError
+        case .cancelled: .temporaryFailure
         }
     }
 

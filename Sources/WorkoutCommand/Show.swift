@@ -46,16 +46,25 @@ struct Show: AsyncParsableCommand {
             return
         }
         let totals = workout.totals
+        // The recording device's own totals (a FIT or TCX import), where they differ from ours as printed.
+        let device = DeviceTotals(workout.metadata)
+        func besides(_ ours: String, _ theirs: String?) -> String {
+            guard let theirs, theirs != ours else { return ours }
+            return ours + " (the device: \(theirs))"
+        }
         var lines = [
             "\(workout.id.uuidString)  \(workout.activityType)"
                 + (workout.unknownActivityType.map { " (stored as \"\($0)\", unknown to this version)" } ?? "")
                 + (workout.metadata.values["name"].map { "  \"\($0)\"" } ?? ""),
             "  when       \(Format.dateTime(workout.start)) to \(Format.dateTime(workout.end))",
-            "  distance   \(Format.distance(totals.distance))",
-            "  duration   \(Format.duration(workout.duration))" + (totals.movingTime.map { ", moving \(Format.duration($0))" } ?? ""),
+            "  distance   " + besides(Format.distance(totals.distance), device?.distance.map(Format.distance)),
+            "  duration   \(Format.duration(workout.duration))"
+                + (totals.movingTime.map { ", moving " + besides(Format.duration($0), device?.timerTime.map { "timer \(Format.duration($0))" }) } ?? ""),
         ]
         if let gain = totals.elevationGain {
-            lines.append("  elevation  +\(Int(gain.rounded())) m / -\(Int((totals.elevationLoss ?? 0).rounded())) m")
+            let ours = "+\(Int(gain.rounded())) m / -\(Int((totals.elevationLoss ?? 0).rounded())) m"
+            let theirs = device?.ascent.map { "+\(Int($0.rounded())) m / -\(Int((device?.descent ?? 0).rounded())) m" }
+            lines.append("  elevation  " + besides(ours, theirs))
         }
         if let energy = totals.energy { lines.append("  energy     \(Int(energy.rounded())) kcal") }
         if let route {
@@ -64,7 +73,12 @@ struct Show: AsyncParsableCommand {
         for type in QuantityType.allCases {
             guard let figures = statistics[type] else { continue }
             let name = "\(type)".padding(toLength: 10, withPad: " ", startingAt: 0)
-            lines.append("  \(name) avg \(String(format: "%.0f", figures.average)) max \(String(format: "%.0f", figures.maximum)) \(type.unit) (\(figures.count) samples)")
+            var line = "  \(name) avg \(String(format: "%.0f", figures.average)) max \(String(format: "%.0f", figures.maximum)) \(type.unit) (\(figures.count) samples)"
+            if type == .heartRate, let average = device?.heartRateAverage, let maximum = device?.heartRateMaximum,
+               String(format: "%.0f/%.0f", average, maximum) != String(format: "%.0f/%.0f", figures.average, figures.maximum) {
+                line += " (the device: avg \(String(format: "%.0f", average)) max \(String(format: "%.0f", maximum)))"
+            }
+            lines.append(line)
         }
         let metadata = workout.metadata
         if let device = metadata.sourceDevice { lines.append("  device     \(device)") }
@@ -84,7 +98,8 @@ struct Show: AsyncParsableCommand {
     }
 
     /// A stored workout as `show --json` prints it: the keys of `list --json`, with the route's
-    /// points and segments, the samples' figures, the active time, the events and the laps.
+    /// points and segments, the samples' figures, the active time, the events, the laps, and for
+    /// a FIT or TCX import `device`, the device's own totals (keys as in the metadata).
     static func object(_ workout: WorkoutRecord, in store: WorkoutStore) async throws -> [String: Any] {
         let route = try await storeCall { try await store.route(of: workout.id) }
         var samples: [String: Any] = [:]
@@ -101,6 +116,9 @@ struct Show: AsyncParsableCommand {
         object["segments"] = route?.segmentCount ?? 0
         object["samples"] = samples
         object["active_duration_s"] = Format.json(workout.totals.movingTime ?? workout.duration)
+        if let device = DeviceTotals(workout.metadata) {
+            object["device"] = device.metadataValues.mapValues { Double($0) ?? 0 }
+        }
         object["events"] = events.map { event -> [String: Any] in
             var item: [String: Any] = ["type": event.kind.rawValue, "time": RFC3339.string(from: event.time)]
             if let name = event.name { item["name"] = name }

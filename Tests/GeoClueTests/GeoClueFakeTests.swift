@@ -41,8 +41,9 @@ struct GeoClueFakeTests {
         defer { bus.stop() }
         let manager = LocationManager(source: GeoClueLocationSource(desktopID: Self.desktopID, bus: .address(bus.address)))
         let start = ContinuousClock.now
-        let error = try await #require(throws: LocationError.self) { try await manager.requestLocation(timeout: .seconds(20)) }
-        #expect(ContinuousClock.now - start < .seconds(5))
+        let error = try await #require(throws: LocationError.self) { try await manager.requestLocation(timeout: .seconds(30)) }
+        // At once: not at the request's timeout (on a loaded machine, a bus round trip or two can take seconds).
+        #expect(ContinuousClock.now - start < .seconds(20))
         guard case let .serviceUnavailable(_, busName, reason) = error else {
             Issue.record("not unavailable: \(error)")
             return

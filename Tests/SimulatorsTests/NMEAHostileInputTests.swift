@@ -86,3 +86,22 @@ private struct SplitMix64 {
         return z ^ (z >> 31)
     }
 }
+
+extension NMEAHostileInputTests {
+    /// An NMEA log of waypoints only (`$GPWPL`, as a GPS exports its stored waypoints) is NMEA,
+    /// and says it has no sentence with a position, rather than that it has no sentence.
+    @Test func aLogOfWaypointsOnlySaysItHasNoPositionSentences() throws {
+        let file = NSTemporaryDirectory() + "waypoints-\(UUID().uuidString).nmea"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let text = [
+            "GPWPL,5128.66800,N,00000.09270,W,OBSERVATORY", "GPWPL,5128.50000,N,00000.05000,W,PIER", "GPRTE,1,1,c,0,OBSERVATORY,PIER",
+        ].map(NMEAEncoder.sentence).joined()
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect {
+            try ReplayRecording(contentsOf: URL(fileURLWithPath: file))
+        } throws: { error in
+            let reason = (error as? ReplayRecording.ReadError)?.reason ?? ""
+            return reason.contains("no sentence with a position") && reason.contains("$GPWPL, $GPRTE only")
+        }
+    }
+}

@@ -31,7 +31,7 @@ extension WorkoutCommandTests {
         // Every activity the store knows, so that a new one cannot be left out of help.
         #expect(Self.activities == WorkoutActivityType.allCases.map(\.rawValue).joined(separator: ", "))
         let export = Self.unwrapped(try await run(["export", "--help"]).output)
-        #expect(export.contains("--format <format> The file format. (values: gpx, geojson; default: gpx)"), "\(export)")
+        #expect(export.contains("--format <format> The file format. (values: gpx, geojson, fit, tcx; default: gpx)"), "\(export)")
     }
 
     @Test(arguments: ["import", "list"])
@@ -59,7 +59,7 @@ extension WorkoutCommandTests {
         let result = try await run(["export", "--store", store, id, "--format", "kml"])
         #expect(result.status == 64)
         #expect(result.output.isEmpty)
-        #expect(result.error.first == "Error: The value 'kml' is invalid for '--format <format>'. Please provide one of 'gpx' and 'geojson'.")
+        #expect(result.error.first == "Error: The value 'kml' is invalid for '--format <format>'. Please provide one of 'gpx', 'geojson', 'fit' or 'tcx'.")
         // Upper case is still taken, as before the format was an enum.
         let upper = try await run(["export", "--store", store, id, "--format", "GEOJSON"])
         #expect(upper.status == 0)

@@ -10,7 +10,7 @@ import GPSCore
 /// elements it cares about, and delivers ``GPXEvent``s to the handler as elements close.
 ///
 /// One instance reads one document, on one thread.
-final class GPXParseCore {
+final class GPXParseCore: XMLSAXReceiver {
     /// What an open element is to the reader.
     enum Role: UInt8 {
         case root, metadata, author
@@ -72,7 +72,7 @@ final class GPXParseCore {
         self.handler = handler
         summary = GPXReadSummary(file: file)
         text.reserveCapacity(256)
-        parser = XMLPushParser(core: self, filename: file)
+        parser = XMLPushParser(receiver: self, filename: file, format: "GPX")
     }
 
     // MARK: - Stopping

@@ -88,7 +88,11 @@ public struct ReplayRecording: Sendable {
         guard checked > 0 else {
             switch format {
             case .gpsdJSON: throw ReadError(file: path, reason: "no fix or report to replay")
-            case .nmea: throw ReadError(file: path, reason: "no NMEA sentence (or none with a right checksum)")
+            case .nmea:
+                // Its sentences are NMEA (the format says so) but none gives a position: say which they are.
+                let addresses = Self.sentenceAddresses(in: head)
+                throw ReadError(file: path, reason: "no sentence with a position to replay (RMC, GGA, GLL, GNS): "
+                    + "it holds \(addresses.prefix(5).map { "$" + $0 }.joined(separator: ", "))\(addresses.count > 5 ? "..." : "") only")
             case .gpx: throw ReadError(file: path, reason: "no track, route or waypoint to replay")
             }
         }
@@ -248,6 +252,17 @@ public struct ReplayRecording: Sendable {
             }
         }
         return Array(head.prefix(count))
+    }
+
+    /// The addresses of the NMEA sentences in `data` (`GPWPL`, `GPRTE`), each once, in order.
+    static func sentenceAddresses(in data: [UInt8]) -> [String] {
+        var addresses: [String] = []
+        for line in data.split(whereSeparator: { $0 == 0x0A || $0 == 0x0D }) {
+            guard let sentence = NMEASentence(line: String(decoding: line, as: UTF8.self)[...]) else { continue }
+            let address = String(sentence.address)
+            if !addresses.contains(address) { addresses.append(address) }
+        }
+        return addresses
     }
 
     /// The format of a file from its first lines that say: `{` a gpsd log, `<` GPX, an NMEA

@@ -12,8 +12,15 @@ public enum WorkoutExportFormat: String, Sendable, CaseIterable {
     /// GeoJSON (RFC 7946): one `Feature` whose geometry is a `MultiLineString`, with the times and
     /// heart rates of its positions in `coordTimes` and `heartRates`, as togeojson writes them.
     case geojson
+    /// A FIT activity file, as watches and bike computers write them: records with every sample
+    /// type the workout holds, timer events around its pauses, its laps, a session and an
+    /// activity; what Garmin Connect, Strava, intervals.icu and TrainingPeaks take first.
+    case fit
+    /// Garmin Training Center Database (TCX) v2 with ActivityExtension v2: laps with their totals
+    /// and triggers, a track per stretch between pauses, heart rate, cadence, speed and watts.
+    case tcx
 
-    /// The usual file name extension: `gpx`, `geojson`.
+    /// The usual file name extension: `gpx`, `geojson`, `fit`, `tcx`.
     public var fileExtension: String { rawValue }
 }
 
@@ -28,11 +35,14 @@ public struct ExportSummary: Sendable, Hashable {
     public var points: Int
     /// Route segments written (GPX `<trkseg>`s, GeoJSON lines).
     public var segments: Int
-    /// Heart rate and cadence samples written on the point they belong to.
+    /// Samples written: on the point they belong to (GPX, GeoJSON: heart rate and cadence), or
+    /// every sample the format holds (FIT, TCX: those at no point's time in records or track
+    /// points of their own).
     public var samplesWritten: Int
-    /// Samples not written: heart rate and cadence samples whose start matches no point's time
-    /// (within half a millisecond), and samples of the types the format has no place for (power,
-    /// temperature, speed).
+    /// Samples not written: for GPX and GeoJSON, heart rate and cadence samples whose start
+    /// matches no point's time (within half a millisecond), and samples of the types the format
+    /// has no place for (power, temperature, speed); for FIT and TCX, the values their fields
+    /// cannot hold (a heart rate over 254 or 255) and, for TCX, temperatures.
     public var samplesNotWritten: Int
     /// Bytes written.
     public var bytes: Int64

@@ -76,18 +76,21 @@ extension WorkoutStore {
     private func export(
         _ workoutID: UUID, format: WorkoutExportFormat, into output: inout ExportOutput, sink: ExportSink
     ) async throws(WorkoutStoreError) -> ExportSummary {
-        let source = try await exportSource(workoutID)
+        let source = try await exportSource(workoutID, loadingSamples: format == .gpx || format == .geojson)
         var summary = switch format {
         case .gpx: try await writeGPX(source, into: &output, sink: sink)
         case .geojson: try await writeGeoJSON(source, into: &output, sink: sink)
+        case .fit: try await writeFIT(source, into: &output, sink: sink)
+        case .tcx: try await writeTCX(source, into: &output, sink: sink)
         }
         try output.flush(sink)
         summary.bytes = output.count
         return summary
     }
 
-    /// The workout, its route summary and its samples by type, read before the route.
-    func exportSource(_ workoutID: UUID) async throws(WorkoutStoreError) -> ExportSource {
+    /// The workout, its route summary and (`loadingSamples`) its samples by type, read before the
+    /// route. The FIT export reads the samples in batches as it goes instead.
+    func exportSource(_ workoutID: UUID, loadingSamples: Bool = true) async throws(WorkoutStoreError) -> ExportSource {
         guard let workout = try await workout(id: workoutID) else {
             throw .workoutNotSaved(workoutID: workoutID, step: .export)
         }
@@ -97,6 +100,7 @@ extension WorkoutStore {
             guard let stored = try WorkoutRows.find(workoutID, in: db) else { return (samples, .asStored, []) }
             let options = try Self.timelineOptions(ofWorkoutKey: stored.key, in: db)
             let events = try Self.events(ofWorkoutKey: stored.key, in: db)
+            guard loadingSamples else { return (samples, options, events) }
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT type, start_time, value FROM quantity_sample WHERE workout = ? ORDER BY start_time",
                 arguments: [stored.key])

@@ -20,7 +20,7 @@ public struct GPXImportReport: Sendable {
     }
 }
 
-/// One track of a GPX file, as a workout of the store.
+/// One track of a GPX file (or one activity of a TCX file), as a workout of the store.
 public struct ImportedWorkout: Sendable {
     /// The workout as read from the file. When ``outcome`` is `alreadySaved`, the stored
     /// workout has the id ``SaveOutcome/workoutID``, not this value's.
@@ -49,6 +49,12 @@ public struct ImportedWorkout: Sendable {
     public var heartRateMaximum: Double?
     /// The track's points and values the reader or the importer skipped, in file order.
     public var skipped: [GPXSkip]
+    /// A TCX activity's laps (one more than the lap events saved); `nil` for a GPX track.
+    public var laps: Int?
+    /// A TCX activity's pauses (a new `<Track>` within a lap); `nil` for a GPX track.
+    public var pauses: Int?
+    /// A TCX activity's totals as its laps give them (also kept in the workout's metadata).
+    public var deviceTotals: DeviceTotals?
 
     /// The id the workout has in the store.
     public var workoutID: UUID { outcome.workoutID }

@@ -58,15 +58,22 @@ extension RouteBuilder {
             reason: "a sample written with the route, at \(RFC3339.string(from: Date(timeIntervalSince1970: outside))), lies outside the workout (\(RFC3339.string(from: workout.start)) to \(RFC3339.string(from: workout.end)))")
     }
 
-    /// Saves `workout` and `samples` and attaches this builder's route to it, in one transaction:
-    /// the end of ``WorkoutStore/saveWorkout(_:samples:routeMetadata:route:)``. Whatever happens,
-    /// the builder is done afterwards: finished when the run was saved, its staging deleted otherwise.
+    /// Saves `workout`, `samples` and `events` (in time order: pauses, resumes, laps, as a recorded
+    /// session has them) and attaches this builder's route to it, in one transaction: the end of
+    /// ``WorkoutStore/saveWorkout(_:samples:routeMetadata:route:)`` and of the importers. Whatever
+    /// happens, the builder is done afterwards: finished when the run was saved, its staging
+    /// deleted otherwise.
     func commit(
-        _ workout: WorkoutRecord, samples: [QuantitySample], metadata: [String: String]?
+        _ workout: WorkoutRecord, samples: [QuantitySample], events: [WorkoutEvent] = [], metadata: [String: String]?
     ) async throws(WorkoutStoreError) -> SaveOutcome {
         await enter()
         defer { leave() }
         try checkUsable(.saveWorkout)
+        if let outside = events.first(where: { !workout.contains($0.time) }) {
+            await dropStaging()
+            throw .invalidWorkout(
+                workoutID: workout.id, reason: "its \(outside.kind.rawValue) event at \(RFC3339.string(from: outside.time)) lies outside it")
+        }
         let store = store
         let routeID = routeID
         let accumulator = accumulator
@@ -90,6 +97,9 @@ extension RouteBuilder {
                 }
                 try store.reach(.begin(.addSamples))
                 try store.insert(samples, workoutKey: stored.key, workoutID: workout.id, in: db)
+                for (ordinal, event) in events.enumerated() {
+                    try WorkoutStore.insert(event, ordinal: ordinal, workoutKey: stored.key, in: db)
+                }
                 if let routeID {
                     try store.reach(.begin(.finishRoute))
                     _ = try Self.attach(routeID: routeID, accumulator, to: stored, metadata: metadata ?? [:], store: store, in: db)

@@ -18,8 +18,15 @@ struct TrackFingerprint: Sendable, Hashable {
         count += 1
     }
 
-    /// The external id of the track: `gpx-track:HASH:COUNT`.
+    /// The external id of the track: `gpx-track:HASH:COUNT` (whatever the format it came in: the
+    /// same points make the same workout).
     var externalID: String {
-        "gpx-track:" + String(hash, radix: 16) + ":\(count)"
+        externalID(prefix: "gpx-track")
+    }
+
+    /// `PREFIX:HASH:COUNT`: for a fingerprint fed other values than positions (the samples of a
+    /// workout without a route).
+    func externalID(prefix: String) -> String {
+        prefix + ":" + String(hash, radix: 16) + ":\(count)"
     }
 }

@@ -4,12 +4,18 @@ import Foundation
 /// points up to its time (an event at a point's time comes after that point, as it was recorded).
 struct TimelineFeed: Sendable {
     private(set) var timeline: SessionTimeline
-    private let events: [WorkoutEvent]
+    private var events: [WorkoutEvent]
     private var next = 0
 
     init(options: SessionTimeline.Options, events: [WorkoutEvent]) {
         timeline = SessionTimeline(options: options)
         self.events = events
+    }
+
+    /// Adds an event after those given, for a feed whose events arrive with its points (an import
+    /// reading a file): it is applied before the first later point, as a stored one would be.
+    mutating func append(_ event: WorkoutEvent) {
+        events.append(event)
     }
 
     /// Feeds the events before `point`, then `point`. Returns the point's fate, and the ordinal

@@ -1,0 +1,252 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import GPSCore
+import GPX
+
+/// What a TCX file (Garmin Training Center Database v2) says, delivered piece by piece by
+/// ``TCXReader`` as it parses, so that memory stays flat whatever the file's size. An activity
+/// arrives as `activityStart`, then for each lap `lapStart`, its tracks (`trackStart`, their
+/// points, `trackEnd`) and `lapEnd` with the lap's totals, and finally `activityEnd` with what the
+/// activity says after its laps (its creator, its notes). A course (a route to follow, not a
+/// recorded workout) arrives as one `course`.
+public enum TCXEvent: Sendable, Hashable {
+    /// An `<Activity>` begins.
+    case activityStart(TCXActivityStart)
+    /// A `<Lap>` begins.
+    case lapStart(TCXLapStart)
+    /// A `<Track>` of the lap begins: devices start a new one after each pause.
+    case trackStart(line: Int)
+    /// A `<Trackpoint>` with a valid time.
+    case trackpoint(TCXTrackpoint)
+    /// The `<Track>` ends.
+    case trackEnd
+    /// The `<Lap>` ends: its totals, as the device worked them out.
+    case lapEnd(TCXLap)
+    /// The `<Activity>` ends.
+    case activityEnd(TCXActivity)
+    /// A `<Course>`: not a workout, reported so an importer can say so.
+    case course(TCXCourse)
+}
+
+/// The start of an `<Activity>`.
+public struct TCXActivityStart: Sendable, Hashable {
+    /// Its position among the file's activities, from 0.
+    public var index: Int
+    /// Its `Sport` attribute: `Running`, `Biking` or `Other`.
+    public var sport: String?
+    /// The line of its start tag.
+    public var line: Int
+
+    /// An activity's start.
+    public init(index: Int, sport: String?, line: Int) {
+        (self.index, self.sport, self.line) = (index, sport, line)
+    }
+}
+
+/// An `<Activity>` as a whole, once read: what it says outside its laps.
+public struct TCXActivity: Sendable, Hashable {
+    /// Its position among the file's activities, from 0.
+    public var index: Int
+    /// Its `Sport` attribute.
+    public var sport: String?
+    /// Its `<Id>`: the time it began, by convention.
+    public var id: GPXTime?
+    /// Its `<Notes>`.
+    public var notes: String?
+    /// Its `<Creator>`'s `<Name>` (the device: "Forerunner 305").
+    public var creator: String?
+    /// The line of its start tag.
+    public var line: Int
+    /// How many laps it had.
+    public var laps: Int
+    /// How many of its track points were skipped for want of a valid time (reported in ``TCXReadSummary/skipped``).
+    public var pointsWithoutTime = 0
+
+    /// An activity.
+    public init(index: Int, sport: String?, id: GPXTime? = nil, notes: String? = nil, creator: String? = nil, line: Int, laps: Int) {
+        (self.index, self.sport, self.id, self.notes, self.creator, self.line, self.laps) = (index, sport, id, notes, creator, line, laps)
+    }
+}
+
+/// The start of a `<Lap>`.
+public struct TCXLapStart: Sendable, Hashable {
+    /// Its position in the activity, from 0.
+    public var index: Int
+    /// Its `StartTime` attribute.
+    public var startTime: GPXTime?
+    /// The line of its start tag.
+    public var line: Int
+
+    /// A lap's start.
+    public init(index: Int, startTime: GPXTime?, line: Int) {
+        (self.index, self.startTime, self.line) = (index, startTime, line)
+    }
+}
+
+/// A `<Lap>`'s totals, as the device worked them out.
+public struct TCXLap: Sendable, Hashable {
+    /// Its position in the activity, from 0.
+    public var index: Int
+    /// Its `StartTime`.
+    public var startTime: GPXTime?
+    /// `<TotalTimeSeconds>`: the timer's time (pauses left out), seconds.
+    public var totalTime: Double?
+    /// `<DistanceMeters>`, metres.
+    public var distance: Double?
+    /// `<MaximumSpeed>`, m/s.
+    public var maximumSpeed: Double?
+    /// `<Calories>`, kilocalories.
+    public var calories: Double?
+    /// `<AverageHeartRateBpm>` and `<MaximumHeartRateBpm>`.
+    public var averageHeartRate: Double?
+    /// `<MaximumHeartRateBpm>`.
+    public var maximumHeartRate: Double?
+    /// `<Cadence>`, rpm.
+    public var cadence: Double?
+    /// `<Intensity>`: `Active` or `Resting`.
+    public var intensity: String?
+    /// `<TriggerMethod>`: `Manual`, `Distance`, `Location`, `Time` or `HeartRate`.
+    public var triggerMethod: String?
+    /// The ActivityExtension v2 `<LX>`'s `AvgSpeed` (m/s), `AvgWatts` and `MaxWatts`.
+    public var averageSpeed: Double?
+    /// The `<LX>`'s `AvgWatts`.
+    public var averageWatts: Double?
+    /// The `<LX>`'s `MaxWatts`.
+    public var maximumWatts: Double?
+    /// The line of its start tag.
+    public var line: Int
+
+    /// A lap of those totals (for writers and tests).
+    public init(index: Int, startTime: GPXTime? = nil, line: Int = 0) {
+        self.index = index
+        self.startTime = startTime
+        self.line = line
+    }
+}
+
+/// A `<Trackpoint>`: a moment of the activity, with or without a position.
+public struct TCXTrackpoint: Sendable, Hashable {
+    /// `<Time>`.
+    public var time: GPXTime
+    /// `<Position>`, degrees: both or neither.
+    public var latitude: Double?
+    /// The longitude, degrees (see ``latitude``).
+    public var longitude: Double?
+    /// `<AltitudeMeters>`.
+    public var altitude: Double?
+    /// `<DistanceMeters>`: the distance covered since the start, as the device counted it.
+    public var distance: Double?
+    /// `<HeartRateBpm>`.
+    public var heartRate: Double?
+    /// `<Cadence>` (a bike's, rpm), or the ActivityExtension's `<RunCadence>` (steps per minute
+    /// per foot, as Garmin writes it).
+    public var cadence: Double?
+    /// The ActivityExtension's `<Speed>`, m/s.
+    public var speed: Double?
+    /// The ActivityExtension's `<Watts>`.
+    public var power: Double?
+    /// The line of its start tag.
+    public var line: Int
+
+    /// A point at `time` (for writers and tests).
+    public init(time: GPXTime, line: Int = 0) {
+        self.time = time
+        self.line = line
+    }
+
+    /// Whether it has a position.
+    public var hasPosition: Bool { latitude != nil && longitude != nil }
+}
+
+/// A `<Course>`: a route to follow, not a recorded workout.
+public struct TCXCourse: Sendable, Hashable {
+    /// Its position among the file's courses, from 0.
+    public var index: Int
+    /// Its `<Name>`.
+    public var name: String?
+    /// Its track points.
+    public var trackpoints: Int
+    /// The line of its start tag.
+    public var line: Int
+
+    /// A course.
+    public init(index: Int, name: String?, trackpoints: Int, line: Int) {
+        (self.index, self.name, self.trackpoints, self.line) = (index, name, trackpoints, line)
+    }
+}
+
+/// How ``TCXReader`` reads.
+public struct TCXReadOptions: Sendable, Hashable {
+    /// Fail on the first invalid value instead of skipping it (or its point, for a bad time).
+    public var strict: Bool
+    /// The deepest element nesting accepted.
+    public var maximumDepth: Int
+    /// The longest text (or attribute value) accepted, in bytes.
+    public var maximumTextLength: Int
+
+    /// Options: lenient, 64 levels, 1 MB of text.
+    public init(strict: Bool = false, maximumDepth: Int = 64, maximumTextLength: Int = 1 << 20) {
+        self.strict = strict
+        self.maximumDepth = maximumDepth
+        self.maximumTextLength = maximumTextLength
+    }
+}
+
+/// What a whole read found, returned by ``TCXReader`` when it ends.
+public struct TCXReadSummary: Sendable, Hashable {
+    /// The file, as given.
+    public var file: String
+    /// Activities read.
+    public var activities = 0
+    /// Laps read.
+    public var laps = 0
+    /// Tracks read.
+    public var tracks = 0
+    /// Track points delivered.
+    public var trackpoints = 0
+    /// Courses read.
+    public var courses = 0
+    /// Points and values skipped, in file order, with their lines.
+    public var skipped: [GPXSkip] = []
+    /// Whether the file was gzip-compressed.
+    public var compressed = false
+
+    /// An empty summary of `file`.
+    public init(file: String) {
+        self.file = file
+    }
+}
+
+/// Why a TCX file could not be read. Each case names the file and, where the parser had reached
+/// one, the line and column.
+public enum TCXError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file could not be opened or read (or a `.gz` was damaged).
+    case unreadable(file: String, reason: String)
+    /// The XML is not well formed, or is not TCX (no `<TrainingCenterDatabase>` root).
+    case malformed(file: String, line: Int, column: Int, reason: String)
+    /// A DOCTYPE, entity declaration or entity reference: refused, as they allow XXE and
+    /// billion-laughs attacks and TCX has no use for them.
+    case refused(file: String, line: Int, column: Int, reason: String)
+    /// Deeper nesting or longer text than ``TCXReadOptions`` allows.
+    case limitExceeded(file: String, line: Int, column: Int, reason: String)
+    /// An invalid value in strict mode.
+    case invalidValue(file: String, line: Int, column: Int, reason: String)
+    /// The event handler threw; its error is described here.
+    case handlerFailed(file: String, line: Int, reason: String)
+
+    /// `FILE:LINE:COLUMN: malformed TCX: ...`.
+    public var description: String {
+        switch self {
+        case let .unreadable(file, reason): "cannot read \(file): \(reason)"
+        case let .malformed(file, 0, _, reason): "\(file): \(reason)"
+        case let .malformed(file, line, column, reason): "\(file):\(line):\(column): malformed TCX: \(reason)"
+        case let .refused(file, line, column, reason): "\(file):\(line):\(column): refused: \(reason)"
+        case let .limitExceeded(file, line, column, reason): "\(file):\(line):\(column): limit exceeded: \(reason)"
+        case let .invalidValue(file, line, column, reason): "\(file):\(line):\(column): invalid value: \(reason)"
+        case let .handlerFailed(file, line, reason): "\(file):\(line): stopped reading: \(reason)"
+        }
+    }
+}

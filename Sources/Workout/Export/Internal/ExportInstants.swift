@@ -1,0 +1,141 @@
+import Foundation
+import GRDB
+
+/// The values of the samples taken at one instant, one per type.
+struct InstantValues: Sendable {
+    var heartRate: Double?
+    var cadence: Double?
+    var power: Double?
+    var temperature: Double?
+    var speed: Double?
+
+    subscript(type: QuantityType) -> Double? {
+        get {
+            switch type {
+            case .heartRate: heartRate
+            case .cadence: cadence
+            case .power: power
+            case .temperature: temperature
+            case .speed: speed
+            }
+        }
+        set {
+            switch type {
+            case .heartRate: heartRate = newValue
+            case .cadence: cadence = newValue
+            case .power: power = newValue
+            case .temperature: temperature = newValue
+            case .speed: speed = newValue
+            }
+        }
+    }
+}
+
+/// One moment of a workout, as the FIT and TCX exports write it (a `record`, a `Trackpoint`): a
+/// route point with the samples taken at its time, or samples taken at a time no point has.
+struct ExportInstant: Sendable {
+    /// Seconds since 1970.
+    var time: Double
+    var point: RoutePoint?
+    var values = InstantValues()
+}
+
+/// A workout's route points and samples merged into ``ExportInstant``s in time order, read in
+/// batches (the route by ordinal, each sample type by start), so memory stays a few batches
+/// whatever the workout's length, and no sample is left out: one that no point has the time of
+/// makes an instant of its own. A sample belongs to an instant when it starts within half a
+/// millisecond of it (the GPX export's rule), one per type.
+struct ExportInstants {
+    static let batchSize = 4_096
+
+    private let store: WorkoutStore
+    private var route: RouteBatches.Iterator
+    private var points: [RoutePoint] = []
+    private var pointIndex = 0
+    private var routeDone = false
+    private var streams: [SampleStream]
+
+    /// The samples of one type, read a batch at a time after the last read.
+    private struct SampleStream {
+        let type: QuantityType
+        var buffer: [(start: Double, end: Double, value: Double)] = []
+        var index = 0
+        var done = false
+
+        var head: (start: Double, end: Double, value: Double)? {
+            index < buffer.count ? buffer[index] : nil
+        }
+    }
+
+    /// The instants of `workoutID`, whose samples are of `types`.
+    init(store: WorkoutStore, workoutID: UUID, types: [QuantityType]) {
+        self.store = store
+        route = store.routePoints(of: workoutID, batchSize: Self.batchSize).makeAsyncIterator()
+        streams = types.map { SampleStream(type: $0) }
+        self.workoutID = workoutID
+    }
+
+    private let workoutID: UUID
+
+    /// The next instant, or `nil` after the last.
+    mutating func next() async throws(WorkoutStoreError) -> ExportInstant? {
+        if pointIndex >= points.count, !routeDone {
+            points = try await route.next() ?? []
+            pointIndex = 0
+            routeDone = points.isEmpty
+        }
+        for index in streams.indices where streams[index].head == nil && !streams[index].done {
+            try await refill(index)
+        }
+        let point = pointIndex < points.count ? points[pointIndex] : nil
+        var time = point.map { ($0.location.time ?? $0.location.receivedAt).timeIntervalSince1970 } ?? .infinity
+        for stream in streams { if let head = stream.head, head.start < time { time = head.start } }
+        guard time.isFinite else { return nil }
+        var instant = ExportInstant(time: time)
+        if let point, (point.location.time ?? point.location.receivedAt).timeIntervalSince1970 <= time + SampleAligner.tolerance {
+            instant.point = point
+            pointIndex += 1
+        }
+        for index in streams.indices {
+            guard let head = streams[index].head, head.start <= time + SampleAligner.tolerance else { continue }
+            instant.values[streams[index].type] = head.value
+            streams[index].index += 1
+        }
+        return instant
+    }
+
+    /// Reads the next batch of a sample type, after the last sample read (by start, then end).
+    private mutating func refill(_ index: Int) async throws(WorkoutStoreError) {
+        let type = streams[index].type
+        let after = streams[index].buffer.last.map { ($0.start, $0.end) } ?? (-Double.infinity, -Double.infinity)
+        let workoutID = workoutID
+        let batch = try await store.read { db -> [(start: Double, end: Double, value: Double)] in
+            guard let stored = try WorkoutRows.find(workoutID, in: db) else { return [] }
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT start_time, end_time, value FROM quantity_sample
+                WHERE workout = ? AND type = ? AND (start_time, end_time) > (?, ?)
+                ORDER BY start_time, end_time LIMIT ?
+                """, arguments: [stored.key, type.rawValue, after.0, after.1, Self.batchSize])
+            var samples: [(start: Double, end: Double, value: Double)] = []
+            while let row = try rows.next() { samples.append((row[0], row[1], row[2])) }
+            return samples
+        }
+        streams[index].buffer = batch
+        streams[index].index = 0
+        streams[index].done = batch.count < Self.batchSize
+        if batch.isEmpty { streams[index].done = true }
+    }
+}
+
+extension WorkoutStore {
+    /// The sample types a workout has.
+    func sampleTypes(of workoutID: UUID) async throws(WorkoutStoreError) -> [QuantityType] {
+        try await read { db in
+            guard let stored = try WorkoutRows.find(workoutID, in: db) else { return [] }
+            return try QuantityType.allCases.filter { type in
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM quantity_sample WHERE workout = ? AND type = ?)",
+                                  arguments: [stored.key, type.rawValue]) ?? false
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import FIT
+import Foundation
+import LocationCore
+
+/// Imports FIT activity files (`.fit`, `.fit.gz`) into a ``WorkoutStore``: one workout per
+/// activity (per FIT file of a chain), through the save chain, atomically per workout, in flat
+/// memory whatever the file's size.
+///
+/// ```swift
+/// let report = try await FITImporter(store: store).importFile(at: "ride.fit")
+/// for imported in report.workouts {
+///     print(imported.isNew ? "imported" : "already imported", imported.workoutID, imported.points, imported.laps)
+/// }
+/// print(report.read.issues)   // a bad CRC, a file cut off partway: what was imported anyway
+/// ```
+///
+/// ## How an activity becomes a workout
+/// - **Route**: the `record`s with a position, in time order, as `Location`s: position,
+///   altitude (enhanced when given), speed, and the device's GPS accuracy as horizontal accuracy.
+///   A record without a time (or with a time since power-up, not a date) or earlier than the one
+///   before it is skipped and reported with its offset; one equal to the record before (time,
+///   position, altitude) is dropped as a duplicate.
+/// - **Samples**: heart rate, cadence (with its fraction), power and temperature of every record,
+///   and the speed of records without a position, as instantaneous ``QuantitySample``s. A record
+///   without a position keeps its samples. A developer field that says which record field it is
+///   (a power pod's "Power") stands in for that field when the record lacks it; the other
+///   developer fields of a point are kept with it as XML (exported back in GPX).
+/// - **Pauses**: timer stops and starts become ``WorkoutEvent``s, `pause` and `resume`, or
+///   `motion_paused` and `motion_resumed` when the device auto-paused; each resume starts a new
+///   route segment. Laps: a `lap` event at the end of every lap but the last, with its trigger.
+///   ``WorkoutStore/laps(of:)`` then gives the file's laps, worked out from the points.
+/// - **Activity**: ``FITImportOptions/activity`` when set, else the session's sport through
+///   ``WorkoutActivityType/init(fitSport:)`` (a multisport file's sessions of several sports: ``WorkoutActivityType/other``).
+/// - **Times**: from the session's start (when before the first record) to the last record, or
+///   the timer's last stop after it (not the session message's time, which some devices write
+///   when the activity is saved, long after: the device's elapsed time keeps that span). A record
+///   more than a day after the one before is taken for damage and skipped.
+/// - **Totals**: distance and elevation from the points, by the session engine's time line
+///   (distance counted while not paused, within segments), and as a recorded session's, the
+///   moving time is the active time (the timer running); energy from the device. The device's own totals (its sessions') are kept beside them in the
+///   metadata (``DeviceTotals``).
+/// - **Identity**: the external id is the fingerprint of the route's points (the GPX import's, so
+///   the same points from a FIT or a GPX file are the same workout), or of the samples for an
+///   activity without positions: importing the same activity again saves nothing.
+/// - **Metadata**: the recording device's name as the source device, the values `file`,
+///   `fit_file` (which file of a chain), `sport`, `name` (the sport's name on the device),
+///   `utc_offset_s` and the `device_*` totals.
+///
+/// A FIT file that is not an activity (settings, a course, monitoring, a workout plan) or has no
+/// records is listed in ``FITImportReport/notImported`` with the reason, and saves nothing.
+///
+/// ## Failure
+/// A bad CRC, or a file cut off or damaged partway, imports what came before it and lists the
+/// issue in ``FITImportReport/read``; with ``FITImportOptions/strict`` the import stops with
+/// ``FITImportError`` instead, and the workout being read is not saved. Workouts of activities
+/// finished before a failure stay saved.
+public struct FITImporter: Sendable {
+    /// The store imported into.
+    public let store: WorkoutStore
+    /// How it imports.
+    public var options: FITImportOptions
+
+    /// An importer into `store`.
+    public init(store: WorkoutStore, options: FITImportOptions = FITImportOptions()) {
+        self.store = store
+        self.options = options
+    }
+
+    /// Imports every activity of the FIT file at `path` (plain or gzip-compressed).
+    ///
+    /// - Parameters:
+    ///   - path: the file to import.
+    ///   - progress: called on the reader's thread after each chunk read, with the bytes read so
+    ///     far and the file's size when known.
+    /// - Throws: ``FITImportError``.
+    public func importFile(
+        at path: String,
+        progress: (@Sendable (_ bytesRead: Int64, _ totalBytes: Int64?) -> Void)? = nil
+    ) async throws(FITImportError) -> FITImportReport {
+        let handOff = HandOff<FITImportItem>(capacity: 4)
+        let options = options
+        let (readerEnded, endReader) = AsyncStream.makeStream(of: Never.self)
+        let reader = Thread {
+            defer { endReader.finish() }
+            let collector = FITActivityCollector(
+                file: path, options: options, send: { handOff.send($0) }, isClosed: { handOff.isClosed })
+            do throws(FITError) {
+                let summary = try FITReader(options: FITReadOptions(strict: options.strict)).read(fileAt: path, progress: progress) { event in
+                    try collector.handle(event)
+                }
+                do {
+                    try collector.finish()
+                    _ = handOff.send(.end(summary))
+                } catch {}
+            } catch {
+                if !collector.stopped { _ = handOff.send(.failed(error)) }
+            }
+            handOff.finish()
+        }
+        reader.name = "fit-import"
+        reader.start()
+        let result: Result<FITImportReport, FITImportError>
+        do throws(FITImportError) {
+            result = .success(try await save(from: handOff, file: path))
+        } catch {
+            result = .failure(error)
+        }
+        handOff.close()
+        for await _ in readerEnded {}
+        return try result.get()
+    }
+
+    /// Takes what the reader sends and saves a workout at the end of each activity.
+    private func save(from handOff: HandOff<FITImportItem>, file: String) async throws(FITImportError) -> FITImportReport {
+        var imported: [FITImportedWorkout] = []
+        var notImported: [FITActivityNotImported] = []
+        var builder: RouteBuilder?
+        var workoutID = UUID()
+        func failed(_ error: WorkoutStoreError, offset: Int, offsets: [Int] = []) async -> FITImportError {
+            await builder?.discard()
+            builder = nil
+            if case .cancelled = error { return .cancelled(file: file, imported: imported) }
+            var offset = offset
+            if case let .invalidRoutePoint(_, _, indexInBatch?, _) = error, offsets.indices.contains(indexInBatch) {
+                offset = offsets[indexInBatch]
+            }
+            return .save(file: file, offset: offset, error, imported: imported)
+        }
+        while let item = await handOff.next() {
+            switch item {
+            case let .points(batch):
+                let current = builder ?? RouteBuilder(store: store, for: WorkoutRecord(
+                    id: workoutID, activityType: .other, start: RFC3339.supportedRange.lowerBound, end: RFC3339.supportedRange.upperBound))
+                builder = current
+                do {
+                    if batch.newSegment { try await current.startNewSegment() }
+                    try await current.insert(batch.locations, samples: batch.samples, extensions: batch.extensions)
+                } catch {
+                    throw await failed(error, offset: batch.lines.first ?? batch.trackLine, offsets: batch.lines)
+                }
+            case let .activityEnd(activity):
+                guard activity.notImported == nil, let current = builder else {
+                    await builder?.discard()
+                    builder = nil
+                    notImported.append(FITActivityNotImported(
+                        fileIndex: activity.fileIndex, offset: activity.offset,
+                        reason: activity.notImported ?? "it has no records to keep", skipped: activity.skipped))
+                    continue
+                }
+                builder = nil
+                var workout = activity.workout
+                workout.id = workoutID
+                workoutID = UUID()
+                let outcome: SaveOutcome
+                do {
+                    outcome = try await current.commit(workout, samples: [], events: activity.events, metadata: ["source": "fit"])
+                } catch {
+                    throw await failed(error, offset: activity.offset)
+                }
+                imported.append(FITImportedWorkout(
+                    workout: workout, outcome: outcome, fileIndex: activity.fileIndex, offset: activity.offset,
+                    points: await current.pointCount, duplicatesDropped: activity.duplicates + (await current.droppedDuplicates),
+                    segments: activity.segments, samples: activity.samples, laps: activity.laps, pauses: activity.pauses,
+                    heartRateAverage: activity.heartRateAverage, heartRateMaximum: activity.heartRateMaximum,
+                    deviceTotals: activity.deviceTotals, skipped: activity.skipped))
+            case let .end(summary):
+                return FITImportReport(file: file, workouts: imported, notImported: notImported, read: summary)
+            case let .failed(error):
+                await builder?.discard()
+                throw .read(error, imported: imported)
+            }
+        }
+        await builder?.discard()
+        throw .cancelled(file: file, imported: imported)
+    }
+}

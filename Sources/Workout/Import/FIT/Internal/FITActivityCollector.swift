@@ -1,0 +1,146 @@
+import FIT
+import Foundation
+import GPSCore
+import LocationCore
+
+/// What the FIT importer's reader thread sends to the task that saves.
+enum FITImportItem: Sendable {
+    /// Route points and samples of the current activity, in order (`lines` hold the records' offsets).
+    case points(PointBatch)
+    /// The current activity (one FIT file of the input) is over: everything but its points.
+    case activityEnd(CollectedActivity)
+    /// The file is read.
+    case end(FITReadSummary)
+    /// Reading failed.
+    case failed(FITError)
+}
+
+/// A FIT file's activity as the reader thread saw it: the workout it makes (its id is the
+/// saver's), its events, and its counts; or why it is not one.
+struct CollectedActivity: Sendable {
+    var fileIndex: Int
+    var offset: Int
+    /// Why it does not become a workout, when it does not.
+    var notImported: String?
+    var workout: WorkoutRecord
+    /// Pauses, resumes and laps, in time order.
+    var events: [WorkoutEvent] = []
+    var points = 0
+    var duplicates = 0
+    var segments = 0
+    var samples = 0
+    var laps = 1
+    var pauses = 0
+    var heartRateAverage: Double?
+    var heartRateMaximum: Double?
+    var deviceTotals: DeviceTotals?
+    var skipped: [FITSkip] = []
+}
+
+/// Turns the reader's events into route batches and a ``CollectedActivity`` per FIT file, on the
+/// reader's thread, so that the task writing to the store only writes. ``FITImporter`` documents
+/// what it keeps.
+final class FITActivityCollector {
+    private let file: String
+    private let options: FITImportOptions
+    private let send: (FITImportItem) -> Bool
+    private let isClosed: () -> Bool
+    private var activity: FITActivityState?
+    private var batch = PointBatch()
+    /// Set when the consumer went away; the handler then stops the reader.
+    private(set) var stopped = false
+
+    struct Stopped: Error {}
+
+    init(file: String, options: FITImportOptions, send: @escaping (FITImportItem) -> Bool, isClosed: @escaping () -> Bool) {
+        self.file = file
+        self.options = options
+        self.send = send
+        self.isClosed = isClosed
+        batch.locations.reserveCapacity(options.batchSize)
+    }
+
+    func handle(_ event: FITEvent) throws {
+        if isClosed() {
+            stopped = true
+            throw Stopped()
+        }
+        switch event {
+        case let .fileStart(header):
+            try finish()
+            activity = FITActivityState(fileIndex: header.index, offset: header.offset)
+            batch.trackIndex = header.index
+            batch.trackLine = header.offset
+        case let .message(message):
+            guard activity != nil else { return }
+            try take(message)
+        case .fileEnd:
+            try finish()
+        }
+    }
+
+    private func take(_ message: FITMessage) throws {
+        switch message.globalNumber {
+        case FITMessageNumber.record:
+            if let record = FITRecord(message) { try add(record) }
+        case FITMessageNumber.event:
+            if let event = FITEventMessage(message) { activity!.timer(event) }
+        case FITMessageNumber.lap, FITMessageNumber.session:
+            if let totals = FITTotals(message) { activity!.keep(totals) }
+        case FITMessageNumber.fileID:
+            activity!.fileID = FITFileID(message)
+        case FITMessageNumber.deviceInfo:
+            if let device = FITDeviceInfo(message), device.deviceIndex ?? 0 == 0, activity!.creator == nil {
+                activity!.creator = device.deviceName
+            }
+        case FITMessageNumber.sport:
+            activity!.sport = FITSportMessage(message)
+        case FITMessageNumber.activity:
+            activity!.utcOffset = FITActivityMessage(message)?.utcOffset
+        default:
+            break
+        }
+    }
+
+    private func add(_ record: FITRecord) throws {
+        guard activity!.isActivity, let admitted = activity!.admit(record) else { return }
+        let point = admitted.moment
+        if point.startsSegment { try flush() }
+        if let location = point.location {
+            if batch.locations.isEmpty { batch.newSegment = point.startsSegment }
+            batch.locations.append(location)
+            batch.lines.append(record.offset)
+            if let xml = admitted.extensionXML { batch.extensions.append((batch.locations.count - 1, xml)) }
+        }
+        batch.samples += point.samples
+        if batch.locations.count >= options.batchSize || batch.samples.count >= 4 * options.batchSize { try flush() }
+    }
+
+    /// Ends the activity being read, if any: after its file's CRC, at the next file's header, or
+    /// when the read ends (a file cut off partway ends with what it had).
+    func finish() throws {
+        guard var state = activity else { return }
+        activity = nil
+        try flush()
+        let collected = state.collected(file: file, options: options)
+        try deliver(.activityEnd(collected))
+    }
+
+    private func flush() throws {
+        guard !batch.locations.isEmpty || !batch.samples.isEmpty else { return }
+        let full = batch
+        batch.locations.removeAll(keepingCapacity: true)
+        batch.lines.removeAll(keepingCapacity: true)
+        batch.samples.removeAll(keepingCapacity: true)
+        batch.extensions.removeAll()
+        batch.newSegment = false
+        try deliver(.points(full))
+    }
+
+    private func deliver(_ item: FITImportItem) throws {
+        if !send(item) {
+            stopped = true
+            throw Stopped()
+        }
+    }
+}

@@ -1,0 +1,227 @@
+import FIT
+import Foundation
+import GPSCore
+import LocationCore
+
+/// One FIT file's activity as it is read: its records handed to an ``ActivityAssembler``, its
+/// timer's stops and starts turned into pauses, its laps and sessions kept, and at its end the
+/// workout it makes, or why it makes none.
+struct FITActivityState {
+    /// What a record became: the assembler's, with the developer fields no profile field claims
+    /// as XML for the point's extensions.
+    struct Admitted {
+        var moment: ActivityAssembler.Admitted
+        var extensionXML: String?
+    }
+
+    /// The timer, as its events leave it.
+    enum Timer {
+        case running
+        /// Stopped at `since`; `emitted` once the pause is an event (a record came while stopped).
+        case stopped(since: Double, automatic: Bool, emitted: Bool)
+    }
+
+    static let maximumSummaries = 10_000
+
+    let fileIndex: Int
+    let offset: Int
+    var fileID: FITFileID?
+    var creator: String?
+    var sport: FITSportMessage?
+    var utcOffset: Int?
+    private(set) var sessions: [FITTotals] = []
+    private(set) var laps: [FITTotals] = []
+    private var assembler = ActivityAssembler(moment: "record")
+    private var timer = Timer.running
+    /// A stop and a start with no record between them yet: a pause once a record comes.
+    private var pending: (pause: (time: Double, automatic: Bool), resume: Double)?
+    /// The last time the timer stopped after a record: the end, when it is the last thing that happened.
+    private var lastStop: Double?
+
+    init(fileIndex: Int, offset: Int) {
+        self.fileIndex = fileIndex
+        self.offset = offset
+    }
+
+    /// Whether the file is an activity (or does not say what it is).
+    var isActivity: Bool {
+        fileID?.type.map { $0 == FITFileType.activity.rawValue } ?? true
+    }
+
+    mutating func keep(_ totals: FITTotals) {
+        if totals.kind == .lap {
+            if laps.count < Self.maximumSummaries { laps.append(totals) }
+        } else if sessions.count < Self.maximumSummaries {
+            sessions.append(totals)
+        }
+    }
+
+    // MARK: - Pauses
+
+    /// Takes a timer event: a stop becomes a pause (by the user, or auto-pause when the device
+    /// says so) once a record comes after it, and a start after it the matching resume. Stops and
+    /// starts with no record between them make one pause; those before the first record or after
+    /// the last make none.
+    mutating func timer(_ event: FITEventMessage) {
+        guard let starts = event.startsTimer, let time = event.time else { return }
+        switch (starts, timer) {
+        case let (true, .stopped(since, automatic, emitted)):
+            timer = .running
+            guard assembler.moments > 0 else { return }
+            if emitted {
+                assembler.resume(at: max(time, since), automatic: automatic)
+            } else {
+                pending = ((since, automatic), max(time, since))
+            }
+        case (false, .running):
+            if assembler.moments > 0 { lastStop = time }
+            if let (pause, _) = pending {
+                // A stop soon after a start no record followed: the earlier pause goes on.
+                timer = .stopped(since: pause.time, automatic: pause.automatic, emitted: false)
+                pending = nil
+            } else {
+                timer = .stopped(since: time, automatic: event.isAutomatic, emitted: false)
+            }
+        default:
+            break
+        }
+    }
+
+    /// Makes the pauses a record at `time` settles: one held back until a record came after it.
+    private mutating func settlePauses(before time: Double) {
+        if assembler.moments == 0 {
+            timer = .running  // a timer stopped before anything was recorded pauses nothing
+            pending = nil
+            return
+        }
+        if case let .stopped(since, automatic, false) = timer, time > since {
+            assembler.pause(at: since, automatic: automatic)
+            timer = .stopped(since: since, automatic: automatic, emitted: true)
+        } else if let (pause, resume) = pending {
+            pending = nil
+            assembler.pause(at: pause.time, automatic: pause.automatic)
+            assembler.resume(at: resume, automatic: pause.automatic)
+        }
+    }
+
+    // MARK: - Records
+
+    /// Takes the next record: what it becomes, or `nil` when it is skipped (and reported). A
+    /// developer field that says which record field it is (a power pod's "Power") stands in for
+    /// that field when the record lacks it.
+    mutating func admit(_ record: FITRecord) -> Admitted? {
+        guard let time = assembler.check(time: record.time, at: record.offset) else { return nil }
+        settlePauses(before: time)
+        var values = InstantValues(
+            heartRate: record.heartRate, cadence: record.cadence, power: record.power, temperature: record.temperature, speed: record.speed)
+        var altitude = record.altitude
+        var unclaimed: [FITDeveloperValue] = []
+        for developer in record.developerValues {
+            guard let description = developer.field.description, description.nativeMessage == FITMessageNumber.record,
+                  let value = developer.scaledNumber else {
+                unclaimed.append(developer)
+                continue
+            }
+            switch description.nativeField {
+            case FITRecord.Field.heartRate: values.heartRate = values.heartRate ?? value
+            case FITRecord.Field.cadence: values.cadence = values.cadence ?? value
+            case FITRecord.Field.power: values.power = values.power ?? value
+            case FITRecord.Field.temperature: values.temperature = values.temperature ?? value
+            case FITRecord.Field.speed, FITRecord.Field.enhancedSpeed: values.speed = values.speed ?? value
+            case FITRecord.Field.altitude, FITRecord.Field.enhancedAltitude: altitude = altitude ?? value
+            default: unclaimed.append(developer)
+            }
+        }
+        if record.positionOutOfRange {
+            assembler.skip(record.offset, "its position is outside ±90° latitude or ±180° longitude; its other values were kept")
+        }
+        guard let moment = assembler.add(
+            time: time, at: record.offset, latitude: record.latitude, longitude: record.longitude, altitude: altitude,
+            accuracy: record.gpsAccuracy, values: values)
+        else { return nil }
+        return Admitted(moment: moment, extensionXML: moment.location == nil ? nil : FITDeveloperXML.fragment(unclaimed))
+    }
+
+    // MARK: - The end
+
+    /// What the file's activity makes: a workout, or the reason it makes none.
+    mutating func collected(file: String, options: FITImportOptions) -> CollectedActivity {
+        var result = CollectedActivity(
+            fileIndex: fileIndex, offset: offset,
+            workout: WorkoutRecord(activityType: .other, start: Date(timeIntervalSince1970: 0), end: Date(timeIntervalSince1970: 0)))
+        result.skipped = assembler.allSkips.map { FITSkip(offset: $0.position, reason: $0.reason) }
+        if !isActivity {
+            let type = fileID?.fileType.map { "a \($0) file" } ?? "a file of FIT type \(fileID?.type.map(String.init) ?? "?")"
+            result.notImported = fileID?.fileType == .course
+                ? "it is a course (a route to follow), not a recorded workout"
+                : "it is \(type), not a recorded activity"
+            return result
+        }
+        guard let first = assembler.firstTime, let last = assembler.lastTime, assembler.points + assembler.samples > 0 else {
+            result.notImported = assembler.moments == 0 && assembler.skipped.isEmpty
+                ? (fileID == nil ? "it holds no records (nor a file_id saying what it is)" : "it has no records: nothing was recorded")
+                : "none of its records has a date and a position or a value to keep"
+            return result
+        }
+        // The workout begins at the session's start (the timer's first start) when it is before
+        // the first record (by a day at most), and ends at the last record or the timer's last
+        // stop after it: not at the session message's time, which some devices write when the
+        // activity is saved, long after (the device's elapsed time keeps that span).
+        let sessionStarts = sessions.compactMap(\.start).filter { $0 <= first && first - $0 < ActivityAssembler.maximumGap }
+        let start = min(first, sessionStarts.min() ?? first)
+        let end = max(last, lastStop.map { $0 - last < ActivityAssembler.maximumGap ? $0 : last } ?? last)
+        let assembled = assembler.assemble(start: start, end: end, lapEnds: lapEnds(), samplesPrefix: "fit-samples")
+        result.events = assembled.events
+        result.laps = assembled.laps
+        result.pauses = assembler.pauses
+        (result.points, result.duplicates, result.samples) = (assembler.points, assembler.duplicates, assembler.samples)
+        result.segments = assembler.points > 0 ? assembler.segment + 1 : 0
+        (result.heartRateAverage, result.heartRateMaximum) = (assembler.heartRate?.average, assembler.heartRate?.maximum)
+        let device = DeviceTotals.sum(sessions.map(Self.deviceTotals))
+        result.deviceTotals = device.isEmpty ? nil : device
+        result.workout = workout(start: start, end: end, assembled: assembled, device: device, file: file, options: options)
+        return result
+    }
+
+    /// The end of each lap but the last, with what ended it.
+    private func lapEnds() -> [(time: Double, trigger: WorkoutEvent.LapTrigger?)] {
+        let ends = laps.compactMap { lap -> (time: Double, trigger: WorkoutEvent.LapTrigger?)? in
+            guard let end = lap.end ?? lap.start.flatMap({ start in lap.elapsedTime.map { start + $0 } }) else { return nil }
+            let trigger: WorkoutEvent.LapTrigger? = switch lap.lapTrigger {
+            case 0: .manual
+            case 1: .time
+            case 2: .distance
+            default: nil
+            }
+            return (end, trigger)
+        }.sorted { $0.time < $1.time }
+        return Array(ends.dropLast())
+    }
+
+    private static func deviceTotals(_ session: FITTotals) -> DeviceTotals {
+        DeviceTotals(
+            distance: session.distance, timerTime: session.timerTime, elapsedTime: session.elapsedTime, ascent: session.ascent,
+            descent: session.descent, calories: session.calories, heartRateAverage: session.averageHeartRate,
+            heartRateMaximum: session.maximumHeartRate)
+    }
+
+    private func workout(
+        start: Double, end: Double, assembled: ActivityAssembler.Assembled, device: DeviceTotals, file: String, options: FITImportOptions
+    ) -> WorkoutRecord {
+        let sports = sessions.compactMap(\.sport).reduce(into: [UInt8]()) { if !$0.contains($1) { $0.append($1) } }
+        let sportValue = sports.count == 1 ? sports[0] : sports.isEmpty ? (sport?.sport ?? laps.compactMap(\.sport).first) : nil
+        var values = ["file": (file as NSString).lastPathComponent, "fit_file": String(fileIndex)]
+        values["sport"] = sports.isEmpty ? sportValue.map(FITSport.name(of:)) : sports.map(FITSport.name(of:)).joined(separator: ", ")
+        values["name"] = sport?.name
+        values["utc_offset_s"] = utcOffset.map(String.init)
+        values.merge(device.metadataValues) { ours, _ in ours }
+        var totals = assembled.totals
+        totals.energy = device.calories
+        if assembler.points < 2 { totals.distance = device.distance }
+        return WorkoutRecord(
+            activityType: options.activity ?? sportValue.map(WorkoutActivityType.init(fitSport:)) ?? .other,
+            start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: end), totals: totals,
+            metadata: WorkoutMetadata(
+                sourceDevice: creator ?? fileID?.deviceName, sourceApp: options.sourceApp, externalID: assembled.externalID, values: values))
+    }
+}

@@ -1,0 +1,42 @@
+import FIT
+import GPSCore
+
+/// A record's developer fields (an app's own values: a running-power pod's "Form Power", a
+/// trainer app's "Doughnuts Earned") that no profile field claims, kept with the route point as
+/// XML, as a GPX import keeps unknown extensions: the store's GPX export writes them back inside
+/// the point's `<extensions>`, and a GPX import of that export keeps them again.
+///
+/// ```xml
+/// <fitdev:field xmlns:fitdev="urn:swift-gps-facade:fit-developer-field" app="0" number="0" name="Form Power" units="Watts">40</fitdev:field>
+/// ```
+enum FITDeveloperXML {
+    /// The namespace of the elements.
+    static let namespace = "urn:swift-gps-facade:fit-developer-field"
+
+    /// The fields with a value as one XML fragment, or `nil` when there is none.
+    static func fragment(_ values: [FITDeveloperValue]) -> String? {
+        var bytes: [UInt8] = []
+        for value in values {
+            guard let text = value.scaledNumber.map(number) ?? value.value?.description else { continue }
+            TextBytes.append("<fitdev:field xmlns:fitdev=\"", to: &bytes)
+            TextBytes.appendXML(namespace, attribute: true, to: &bytes)
+            bytes.append(contentsOf: "\" app=\"\(value.field.developerIndex)\" number=\"\(value.field.number)\"".utf8)
+            for (name, attribute) in [("name", value.field.description?.name), ("units", value.field.description?.units)] {
+                guard let attribute else { continue }
+                bytes.append(contentsOf: " \(name)=\"".utf8)
+                TextBytes.appendXML(attribute, attribute: true, to: &bytes)
+                bytes.append(UInt8(ascii: "\""))
+            }
+            bytes.append(UInt8(ascii: ">"))
+            TextBytes.appendXML(text, to: &bytes)
+            TextBytes.append("</fitdev:field>", to: &bytes)
+        }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func number(_ value: Double) -> String {
+        var bytes: [UInt8] = []
+        TextBytes.appendShortest(value, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import GPSCore
+import LocationCore
+
+/// The part of a FIT or TCX import that turns a recorded activity's moments into a workout,
+/// whatever the format: each moment admitted in time order (its position a route point, its
+/// values samples), pauses and resumes as events (each resume starting a new route segment), and
+/// the totals worked out by the session engine's time line, fed as the store will feed it again
+/// (``WorkoutStore/laps(of:)``, the GPX export), so the import and the store agree.
+///
+/// Where a moment lies in its file (a FIT record's byte offset, a TCX point's line) is the
+/// caller's `position`, given back with each skip.
+struct ActivityAssembler {
+    /// A moment or value not kept, and why.
+    struct Skip {
+        var position: Int
+        var reason: String
+    }
+
+    /// What an admitted moment became.
+    struct Admitted {
+        /// The route point, when the moment has a position.
+        var location: Location?
+        /// Its samples.
+        var samples: [QuantitySample] = []
+        /// The point starts a new route segment (the first after a pause).
+        var startsSegment = false
+    }
+
+    /// The workout's figures, once every moment is in.
+    struct Assembled {
+        /// Pauses, resumes and laps, in time order.
+        var events: [WorkoutEvent]
+        var laps: Int
+        /// Distance and elevation from the points; the moving time is the active time, as a
+        /// recorded session's (the time not paused).
+        var totals: WorkoutTotals
+        /// Elevation gain summed over every rise (metres), as ``ImportedWorkout/rawElevationGain``.
+        var rawElevationGain: Double
+        /// The fingerprint of the points (the GPX import's, so the same points are the same
+        /// workout whatever the format), or of the samples without points: `PREFIX:HASH:COUNT`.
+        var externalID: String
+    }
+
+    /// What a moment is called in messages: "record" (FIT), "point" (TCX).
+    let moment: String
+
+    init(moment: String) {
+        self.moment = moment
+    }
+
+    static let maximumSkipsListed = 1_000
+    static let maximumEvents = 100_000
+    /// The longest gap between two moments of one activity that is not taken for damage (a day).
+    static let maximumGap = 86_400.0
+
+    private(set) var moments = 0
+    private(set) var points = 0
+    private(set) var duplicates = 0
+    private(set) var samples = 0
+    private(set) var segment = 0
+    private(set) var pauses = 0
+    private(set) var firstTime: Double?
+    private(set) var lastTime: Double?
+    private(set) var heartRate: SampleFigures?
+    private(set) var skipped: [Skip] = []
+    private(set) var skippedNotListed = 0
+    private var events: [WorkoutEvent] = []
+    private var lastPoint: (time: Double, latitude: Double, longitude: Double, altitude: Double?)?
+    private var lastSample: [QuantityType: (time: Double, value: Double)] = [:]
+    private var segmentPending = false
+    private var fingerprint = TrackFingerprint()
+    private var sampleFingerprint = TrackFingerprint()
+    private var feed = TimelineFeed(options: .asStored, events: [])
+
+    mutating func skip(_ position: Int, _ reason: String) {
+        if skipped.count < Self.maximumSkipsListed { skipped.append(Skip(position: position, reason: reason)) } else { skippedNotListed += 1 }
+    }
+
+    /// The skips, the last saying how many more there were when not all are listed.
+    var allSkips: [Skip] {
+        skippedNotListed == 0 ? skipped
+            : skipped + [Skip(position: skipped.last?.position ?? 0, reason: "and \(skippedNotListed) more skipped, for the reasons above")]
+    }
+
+    /// The time of the next moment if it can be admitted: a date, not earlier than the moment
+    /// before, not more than a day after it; otherwise `nil`, the moment skipped and reported.
+    mutating func check(time: Double?, at position: Int) -> Double? {
+        let what = moment
+        guard let time else {
+            skip(position, "the \(what) has no time, or a time since the device started rather than a date")
+            return nil
+        }
+        if let lastTime, time < lastTime {
+            skip(position, "its time \(Self.text(time)) is earlier than the \(what) before it (\(Self.text(lastTime)))")
+            return nil
+        }
+        if let lastTime, time - lastTime > Self.maximumGap {
+            skip(position, "its time \(Self.text(time)) is more than a day after the \(what) before it (\(Self.text(lastTime))): taken for damage")
+            return nil
+        }
+        return time
+    }
+
+    private static func text(_ time: Double) -> String {
+        RFC3339.string(from: Date(timeIntervalSince1970: time))
+    }
+
+    /// A pause (by the user, or auto-pause) at `time`.
+    mutating func pause(at time: Double, automatic: Bool) {
+        emit(WorkoutEvent(automatic ? .motionPaused : .pause, at: Date(timeIntervalSince1970: time)))
+        pauses += 1
+    }
+
+    /// The end of a pause at `time`: the next point starts a new route segment.
+    mutating func resume(at time: Double, automatic: Bool) {
+        emit(WorkoutEvent(automatic ? .motionResumed : .resume, at: Date(timeIntervalSince1970: time)))
+        segmentPending = true
+    }
+
+    private mutating func emit(_ event: WorkoutEvent) {
+        guard events.count < Self.maximumEvents else { return }
+        events.append(event)
+        feed.append(event)
+    }
+
+    /// Adds a moment whose time ``check(time:at:)`` accepted: its values become samples (one
+    /// per type and time; impossible values reported), its position a route point (unless an
+    /// exact repeat of the point before), its speed a sample when it has no position. Returns
+    /// `nil` when nothing of it is kept.
+    mutating func add(
+        time: Double, at position: Int, latitude: Double?, longitude: Double?, altitude: Double?, accuracy: Double?,
+        values: InstantValues
+    ) -> Admitted? {
+        moments += 1
+        firstTime = firstTime ?? time
+        lastTime = time
+        var admitted = Admitted()
+        for type in [QuantityType.heartRate, .cadence, .power, .temperature] {
+            if let value = values[type], let sample = sample(type, value, at: time, position: position) { admitted.samples.append(sample) }
+        }
+        if let heartRate = admitted.samples.first(where: { $0.type == .heartRate })?.value {
+            if self.heartRate == nil { self.heartRate = SampleFigures(heartRate) } else { self.heartRate!.add(heartRate) }
+        }
+        guard let latitude, let longitude else {
+            if let speed = values.speed, let sample = sample(.speed, speed, at: time, position: position) { admitted.samples.append(sample) }
+            noteSamples(admitted.samples, at: time)
+            return admitted.samples.isEmpty ? nil : admitted
+        }
+        noteSamples(admitted.samples, at: time)
+        if let last = lastPoint, last.time == time, last.latitude == latitude, last.longitude == longitude, last.altitude == altitude {
+            duplicates += 1
+            return admitted.samples.isEmpty ? nil : admitted
+        }
+        lastPoint = (time, latitude, longitude, altitude)
+        if segmentPending, points > 0 {
+            segment += 1
+            admitted.startsSegment = true
+        }
+        segmentPending = false
+        let date = Date(timeIntervalSince1970: time)
+        admitted.location = Location(
+            latitude: latitude, longitude: longitude, altitude: altitude, horizontalAccuracy: accuracy, speed: values.speed,
+            time: date, receivedAt: date, mode: altitude == nil ? .fix2D : .fix3D)
+        feed.add(TimelinePoint(
+            ordinal: points, segment: segment, time: time, latitude: latitude, longitude: longitude, altitude: altitude,
+            speed: values.speed, horizontalAccuracy: accuracy))
+        fingerprint.add(time: time, latitude: latitude, longitude: longitude)
+        points += 1
+        return admitted
+    }
+
+    /// `value` as a sample of `type`, or `nil` when impossible or a repeat at the same time (reported when it differs).
+    private mutating func sample(_ type: QuantityType, _ value: Double, at time: Double, position: Int) -> QuantitySample? {
+        guard value.isFinite, value >= 0 || type.allowsNegativeValues else {
+            skip(position, "a \(type) of \(value) \(type.unit) is not possible; the value was dropped")
+            return nil
+        }
+        if let last = lastSample[type], last.time == time {
+            if last.value != value {
+                skip(position, "its \(type) \(value) was dropped: the \(moment) before it has the same time and a \(type) of \(last.value)")
+            }
+            return nil
+        }
+        lastSample[type] = (time, value)
+        samples += 1
+        return QuantitySample(type: type, value: value, at: Date(timeIntervalSince1970: time))
+    }
+
+    /// Feeds the identity of a workout without a route: its samples' times and values.
+    private mutating func noteSamples(_ samples: [QuantitySample], at time: Double) {
+        for sample in samples { sampleFingerprint.add(time: time, latitude: sample.value, longitude: Double(sample.type.hashKey)) }
+    }
+
+    /// The figures of the workout from `start` to `end`, with a lap event at each of `lapEnds`
+    /// that lies inside it (the end of every lap but the last).
+    mutating func assemble(start: Double, end: Double, lapEnds: [(time: Double, trigger: WorkoutEvent.LapTrigger?)], samplesPrefix: String) -> Assembled {
+        let timeline = feed.finish(at: end)
+        let laps = lapEnds.filter { $0.time > start && $0.time < end }
+            .map { WorkoutEvent(.lap, at: Date(timeIntervalSince1970: $0.time), trigger: $0.trigger) }
+        var all = events
+        if !laps.isEmpty { all = (events + laps).enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element) }
+        var totals = WorkoutTotals()
+        if points > 1 {
+            let figures = timeline.figures
+            totals.distance = figures.distance
+            if figures.elevationCount > 1 {
+                (totals.elevationGain, totals.elevationLoss) = (figures.smoothedElevationGain, figures.smoothedElevationLoss)
+            }
+        }
+        totals.movingTime = min(points > 0 ? timeline.activeTime() : activeTime(start: start, end: end), end - start)
+        return Assembled(
+            events: all, laps: laps.count + 1, totals: totals, rawElevationGain: timeline.figures.elevationGain,
+            externalID: points > 0 ? fingerprint.externalID : sampleFingerprint.externalID(prefix: samplesPrefix))
+    }
+
+    /// The time not paused from `start` to `end`, by the pause and resume events alone (a workout without a route).
+    private func activeTime(start: Double, end: Double) -> Double {
+        var paused = 0.0
+        var since: Double?
+        for event in events {
+            let time = event.time.timeIntervalSince1970
+            switch event.kind {
+            case .pause, .motionPaused: since = since ?? time
+            case .resume, .motionResumed:
+                if let began = since { paused += time - began }
+                since = nil
+            default: break
+            }
+        }
+        if let since { paused += end - since }
+        return max(0, end - start - paused)
+    }
+}
+
+extension QuantityType {
+    /// A small stable number per type, for fingerprints.
+    var hashKey: Int {
+        QuantityType.allCases.firstIndex(of: self) ?? 0
+    }
+}

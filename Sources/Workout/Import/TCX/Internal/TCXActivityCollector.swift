@@ -1,0 +1,222 @@
+import Foundation
+import GPSCore
+import GPX
+import LocationCore
+import TCX
+
+/// What the TCX importer's reader thread sends to the task that saves.
+enum TCXImportItem: Sendable {
+    /// Route points and samples of the current activity, in order (`lines` hold their lines).
+    case points(PointBatch)
+    /// The current activity is over.
+    case activityEnd(CollectedTCXActivity)
+    /// A course: not a workout.
+    case course(TCXCourse)
+    /// The file is read.
+    case end(TCXReadSummary)
+    /// Reading failed.
+    case failed(TCXError)
+}
+
+/// A TCX activity as the reader thread saw it: the workout it makes (its id is the saver's), or
+/// why it makes none.
+struct CollectedTCXActivity: Sendable {
+    var index: Int
+    var line: Int
+    var notImported: String?
+    var workout: WorkoutRecord
+    var events: [WorkoutEvent] = []
+    var points = 0
+    var duplicates = 0
+    var segments = 0
+    var samples = 0
+    var laps = 1
+    var pauses = 0
+    var rawElevationGain = 0.0
+    var heartRateAverage: Double?
+    var heartRateMaximum: Double?
+    var deviceTotals: DeviceTotals?
+    var skipped: [GPXSkip] = []
+}
+
+/// Turns the TCX reader's events into route batches and a ``CollectedTCXActivity`` per activity,
+/// on the reader's thread. ``TCXImporter`` documents what it keeps.
+final class TCXActivityCollector {
+    private let file: String
+    private let options: TCXImportOptions
+    private let send: (TCXImportItem) -> Bool
+    private let isClosed: () -> Bool
+    private var activity: State?
+    private var batch = PointBatch()
+    private(set) var stopped = false
+
+    struct Stopped: Error {}
+
+    /// One activity being read.
+    struct State {
+        let start: TCXActivityStart
+        var assembler = ActivityAssembler(moment: "point")
+        var laps: [TCXLap] = []
+        /// Each lap's start: its `StartTime`, else its first point's time.
+        var lapStarts: [Double?] = []
+        var tracksInLap = 0
+        /// A second `<Track>` in a lap: the device paused; the pause is dated at the next point.
+        var trackBreak = false
+    }
+
+    init(file: String, options: TCXImportOptions, send: @escaping (TCXImportItem) -> Bool, isClosed: @escaping () -> Bool) {
+        self.file = file
+        self.options = options
+        self.send = send
+        self.isClosed = isClosed
+    }
+
+    func handle(_ event: TCXEvent) throws {
+        if isClosed() {
+            stopped = true
+            throw Stopped()
+        }
+        switch event {
+        case let .activityStart(start):
+            activity = State(start: start)
+            batch.trackIndex = start.index
+            batch.trackLine = start.line
+        case let .lapStart(lap):
+            activity?.lapStarts.append(lap.startTime?.date.timeIntervalSince1970)
+            activity?.tracksInLap = 0
+        case .trackStart:
+            guard activity != nil else { return }
+            if activity!.tracksInLap > 0, activity!.assembler.points > 0 { activity!.trackBreak = true }
+            activity!.tracksInLap += 1
+        case let .trackpoint(point):
+            try add(point)
+        case .trackEnd:
+            break
+        case let .lapEnd(lap):
+            if (activity?.laps.count ?? .max) < 10_000 { activity!.laps.append(lap) }
+        case let .activityEnd(whole):
+            guard var state = activity else { return }
+            activity = nil
+            try flush()
+            try deliver(.activityEnd(Self.collected(&state, whole, file: file, options: options)))
+        case let .course(course):
+            try deliver(.course(course))
+        }
+    }
+
+    private func add(_ point: TCXTrackpoint) throws {
+        guard activity != nil, let time = activity!.assembler.check(time: point.time.date.timeIntervalSince1970, at: point.line) else { return }
+        if activity!.trackBreak, let last = activity!.assembler.lastTime, time > last {
+            activity!.assembler.pause(at: last, automatic: false)
+            activity!.assembler.resume(at: time, automatic: false)
+        }
+        activity!.trackBreak = false
+        if let index = activity!.lapStarts.indices.last, activity!.lapStarts[index] == nil { activity!.lapStarts[index] = time }
+        let values = InstantValues(heartRate: point.heartRate, cadence: point.cadence, power: point.power, speed: point.speed)
+        guard let admitted = activity!.assembler.add(
+            time: time, at: point.line, latitude: point.latitude, longitude: point.longitude, altitude: point.altitude,
+            accuracy: nil, values: values)
+        else { return }
+        if admitted.startsSegment { try flush() }
+        if let location = admitted.location {
+            if batch.locations.isEmpty { batch.newSegment = admitted.startsSegment }
+            batch.locations.append(location)
+            batch.lines.append(point.line)
+        }
+        batch.samples += admitted.samples
+        if batch.locations.count >= options.batchSize || batch.samples.count >= 4 * options.batchSize { try flush() }
+    }
+
+    /// The workout an activity makes, or why it makes none.
+    private static func collected(_ state: inout State, _ whole: TCXActivity, file: String, options: TCXImportOptions) -> CollectedTCXActivity {
+        var result = CollectedTCXActivity(
+            index: whole.index, line: whole.line,
+            workout: WorkoutRecord(activityType: .other, start: Date(timeIntervalSince1970: 0), end: Date(timeIntervalSince1970: 0)))
+        let assembler = state.assembler
+        result.skipped = assembler.allSkips.map { GPXSkip(line: $0.position, column: 0, reason: $0.reason) }
+        guard let first = assembler.firstTime, let last = assembler.lastTime, assembler.points + assembler.samples > 0 else {
+            result.notImported = whole.pointsWithoutTime > 0 && assembler.moments == 0
+                ? "none of its \(whole.pointsWithoutTime) track points has a valid time"
+                : assembler.moments == 0 && assembler.skipped.isEmpty ? "it has no track points"
+                : "none of its track points has a valid time and a position or a value to keep"
+            return result
+        }
+        // It begins at its first lap's StartTime when that is before the first point (by a day at most).
+        let lapStart = state.lapStarts.first.flatMap { $0 }.flatMap { $0 <= first && first - $0 < ActivityAssembler.maximumGap ? $0 : nil }
+        let start = min(first, lapStart ?? first), end = last
+        // Lap i ends where lap i + 1 begins, ended as its TriggerMethod says.
+        let lapEnds = state.lapStarts.dropFirst().enumerated().compactMap { index, time -> (time: Double, trigger: WorkoutEvent.LapTrigger?)? in
+            guard let time else { return nil }
+            let trigger: WorkoutEvent.LapTrigger? = switch index < state.laps.count ? state.laps[index].triggerMethod : nil {
+            case "Manual": .manual
+            case "Distance": .distance
+            case "Time": .time
+            default: nil
+            }
+            return (time, trigger)
+        }
+        let assembled = state.assembler.assemble(start: start, end: end, lapEnds: lapEnds, samplesPrefix: "tcx-samples")
+        result.events = assembled.events
+        result.laps = assembled.laps
+        result.pauses = assembler.pauses
+        result.rawElevationGain = assembled.rawElevationGain
+        (result.points, result.duplicates, result.samples) = (assembler.points, assembler.duplicates, assembler.samples)
+        result.segments = assembler.points > 0 ? assembler.segment + 1 : 0
+        (result.heartRateAverage, result.heartRateMaximum) = (assembler.heartRate?.average, assembler.heartRate?.maximum)
+        let device = DeviceTotals.sum(state.laps.map { lap in
+            DeviceTotals(distance: lap.distance, timerTime: lap.totalTime, calories: lap.calories,
+                         heartRateAverage: lap.averageHeartRate, heartRateMaximum: lap.maximumHeartRate)
+        })
+        result.deviceTotals = device.isEmpty ? nil : device
+        var values = ["file": (file as NSString).lastPathComponent, "tcx_activity": String(whole.index)]
+        values["description"] = whole.notes
+        values["sport"] = whole.sport
+        values.merge(device.metadataValues) { ours, _ in ours }
+        var totals = assembled.totals
+        totals.energy = device.calories
+        if assembler.points < 2 { totals.distance = device.distance }
+        result.workout = WorkoutRecord(
+            activityType: options.activity ?? whole.sport.map(WorkoutActivityType.init(tcxSport:)) ?? .other,
+            start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: end), totals: totals,
+            metadata: WorkoutMetadata(sourceDevice: whole.creator, sourceApp: options.sourceApp, externalID: assembled.externalID, values: values))
+        return result
+    }
+
+    private func flush() throws {
+        guard !batch.locations.isEmpty || !batch.samples.isEmpty else { return }
+        let full = batch
+        batch.locations.removeAll(keepingCapacity: true)
+        batch.lines.removeAll(keepingCapacity: true)
+        batch.samples.removeAll(keepingCapacity: true)
+        batch.newSegment = false
+        try deliver(.points(full))
+    }
+
+    private func deliver(_ item: TCXImportItem) throws {
+        if !send(item) {
+            stopped = true
+            throw Stopped()
+        }
+    }
+}
+
+extension WorkoutActivityType {
+    /// The activity a TCX `Sport` names: `Running`, `Biking`; `Other` (and anything else) as a
+    /// GPX `<type>` would be read (``init(gpxType:)``).
+    public init(tcxSport sport: String) {
+        self = switch sport {
+        case "Running": .running
+        case "Biking": .cycling
+        default: WorkoutActivityType(gpxType: sport)
+        }
+    }
+
+    /// The TCX `Sport` a TCX export writes: `Running`, `Biking`, or `Other`.
+    public var tcxSport: String {
+        switch self {
+        case .running: "Running"
+        case .cycling: "Biking"
+        default: "Other"
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import GPX
+import LocationCore
+import TCX
+
+/// Imports TCX files (Garmin Training Center Database v2, `.tcx` or `.tcx.gz`) into a
+/// ``WorkoutStore``: one workout per activity, through the save chain, atomically per workout, in
+/// flat memory whatever the file's size.
+///
+/// ```swift
+/// let report = try await TCXImporter(store: store).importFile(at: "run.tcx")
+/// for imported in report.workouts { print(imported.workoutID, imported.points, imported.laps ?? 1) }
+/// ```
+///
+/// ## How an activity becomes a workout
+/// - **Route**: the track points with a position, in time order, as `Location`s with their
+///   altitude and (ActivityExtension) speed; a point without a valid time, or earlier than the
+///   one before it, is skipped and reported with its line; an exact repeat is dropped.
+/// - **Samples**: heart rate, cadence (a bike's `<Cadence>`, else the extension's `RunCadence`)
+///   and watts of every point, and the speed of points without a position.
+/// - **Laps**: a `lap` event where each lap but the first begins (its `StartTime`), with the
+///   previous lap's `TriggerMethod` (`Manual`, `Distance`, `Time`; others give none).
+/// - **Pauses**: a second `<Track>` in a lap is where the device paused: a `pause` at the last
+///   point before it and a `resume` at its first point, and a new route segment.
+/// - **Activity**: ``TCXImportOptions/activity`` when set, else its `Sport` through
+///   ``WorkoutActivityType/init(tcxSport:)``.
+/// - **Totals**: as for FIT (``FITImporter``): from the points by the session engine's time line,
+///   the moving time being the active time; energy from the laps' calories. The laps' own totals
+///   (distance, timer time, calories, heart rate) are kept as the device's (``DeviceTotals``).
+/// - **Identity**: the fingerprint of the route's points (a GPX or FIT file of the same points is
+///   the same workout), or of the samples for an activity without positions.
+/// - **Metadata**: the creator's name as the source device; `file`, `tcx_activity` (its index),
+///   `sport`, `description` (its `<Notes>`) and the `device_*` totals.
+///
+/// Courses are not workouts: each is listed in ``TCXImportReport/notImported`` with the reason.
+///
+/// ## Failure
+/// As ``GPXImporter``: the workouts of activities finished before an error stay saved; the one
+/// being read is not saved; ``TCXImportError`` names the file, line and column.
+public struct TCXImporter: Sendable {
+    /// The store imported into.
+    public let store: WorkoutStore
+    /// How it imports.
+    public var options: TCXImportOptions
+
+    /// An importer into `store`.
+    public init(store: WorkoutStore, options: TCXImportOptions = TCXImportOptions()) {
+        self.store = store
+        self.options = options
+    }
+
+    /// Imports every activity of the TCX file at `path` (plain or gzip-compressed); `progress` is
+    /// called on the reader's thread with the bytes read and the file's size when known.
+    ///
+    /// - Throws: ``TCXImportError``.
+    public func importFile(
+        at path: String,
+        progress: (@Sendable (_ bytesRead: Int64, _ totalBytes: Int64?) -> Void)? = nil
+    ) async throws(TCXImportError) -> TCXImportReport {
+        let handOff = HandOff<TCXImportItem>(capacity: 4)
+        let options = options
+        let (readerEnded, endReader) = AsyncStream.makeStream(of: Never.self)
+        let reader = Thread {
+            defer { endReader.finish() }
+            let collector = TCXActivityCollector(file: path, options: options, send: { handOff.send($0) }, isClosed: { handOff.isClosed })
+            do throws(TCXError) {
+                let summary = try TCXReader(options: TCXReadOptions(strict: options.strict)).read(fileAt: path, progress: progress) { event in
+                    try collector.handle(event)
+                }
+                _ = handOff.send(.end(summary))
+            } catch {
+                if !collector.stopped { _ = handOff.send(.failed(error)) }
+            }
+            handOff.finish()
+        }
+        reader.name = "tcx-import"
+        reader.start()
+        let result: Result<TCXImportReport, TCXImportError>
+        do throws(TCXImportError) {
+            result = .success(try await save(from: handOff, file: path))
+        } catch {
+            result = .failure(error)
+        }
+        handOff.close()
+        for await _ in readerEnded {}
+        return try result.get()
+    }
+
+    /// Takes what the reader sends and saves a workout at the end of each activity.
+    private func save(from handOff: HandOff<TCXImportItem>, file: String) async throws(TCXImportError) -> TCXImportReport {
+        var imported: [ImportedWorkout] = []
+        var notImported: [TCXNotImported] = []
+        var builder: RouteBuilder?
+        var workoutID = UUID()
+        func failed(_ error: WorkoutStoreError, line: Int, lines: [Int] = []) async -> TCXImportError {
+            await builder?.discard()
+            builder = nil
+            if case .cancelled = error { return .cancelled(file: file, imported: imported) }
+            var line = line
+            if case let .invalidRoutePoint(_, _, indexInBatch?, _) = error, lines.indices.contains(indexInBatch) { line = lines[indexInBatch] }
+            return .save(file: file, line: line, error, imported: imported)
+        }
+        while let item = await handOff.next() {
+            switch item {
+            case let .points(batch):
+                let current = builder ?? RouteBuilder(store: store, for: WorkoutRecord(
+                    id: workoutID, activityType: .other, start: RFC3339.supportedRange.lowerBound, end: RFC3339.supportedRange.upperBound))
+                builder = current
+                do {
+                    if batch.newSegment { try await current.startNewSegment() }
+                    try await current.insert(batch.locations, samples: batch.samples)
+                } catch {
+                    throw await failed(error, line: batch.trackLine, lines: batch.lines)
+                }
+            case let .activityEnd(activity):
+                guard activity.notImported == nil, let current = builder else {
+                    await builder?.discard()
+                    builder = nil
+                    notImported.append(TCXNotImported(
+                        kind: .activity, index: activity.index, line: activity.line, reason: activity.notImported ?? "it has nothing to keep"))
+                    continue
+                }
+                builder = nil
+                var workout = activity.workout
+                workout.id = workoutID
+                workoutID = UUID()
+                let outcome: SaveOutcome
+                do {
+                    outcome = try await current.commit(workout, samples: [], events: activity.events, metadata: ["source": "tcx"])
+                } catch {
+                    throw await failed(error, line: activity.line)
+                }
+                var entry = ImportedWorkout(
+                    workout: workout, outcome: outcome, trackIndex: activity.index, trackName: nil, trackLine: activity.line,
+                    points: await current.pointCount, duplicatesDropped: activity.duplicates + (await current.droppedDuplicates),
+                    segments: activity.segments, samples: activity.samples, rawElevationGain: activity.rawElevationGain,
+                    heartRateAverage: activity.heartRateAverage, heartRateMaximum: activity.heartRateMaximum, skipped: activity.skipped)
+                (entry.laps, entry.pauses, entry.deviceTotals) = (activity.laps, activity.pauses, activity.deviceTotals)
+                imported.append(entry)
+            case let .course(course):
+                notImported.append(TCXNotImported(
+                    kind: .course, index: course.index, name: course.name, line: course.line,
+                    reason: "it is a course (a route to follow, \(course.trackpoints) points), not a recorded workout"))
+            case let .end(summary):
+                return TCXImportReport(file: file, workouts: imported, notImported: notImported, read: summary)
+            case let .failed(error):
+                await builder?.discard()
+                throw .read(error, imported: imported)
+            }
+        }
+        await builder?.discard()
+        throw .cancelled(file: file, imported: imported)
+    }
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""What Garmin's FIT decoder (PyPI garmin-fit-sdk) and fitdecode read in FIT files, as one JSON
+object per file on standard output, for the tests that compare our decoder with them.
+
+    fit_peers.py FILE...
+
+For each file: {"file", "garmin": {...}, "fitdecode": {...}}, each peer giving "records" as
+[time, lat, lon, heart_rate, cadence, power, altitude, speed, temperature] (time in FIT seconds,
+positions in semicircles, cadence with its fraction, the enhanced altitude and speed when given),
+"laps" and "sessions" as [start, end, timer_time, distance, trigger_or_sport], "timer_events" as
+[time, event_type, trigger], "file_types", and what went wrong ("errors" for Garmin's, with its
+integrity check; "error" for fitdecode). Installed by scripts/install-fit-peers into .cache/fit-peers.
+"""
+import json
+import sys
+import warnings
+
+warnings.simplefilter("ignore")
+
+
+def number(value):
+    """A JSON number, or None: the first element of a list, None for text and the rest."""
+    if isinstance(value, (list, tuple)):
+        value = next((v for v in value if v is not None), None)
+    if isinstance(value, bool):
+        return int(value)
+    return value if isinstance(value, (int, float)) else None
+
+
+def record_row(get):
+    cadence = get("cadence")
+    if cadence is not None and get("fractional_cadence") is not None:
+        cadence = cadence + get("fractional_cadence")
+    altitude = get("enhanced_altitude")
+    altitude = get("altitude") if altitude is None else altitude
+    speed = get("enhanced_speed")
+    speed = get("speed") if speed is None else speed
+    return [number(v) for v in (get("timestamp"), get("position_lat"), get("position_long"), get("heart_rate"), cadence,
+                                 get("power"), altitude, speed, get("temperature"))]
+
+
+def totals_row(get, last):
+    return [number(v) for v in (get("start_time"), get("timestamp"), get("total_timer_time"), get("total_distance"), get(last))]
+
+
+def garmin(path):
+    from garmin_fit_sdk import Decoder, Stream
+    decoder = Decoder(Stream.from_file(path))
+    out = {"is_fit": decoder.is_fit(), "integrity": decoder.check_integrity()}
+    decoder = Decoder(Stream.from_file(path))
+    messages, errors = decoder.read(convert_datetimes_to_dates=False, convert_types_to_strings=False, merge_heart_rates=False)
+    out["errors"] = [str(error) for error in errors]
+    out["records"] = [record_row(m.get) for m in messages.get("record_mesgs", [])]
+    out["laps"] = [totals_row(m.get, "lap_trigger") for m in messages.get("lap_mesgs", [])]
+    out["sessions"] = [totals_row(m.get, "sport") for m in messages.get("session_mesgs", [])]
+    out["timer_events"] = [[number(m.get("timestamp")), number(m.get("event_type")), number(m.get("timer_trigger", m.get("data")))]
+                           for m in messages.get("event_mesgs", []) if m.get("event") == 0]
+    out["file_types"] = [number(m.get("type")) for m in messages.get("file_id_mesgs", [])]
+    return out
+
+
+def fitdecode_read(path):
+    import fitdecode
+    out = {"records": [], "laps": [], "sessions": [], "timer_events": [], "file_types": [], "error": None}
+    try:
+        with fitdecode.FitReader(path, check_crc=fitdecode.CrcCheck.RAISE) as reader:
+            for frame in reader:
+                if not isinstance(frame, fitdecode.FitDataMessage):
+                    continue
+
+                def get(name, frame=frame):
+                    if not frame.has_field(name):
+                        return None
+                    value = frame.get_raw_value(name) if name in ("timestamp", "start_time", "sport", "lap_trigger", "event", "event_type", "type", "timer_trigger") else frame.get_value(name)
+                    return value
+                if frame.name == "record":
+                    out["records"].append(record_row(get))
+                elif frame.name == "lap":
+                    out["laps"].append(totals_row(get, "lap_trigger"))
+                elif frame.name == "session":
+                    out["sessions"].append(totals_row(get, "sport"))
+                elif frame.name == "event" and get("event") == 0:
+                    out["timer_events"].append([number(get("timestamp")), number(get("event_type")), number(get("timer_trigger"))])
+                elif frame.name == "file_id":
+                    out["file_types"].append(number(get("type")))
+    except Exception as error:  # what fitdecode says when it stops
+        out["error"] = f"{type(error).__name__}: {error}"
+    return out
+
+
+def main():
+    for path in sys.argv[1:]:
+        print(json.dumps({"file": path, "garmin": garmin(path), "fitdecode": fitdecode_read(path)}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
