@@ -47,7 +47,7 @@ public final class GeoClueAgent: Sendable {
     /// Puts an agent on `bus` and registers it with GeoClue (now, and each time GeoClue comes
     /// back), allowing at most `maximumAccuracy`, and answering for each program by `decide`.
     ///
-    /// - Throws: ``DBusError`` when there is no bus.
+    /// - Throws: `DBusError` when there is no bus.
     public init(
         bus: DBusConnection.Address = .system, id: String = "geoclue-demo-agent", maximumAccuracy: GeoClueAccuracyLevel = .exact,
         decide: @escaping Decision = { _, requested in requested }, logger: Logger = Logger(label: "GeoClue.GeoClueAgent")

@@ -14,7 +14,7 @@ extension Location {
     /// heading of `-1`. Those become `nil`. `Accuracy` is the horizontal accuracy in metres;
     /// `Timestamp` (seconds and microseconds since 1970) the fix's time. A fix with an altitude is
     /// 3D, one without is 2D. GeoClue has no field saying a fix is simulated; `FakeGeoClue` says
-    /// so in `Description` (starting "Simulated"), which sets ``isSimulated``.
+    /// so in `Description` (starting "Simulated"), which sets `isSimulated`.
     public init?(geoClueProperties properties: [String: DBusValue], receivedAt: Date = Date()) {
         guard let latitude = properties["Latitude"]?.doubleValue, let longitude = properties["Longitude"]?.doubleValue,
               latitude.isFinite, longitude.isFinite

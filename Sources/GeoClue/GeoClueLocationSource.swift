@@ -9,7 +9,7 @@ import LocationCore
 import Logging
 
 /// Positions from GeoClue, the location service of Linux phones and desktops, over D-Bus: a
-/// ``LocationSource`` for a `LocationManager`, as `GPSDClient` is for gpsd.
+/// `LocationSource` for a `LocationManager`, as `GPSDClient` is for gpsd.
 ///
 /// ```swift
 /// let source = GeoClueLocationSource(desktopID: "org.example.BikeComputer")
@@ -27,15 +27,15 @@ import Logging
 ///   has registered. A desktop or phone session has one; a headless machine (a bike computer on a
 ///   Raspberry Pi) can run `GeoClueAgent` from the `GeoClueSimulators` module, or geoclue's own
 ///   demo agent. Until then, requests wait, and the source reports
-///   ``LocationError/awaitingAuthorization(service:reason:)``.
+///   `LocationError.awaitingAuthorization(service:reason:)`.
 ///
 /// What it reports:
-/// - every `LocationUpdated` of its GeoClue client as a ``LocationEvent/location(_:)``;
-/// - ``LocationError/serviceUnavailable(service:bus:reason:)`` when there is no bus or no
+/// - every `LocationUpdated` of its GeoClue client as a `LocationEvent.location(_:)`;
+/// - `LocationError.serviceUnavailable(service:bus:reason:)` when there is no bus or no
 ///   GeoClue on it (a request fails at once, as for an unreachable gpsd);
-/// - ``LocationError/notAuthorized(service:reason:)`` when GeoClue or the agent refuses (final,
+/// - `LocationError.notAuthorized(service:reason:)` when GeoClue or the agent refuses (final,
 ///   like CoreLocation's `denied`: the source stops);
-/// - ``LocationError/serviceLost(service:reason:)`` when GeoClue goes away, and connects again,
+/// - `LocationError.serviceLost(service:reason:)` when GeoClue goes away, and connects again,
 ///   with backoff, when it is back.
 public final class GeoClueLocationSource: LocationSource {
     /// What to ask GeoClue for, and how to reconnect.
@@ -135,7 +135,7 @@ public final class GeoClueLocationSource: LocationSource {
     }
 
     /// Asks GeoClue for the location its client holds (the client's `Location` property). The
-    /// answer arrives as ``LocationEvent/cachedLocation(_:age:)``, its age from the fix's
+    /// answer arrives as `LocationEvent.cachedLocation(_:age:)`, its age from the fix's
     /// `Timestamp`; there is none before GeoClue has a position. Asked before the client is
     /// started, it is asked once it is.
     public func requestLatestFix() {

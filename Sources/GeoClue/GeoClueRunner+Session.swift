@@ -147,7 +147,7 @@ extension GeoClueRunner {
     }
 
     /// Runs `operation`; if it is still waiting after ``GeoClueLocationSource/Configuration/authorizationNotice``,
-    /// reports ``LocationError/awaitingAuthorization(service:reason:)`` with `reason`.
+    /// reports `LocationError.awaitingAuthorization(service:reason:)` with `reason`.
     private func awaitingAuthorization<T: Sendable>(
         generation: UInt64, _ reason: String, _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {

@@ -65,7 +65,7 @@ public final class FakeGeoClue: Sendable {
     /// Starts the service on the bus at `bus` (a `PrivateBus`'s address), fed by `source`, and
     /// returns once it owns its name.
     ///
-    /// - Throws: ``DBusError`` when the bus cannot be reached or the name is taken.
+    /// - Throws: `DBusError` when the bus cannot be reached or the name is taken.
     public init(
         bus: String, source: any LocationSource, authorization: Authorization = .asGeoClue,
         agentWhitelist: Set<String> = FakeGeoClue.defaultAgentWhitelist
