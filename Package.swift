@@ -267,6 +267,8 @@ let package = Package(
         .executableTarget(
             name: "gpsbench",
             dependencies: [
+                "DBus",
+                "GeoClue",
                 "LocationFacade",
                 "Simulators",
                 "Workout",
