@@ -57,9 +57,10 @@ public final class DBusConnection: Sendable {
         loop.close()
     }
 
-    /// Closes the connection: calls still waiting fail with ``DBusError/Name/disconnected``,
-    /// signal streams end, exported objects leave the bus. Returns at once; calling it again does
-    /// nothing.
+    /// Closes the connection: calls still waiting for their answers fail with
+    /// ``DBusError/Name/noReply`` (new ones with ``DBusError/Name/disconnected``), signal streams
+    /// end, exported objects leave the bus (their callers get `NoReply`). Returns at once;
+    /// calling it again does nothing.
     public func close() {
         loop.close()
     }

@@ -57,6 +57,7 @@ public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
             rawValue = value
         }
 
+        /// The name itself.
         public var description: String { rawValue }
 
         /// Nobody owns the name called, and no service file can start it.
@@ -106,6 +107,8 @@ public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
         return text
     }
 
+    /// What failed, on which bus, and the error's name and text, as a sentence; with what to check
+    /// for the usual causes.
     public var description: String {
         let what = message.isEmpty ? name.rawValue : "\(name.rawValue): \(message)"
         let text = "\(subject) on \(bus) failed: \(what)"

@@ -102,6 +102,45 @@ public struct DBusDictionaryEntry: Sendable, Hashable {
     }
 }
 
+// MARK: - Validity
+
+extension DBusValue {
+    /// Why the value cannot be sent, or `nil` when it can: an array or a dictionary holding a value
+    /// of another type than it declares, a key that is not of a basic type, an object path that is
+    /// not one (`/`, or `/` and parts of letters, digits and `_` separated by single `/`).
+    public var invalidity: String? {
+        switch self {
+        case let .objectPath(path):
+            return Self.isObjectPath(path) ? nil : "\"\(path)\" is not an object path"
+        case let .array(element, elements):
+            if let stray = elements.first(where: { $0.signature != element }) {
+                return "an array of \(element) holds \(stray) (\(stray.signature))"
+            }
+            return elements.lazy.compactMap(\.invalidity).first
+        case let .dictionary(key, value, entries):
+            guard key.count == 1, "ybnqiuxtdsogh".contains(key) else { return "a dictionary's keys must be of a basic type, not \(key)" }
+            if let stray = entries.first(where: { $0.key.signature != key || $0.value.signature != value }) {
+                return "a dictionary of \(key) to \(value) holds \(stray.key): \(stray.value)"
+            }
+            return entries.lazy.compactMap { $0.key.invalidity ?? $0.value.invalidity }.first
+        case let .structure(fields):
+            return fields.isEmpty ? "a structure must have a field" : fields.lazy.compactMap(\.invalidity).first
+        case let .variant(inner):
+            return inner.invalidity
+        default:
+            return nil
+        }
+    }
+
+    private static func isObjectPath(_ path: String) -> Bool {
+        guard path.first == "/" else { return false }
+        if path == "/" { return true }
+        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).allSatisfy { part in
+            !part.isEmpty && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        }
+    }
+}
+
 // MARK: - Reading values
 
 extension DBusValue {

@@ -39,6 +39,7 @@ struct DBusTestBus {
             return []
         }
         echo.addMethod("Sender", output: "s") { call in [.string(call.sender ?? "")] }
+        echo.addMethod("BadPath", output: "o") { _ in [.objectPath("not a path")] }
         echo.addProperty("Level", .uint32(8))
         echo.addWritableProperty("Name", .string("first")) { value in
             if value.stringValue == "refused" { throw DBusError(name: .accessDenied, message: "not that name", bus: "") }

@@ -10,6 +10,8 @@ final class Pending<Value: Sendable>: Sendable {
     private struct State: Sendable {
         var result: Result<Value, any Error>?
         var continuation: CheckedContinuation<Void, Never>?
+        /// Whether the task's cancellation finished it (before any answer).
+        var cancelled = false
     }
 
     private let state = Locked(State())
@@ -23,6 +25,12 @@ final class Pending<Value: Sendable>: Sendable {
             return state.continuation
         }
         continuation?.resume()
+    }
+
+    /// Whether the waiting task gave up (was cancelled) before the answer came: what the request
+    /// made on the bus is then the requester's to undo.
+    var wasCancelled: Bool {
+        state.withLock { $0.cancelled }
     }
 
     /// Runs `start` (which queues the request), then waits for the answer. Throws what the
@@ -39,7 +47,14 @@ final class Pending<Value: Sendable>: Sendable {
                 if finished { continuation.resume() }
             }
         } onCancel: {
-            finish(.failure(CancellationError()))
+            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard state.result == nil else { return nil }
+                state.result = .failure(CancellationError())
+                state.cancelled = true
+                defer { state.continuation = nil }
+                return state.continuation
+            }
+            continuation?.resume()
         }
         return try state.withLock { $0.result! }.get()
     }

@@ -1,4 +1,7 @@
-// The one Swift file that imports sd-bus. Everything else in the module sees Swift types.
+// The one Swift file that imports sd-bus. Everything else in the module sees Swift types. It is
+// longer than the package's files usually are (the thread, calls, matches, exported objects and
+// the marshalling of values): the issue that brought it asks for one file at the C edge, and
+// splitting it would spread `import CSDBus` over several.
 //
 // A connection's `sd_bus` is used by one thread only, its own (``BusLoop``): sd-bus is not
 // thread-safe. Work for the bus (a call to send, a match to add, an object to export) is queued as
@@ -49,6 +52,8 @@ final class BusLoop: Sendable {
     private let bus: Bus
     private let wakeDescriptor: Int32
     private let shared = Locked(Shared())
+    /// What only the bus's thread touches.
+    fileprivate let owned = LoopOwned()
 
     /// Connects to `address` and starts the bus's thread. Throws when there is no bus there.
     init(_ address: DBusConnection.Address) throws(DBusError) {
@@ -88,10 +93,11 @@ final class BusLoop: Sendable {
 
     // MARK: - Jobs
 
-    /// Queues `job` for the bus's thread; once the connection is closed, runs it at once with `nil`.
+    /// Queues `job` for the bus's thread (also while the connection closes: it runs there before
+    /// the bus is freed); once the connection is closed, runs it at once with `nil`.
     func enqueue(_ job: @escaping Job) {
         let queued = shared.withLock { shared in
-            guard case .open = shared.phase else { return false }
+            if case .closed = shared.phase { return false }
             shared.jobs.append(job)
             // Under the lock: once the thread has marked the loop closed, it closes the eventfd, and
             // nobody may write to that descriptor number any more.
@@ -191,6 +197,10 @@ final class BusLoop: Sendable {
         }
         Glibc.close(wakeDescriptor)
         for job in left { job(nil) }
+        // The calls to our objects still being answered hold the bus: let them go (their callers
+        // get NoReply from the bus), so that it is freed now.
+        for call in owned.calls.values { sd_bus_message_unref(call) }
+        owned.calls = [:]
         // Frees every slot still registered (their destroy callbacks end what waits on them).
         sd_bus_flush_close_unref(bus.pointer)
         for waiter in waiters { waiter.resume() }
@@ -212,6 +222,14 @@ final class BusLoop: Sendable {
     }
 }
 
+/// State of a connection that only its bus's thread reads or writes (so it needs no lock).
+fileprivate final class LoopOwned: @unchecked Sendable {
+    /// The calls to our exported objects whose handlers are still at work, by id: each holds a
+    /// reference to its message (and so to the bus) until it is answered or the bus closes.
+    var calls: [UInt64: OpaquePointer] = [:]
+    var nextCall: UInt64 = 0
+}
+
 // MARK: - Calls
 
 extension BusLoop {
@@ -219,6 +237,18 @@ extension BusLoop {
     /// timeout or a closed connection, `CancellationError` when the task is cancelled first.
     func call(_ call: DBusMethodCall, timeout: Duration?) async throws -> [DBusValue] {
         let pending = Pending<[DBusValue]>()
+        let box = ReplyBox(pending: pending, call: call, busName: name)
+        // A call given up (its task cancelled) lets its reply go: with no timeout, it would
+        // otherwise be held until the connection closes.
+        defer {
+            if pending.wasCancelled {
+                enqueue { _ in
+                    guard let slot = box.slot else { return }
+                    box.slot = nil
+                    Slots.remove(slot)
+                }
+            }
+        }
         // sd-bus takes 0 for its default (25 s) and UINT64_MAX for none.
         let microseconds = timeout.map { UInt64(max(1, $0.components.seconds * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000)) } ?? .max
         return try await pending.wait { [self] in
@@ -240,7 +270,6 @@ extension BusLoop {
                     result = MessageCodec.append(argument, to: message)
                     guard result >= 0 else { return failure(result, "could not write the argument \(argument) (\(argument.signature))") }
                 }
-                let box = ReplyBox(pending: pending, call: call, busName: name)
                 let userData = Unmanaged.passRetained(box).toOpaque()
                 var slot: OpaquePointer?
                 result = sd_bus_call_async(bus.pointer, &slot, message, replyReceived, userData, microseconds)
@@ -248,6 +277,7 @@ extension BusLoop {
                     Unmanaged<ReplyBox>.fromOpaque(userData).release()
                     return failure(result, "could not send the call")
                 }
+                box.slot = slot
                 Slots.adopt(slot, destroy: replyBoxDestroyed)
             }
         }
@@ -255,10 +285,12 @@ extension BusLoop {
 }
 
 /// What a call's reply callback needs: where to put the answer, and what the call was.
-private final class ReplyBox: Sendable {
+private final class ReplyBox: @unchecked Sendable {
     let pending: Pending<[DBusValue]>
     let call: DBusMethodCall
     let busName: String
+    /// The call's slot until the reply comes or it is given up (the bus's thread only).
+    var slot: OpaquePointer?
 
     init(pending: Pending<[DBusValue]>, call: DBusMethodCall, busName: String) {
         self.pending = pending
@@ -276,6 +308,7 @@ private final class ReplyBox: Sendable {
 private let replyReceived: sd_bus_message_handler_t = { message, userData, _ in
     guard let message, let userData else { return 0 }
     let box = Unmanaged<ReplyBox>.fromOpaque(userData).takeUnretainedValue()
+    box.slot = nil  // sd-bus frees it once this returns
     if let error = MessageCodec.error(in: message) {
         box.pending.finish(.failure(box.error(name: DBusError.Name(rawValue: error.name), message: error.message)))
     } else {
@@ -291,7 +324,8 @@ private let replyReceived: sd_bus_message_handler_t = { message, userData, _ in
 private let replyBoxDestroyed: sd_bus_destroy_t = { userData in
     guard let userData else { return }
     let box = Unmanaged<ReplyBox>.fromOpaque(userData).takeRetainedValue()
-    // No reply came before the slot went: the bus closed.
+    box.slot = nil
+    // No reply came before the slot went: the bus closed (or the call was given up).
     box.pending.finish(.failure(box.error(name: .noReply, message: "the connection closed before the reply came")))
 }
 
@@ -366,6 +400,7 @@ extension BusLoop {
         let pending = Pending<Void>()
         let registration = SlotBox(loop: self)
         let box = MatchBox(registration: registration, installed: pending, received: received, ended: ended, busName: name, rule: rule)
+        defer { if pending.wasCancelled { registration.remove() } }
         try await pending.wait { [self] in
             enqueue { [self] bus in
                 guard let bus else {
@@ -453,6 +488,9 @@ extension BusLoop {
     /// the connection is closed.
     func emitSignal(path: String, interface: String, member: String, arguments: [DBusValue]) throws(DBusError) {
         guard !isClosed else { throw closedError(path: path, interface: interface, member: member) }
+        if let invalid = arguments.lazy.compactMap(\.invalidity).first {
+            throw DBusError(name: .invalidArgs, message: invalid, bus: name, path: path, interface: interface, member: member)
+        }
         enqueue { bus in
             guard let bus else { return }
             var message: OpaquePointer?
@@ -481,6 +519,7 @@ extension BusLoop {
     func addObjectManager(at path: String) async throws -> SlotBox {
         let pending = Pending<Void>()
         let registration = SlotBox(loop: self)
+        defer { if pending.wasCancelled { registration.remove() } }
         try await pending.wait { [self] in
             enqueue { [self] bus in
                 guard let bus else { return pending.finish(.failure(closedError(path: path))) }
@@ -519,6 +558,7 @@ extension BusLoop {
     func export(_ object: DBusExportedInterface) async throws -> SlotBox {
         let pending = Pending<Void>()
         let registration = SlotBox(loop: self)
+        defer { if pending.wasCancelled { registration.remove() } }
         try await pending.wait { [self] in
             enqueue { [self] bus in
                 guard let bus else { return pending.finish(.failure(closedError(path: object.path, interface: object.interface.name))) }
@@ -540,34 +580,34 @@ extension BusLoop {
         return registration
     }
 
-    /// Sends the answer to a method call, on the bus's thread, and lets the call go.
-    fileprivate func reply(to call: OpaquePointer, with result: Result<[DBusValue], any Error>, expected signature: String) {
-        let message = MessageHandle(pointer: call)
-        enqueue { bus in
-            defer { sd_bus_message_unref(message.pointer) }
-            guard bus != nil, sd_bus_message_get_expect_reply(message.pointer) > 0 else { return }
+    /// Sends the answer to the method call `id` (see ``LoopOwned/calls``), on the bus's thread,
+    /// and lets the call go. After the connection closed there is nothing to answer.
+    fileprivate func reply(toCall id: UInt64, member: String, with result: Result<[DBusValue], any Error>, expected signature: String) {
+        enqueue { [owned] bus in
+            guard bus != nil, let call = owned.calls.removeValue(forKey: id) else { return }
+            defer { sd_bus_message_unref(call) }
+            guard sd_bus_message_get_expect_reply(call) > 0 else { return }
             switch result {
             case let .success(values) where DBusValue.signature(of: values) == signature:
                 var reply: OpaquePointer?
-                guard sd_bus_message_new_method_return(message.pointer, &reply) >= 0, let reply else { return }
+                guard sd_bus_message_new_method_return(call, &reply) >= 0, let reply else {
+                    return MessageCodec.replyError(to: call, name: .failed, message: "\(member) could not make its answer")
+                }
                 defer { sd_bus_message_unref(reply) }
-                for value in values where MessageCodec.append(value, to: reply) < 0 { return }
+                for value in values where MessageCodec.append(value, to: reply) < 0 {
+                    return MessageCodec.replyError(to: call, name: .failed, message: "\(member) answered a value that cannot be sent: \(value)")
+                }
                 sd_bus_send(nil, reply, nil)
             case let .success(values):
                 MessageCodec.replyError(
-                    to: message.pointer, name: .failed,
-                    message: "the method answered \(DBusValue.signature(of: values)), not its declared \(signature)")
+                    to: call, name: .failed, message: "\(member) answered \(DBusValue.signature(of: values)), not its declared \(signature)")
             case let .failure(error as DBusError):
-                MessageCodec.replyError(to: message.pointer, name: error.name, message: error.message)
+                MessageCodec.replyError(to: call, name: error.name, message: error.message)
             case let .failure(error):
-                MessageCodec.replyError(to: message.pointer, name: .failed, message: "\(error)")
+                MessageCodec.replyError(to: call, name: .failed, message: "\(error)")
             }
         }
     }
-}
-
-private struct MessageHandle: @unchecked Sendable {
-    let pointer: OpaquePointer
 }
 
 /// An exported interface's vtable, built at run time, with the C strings it points to.
@@ -640,8 +680,12 @@ private let methodCalled: sd_bus_message_handler_t = { message, userData, replyE
     let call = DBusMethodCall(
         destination: nil, path: table.object.path, interface: table.object.interface.name, member: member, arguments: arguments,
         sender: MessageCodec.string(sd_bus_message_get_sender(message)))
-    let handle = MessageHandle(pointer: sd_bus_message_ref(message))
+    // The call is kept (and answered) on this thread, by its id: the handler's task never
+    // touches sd-bus.
     let loop = table.loop
+    loop.owned.nextCall += 1
+    let id = loop.owned.nextCall
+    loop.owned.calls[id] = sd_bus_message_ref(message)
     Task {
         let result: Result<[DBusValue], any Error>
         do {
@@ -649,7 +693,7 @@ private let methodCalled: sd_bus_message_handler_t = { message, userData, replyE
         } catch {
             result = .failure(error)
         }
-        loop.reply(to: handle.pointer, with: result, expected: method.output)
+        loop.reply(toCall: id, member: member, with: result, expected: method.output)
     }
     return 1
 }
