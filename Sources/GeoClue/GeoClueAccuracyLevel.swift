@@ -33,6 +33,7 @@ public enum GeoClueAccuracyLevel: UInt32, Sendable, Hashable, CaseIterable, Comp
         }
     }
 
+    /// Whether `lhs` is less exact than `rhs`.
     public static func < (lhs: Self, rhs: Self) -> Bool {
         lhs.rawValue < rhs.rawValue
     }

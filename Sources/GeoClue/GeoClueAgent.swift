@@ -37,7 +37,10 @@ public final class GeoClueAgent: Sendable {
     private struct State {
         var registrations = 0
         var failure: DBusError?
-        var waiters: [(count: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+        /// Set once the agent is stopped or its connection has ended: waiting ends with `false`.
+        var ended = false
+        var nextWaiter: UInt64 = 0
+        var waiters: [UInt64: (count: Int, continuation: CheckedContinuation<Bool, Never>)] = [:]
     }
 
     /// How the agent answers `AuthorizeApp`: the accuracy allowed to the program `desktopID` that
@@ -75,6 +78,7 @@ public final class GeoClueAgent: Sendable {
         // Register whenever GeoClue has an owner: now if it runs, and again after each restart.
         let owners = try await connection.nameOwners(of: GeoClueNames.service)
         watcher = Task {
+            defer { Self.end(state) }  // the connection ended (or the agent stopped)
             for await owner in owners where owner != nil {
                 do {
                     _ = try await connection.call(
@@ -119,14 +123,22 @@ public final class GeoClueAgent: Sendable {
     /// Returns `true` once GeoClue has taken the agent `count` times in all, `false` if the agent
     /// stops first or the task is cancelled.
     public func waitUntilRegistered(times count: Int = 1) async -> Bool {
-        await withCheckedContinuation { continuation in
-            let ready: Bool? = state.withLock { state in
-                if state.registrations >= count { return true }
-                if connection.isClosed || Task.isCancelled { return false }
-                state.waiters.append((count, continuation))
-                return nil
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready: Bool? = state.withLock { state in
+                    if state.registrations >= count { return true }
+                    if state.ended || Task.isCancelled { return false }
+                    state.waiters[id] = (count, continuation)
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
             }
-            if let ready { continuation.resume(returning: ready) }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: false)
         }
     }
 
@@ -140,9 +152,15 @@ public final class GeoClueAgent: Sendable {
     public func stop() {
         watcher.cancel()
         connection.close()
+        Self.end(state)
+    }
+
+    /// Ends every wait with `false`, and any to come.
+    private static func end(_ state: Locked<State>) {
         let waiters = state.withLock { state in
-            defer { state.waiters = [] }
-            return state.waiters.map(\.continuation)
+            state.ended = true
+            defer { state.waiters = [:] }
+            return state.waiters.values.map(\.continuation)
         }
         for waiter in waiters { waiter.resume(returning: false) }
     }
@@ -152,9 +170,9 @@ public final class GeoClueAgent: Sendable {
             state.registrations += 1
             state.failure = nil
             let registrations = state.registrations
-            let ready = state.waiters.filter { $0.count <= registrations }.map(\.continuation)
-            state.waiters.removeAll { $0.count <= registrations }
-            return ready
+            let ready = state.waiters.filter { $0.value.count <= registrations }
+            for id in ready.keys { state.waiters[id] = nil }
+            return ready.values.map(\.continuation)
         }
         for waiter in ready { waiter.resume(returning: true) }
     }

@@ -118,6 +118,8 @@ public final class GeoClueLocationSource: LocationSource {
         runner.connectionState
     }
 
+    /// Registers `handler` for every event from now on (fixes, connection changes, errors), one
+    /// at a time and in order, until the returned observation is cancelled or released.
     public func addObserver(_ handler: @escaping @Sendable (LocationEvent) -> Void) -> LocationObservation {
         runner.observers.add(handler)
     }
@@ -142,8 +144,8 @@ public final class GeoClueLocationSource: LocationSource {
         runner.requestLatestFix()
     }
 
-    /// Returns once the task of the last run has ended (after ``stop()``, or a refusal): for
-    /// tests that check what a stopped source no longer does.
+    /// Returns once the task of the last run has ended (after ``stop()``, or a refusal) and its
+    /// events have reached the observers: for tests that check what a stopped source no longer does.
     package func waitUntilIdle() async {
         await runner.waitUntilIdle()
     }
@@ -156,6 +158,17 @@ final class GeoClueRunner: Sendable {
     let clock: ElapsedClock
     let logger: Logger
     let observers = LocationObservers()
+    /// Every event goes through here, in the order it was let through, to one task that sends
+    /// them to the observers: events come from several tasks (the session, a poll, the
+    /// authorization notice, `stop()`), and observers hear them one at a time, in that order.
+    private let events: AsyncStream<Delivery>.Continuation
+    private let sender: Task<Void, Never>
+
+    private enum Delivery: Sendable {
+        case event(LocationEvent)
+        /// Resumed once everything before it has been sent.
+        case barrier(CheckedContinuation<Void, Never>)
+    }
 
     private struct State {
         var generation: UInt64 = 0
@@ -175,6 +188,20 @@ final class GeoClueRunner: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
+        let (stream, continuation) = AsyncStream.makeStream(of: Delivery.self)
+        events = continuation
+        sender = Task { [observers] in
+            for await delivery in stream {
+                switch delivery {
+                case let .event(event): observers.send(event)
+                case let .barrier(continuation): continuation.resume()
+                }
+            }
+        }
+    }
+
+    deinit {
+        events.finish()
     }
 
     var connectionState: ConnectionState {
@@ -217,14 +244,21 @@ final class GeoClueRunner: Sendable {
     }
 
     /// Sends `event` to the observers, unless it comes from a run that has been stopped
-    /// (`generation` is `nil` for `stop()`'s own `.stopped`).
+    /// (`generation` is `nil` for `stop()`'s own `.stopped`). Let through under the lock that
+    /// stopping takes, so nothing a stopped run says follows its `.stopped`.
     func deliver(_ event: LocationEvent, generation: UInt64?) {
-        let current = state.withLock { state in
-            if let generation, generation != state.generation { return false }
+        state.withLock { state in
+            if let generation, generation != state.generation { return }
             if case let .connectionChanged(connection) = event { state.connection = connection }
-            return true
+            events.yield(.event(event))
         }
-        if current { observers.send(event) }
+    }
+
+    /// Waits until every event let through so far has been sent to the observers.
+    func waitUntilDelivered() async {
+        await withCheckedContinuation { continuation in
+            if case .terminated = events.yield(.barrier(continuation)) { continuation.resume() }
+        }
     }
 
     /// Keeps the client of the run `generation` for `requestLatestFix()`, and answers a request
@@ -242,6 +276,7 @@ final class GeoClueRunner: Sendable {
     func waitUntilIdle() async {
         let task = state.withLock { $0.task ?? $0.lastTask }
         await task?.value
+        await waitUntilDelivered()
     }
 
     /// Ends the run `generation` by itself (GeoClue refused): the source is stopped, as if by `stop()`.

@@ -94,6 +94,9 @@ extension GeoClueRunner {
             }
         } catch is CancellationError {
             return .cancelled
+        } catch let refusal as Refusal {
+            let error = refusal.error
+            return .refused(.notAuthorized(service: GeoClueNames.serviceDescription, reason: error.message.isEmpty ? error.name.rawValue : error.message))
         } catch let error as DBusError {
             return outcome(of: error, started: started.withLock { $0 })
         } catch {
@@ -106,13 +109,22 @@ extension GeoClueRunner {
         let manager = DBusProxy(bus, destination: GeoClueNames.service, path: GeoClueNames.managerPath, interface: GeoClueNames.manager)
         // GeoClue answers GetClient only once an agent for this user has registered: no timeout of
         // our own (the caller's request has one), but say why it waits.
-        let reply = try await awaitingAuthorization(generation: generation, "GeoClue holds GetClient until an agent for this user (uid \(getuid())) registers") {
-            try await manager.call("GetClient", timeout: nil)
+        let before = try await bus.nameOwner(of: GeoClueNames.service)
+        let reply = try await refusable {
+            try await awaitingAuthorization(generation: generation, "GeoClue holds GetClient until an agent for this user (uid \(getuid())) registers") {
+                try await manager.call("GetClient", timeout: nil)
+            }
         }
         guard let path = reply.first?.stringValue else {
-            throw DBusError(name: .failed, message: "GetClient answered \(reply)", bus: "\(configuration.bus)")
+            throw DBusError(
+                name: .failed, message: "it answered \(reply), not a client's path", bus: "\(configuration.bus)", destination: GeoClueNames.service,
+                path: GeoClueNames.managerPath, interface: GeoClueNames.manager, member: "GetClient")
         }
+        // The client is the GeoClue that answered: one that restarted meanwhile has other clients.
         let current = try await bus.nameOwner(of: GeoClueNames.service)
+        guard current != nil, before == nil || before == current else {
+            return .failed(.serviceLost(service: GeoClueNames.serviceDescription, reason: "it restarted while making the client"), connected: false)
+        }
         owner.withLock { $0 = current }
         let client = DBusProxy(bus, destination: GeoClueNames.service, path: path, interface: GeoClueNames.client)
         try await client.setProperty("DesktopId", to: .string(configuration.desktopID))
@@ -120,8 +132,10 @@ extension GeoClueRunner {
         try await client.setProperty("DistanceThreshold", to: .uint32(configuration.distanceThreshold))
         try await client.setProperty("TimeThreshold", to: .uint32(configuration.timeThreshold))
         let updates = try await client.signals("LocationUpdated")
-        try await awaitingAuthorization(generation: generation, "GeoClue holds Start until the agent answers for \(configuration.desktopID)") {
-            _ = try await client.call("Start", timeout: nil)
+        try await refusable {
+            try await awaitingAuthorization(generation: generation, "GeoClue holds Start until the agent answers for \(configuration.desktopID)") {
+                _ = try await client.call("Start", timeout: nil)
+            }
         }
         started.withLock { $0 = true }
         deliver(.connectionChanged(.connected), generation: generation)
@@ -168,6 +182,21 @@ extension GeoClueRunner {
         }
     }
 
+    /// A refusal of this program: GeoClue's answer to `GetClient` or `Start` (and only those:
+    /// any other call refused is a client that is no longer ours, say after a restart).
+    private struct Refusal: Error {
+        var error: DBusError
+    }
+
+    /// Runs `operation`, whose access denied is GeoClue refusing this program.
+    private func refusable<T>(_ operation: () async throws -> T) async throws -> T {
+        do {
+            return try await operation()
+        } catch let error as DBusError where error.name == .accessDenied {
+            throw Refusal(error: error)
+        }
+    }
+
     /// What a D-Bus failure means for the session.
     private func outcome(of error: DBusError, started: Bool) -> Outcome {
         let service = GeoClueNames.serviceDescription
@@ -178,8 +207,6 @@ extension GeoClueRunner {
                 connected: started)
         case .noServer:
             return .failed(.serviceUnavailable(service: service, bus: error.bus, reason: error.message), connected: started)
-        case .accessDenied:
-            return .refused(.notAuthorized(service: service, reason: error.message.isEmpty ? error.name.rawValue : error.message))
         default:
             return .failed(.serviceLost(service: service, reason: "\(error.subjectWithName): \(error.message)"), connected: started)
         }
