@@ -32,9 +32,9 @@ import LocationCore
 ///   `LocationUpdated(old, new)` says so, once the client's distance and time thresholds allow.
 ///
 /// Where it differs on purpose: it reports the source's accuracy as is (GeoClue blurs a location
-/// to the level allowed), says in each location's `Description` that it is simulated (which
-/// `GeoClueLocationSource` reads into `Location.isSimulated`), and keeps the clients of a
-/// connection that left.
+/// to the level allowed), and says in each location's `Description` that it is simulated (which
+/// `GeoClueLocationSource` reads into `Location.isSimulated`). As GeoClue, it drops the clients of
+/// a program that leaves the bus, and gives a client that starts the latest location at once.
 public final class FakeGeoClue: Sendable {
     /// How programs are authorized.
     public enum Authorization: Sendable, Hashable {
@@ -104,9 +104,17 @@ public final class FakeGeoClue: Sendable {
                 state.clients = [:]
                 state.agents = [:]
                 state.sourceStarted = false
+                state.nextClient = 1
+                state.run += 1
             }
             return state.service
         }
+        // Calls still waiting for an agent go with the service that took them.
+        let waiting = core.withLock { state in
+            defer { state.waitingForAgent = [] }
+            return state.waitingForAgent.map(\.continuation)
+        }
+        for waiter in waiting { waiter.resume() }
         service?.close()
         source.stop()
     }
@@ -122,9 +130,14 @@ public final class FakeGeoClue: Sendable {
         vanish()
     }
 
-    /// How many clients have been made since it (last) came on the bus.
+    /// How many clients it has now (a program that leaves the bus takes its own).
     public var clientCount: Int {
         core.withLock { $0.clients.count }
+    }
+
+    /// How many clients it has made since it (last) came on the bus, gone ones included.
+    public var clientsMade: Int {
+        core.withLock { $0.nextClient - 1 }
     }
 
     /// How many clients are started.
@@ -167,4 +180,8 @@ struct FakeGeoClueState: Sendable {
     var waitingForAgent: [(uid: UInt32, continuation: CheckedContinuation<Void, Never>)] = []
     var published = 0
     var sourceStarted = false
+    /// The source's latest fix, which a client that starts gets at once, as from GeoClue.
+    var latestFix: Location?
+    /// Counts the runs on the bus (each ``FakeGeoClue/vanish()`` ends one).
+    var run = 0
 }

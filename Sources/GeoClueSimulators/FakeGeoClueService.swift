@@ -13,6 +13,7 @@ import LocationCore
 final class FakeGeoClueService: Sendable {
     let connection: DBusConnection
     private let manager: DBusExportedInterface
+    private let watcher: Task<Void, Never>?
 
     init(fake: FakeGeoClue) async throws {
         let connection = try DBusConnection(.address(fake.busAddress))
@@ -54,12 +55,29 @@ final class FakeGeoClueService: Sendable {
         }
         do {
             self.manager = try await connection.export(manager, at: GeoClueNames.managerPath)
+            // A program that leaves the bus takes its clients with it.
+            let departures = try await connection.signals(matching: DBusMatchRule(
+                sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged"))
+            watcher = Task {
+                for await change in departures where change.arguments.count == 3 {
+                    guard let name = change.arguments[0].stringValue, name.hasPrefix(":"), change.arguments[2].stringValue == "" else { continue }
+                    let gone = core.withLock { state -> [DBusExportedInterface] in
+                        let paths = state.clients.values.filter { $0.owner == name }.map(\.path)
+                        return paths.compactMap { state.clients.removeValue(forKey: $0) }.flatMap { [$0.exported] + $0.locations }
+                    }
+                    for object in gone { object.remove() }
+                }
+            }
             try await connection.requestName(GeoClueNames.service)
         } catch {
             connection.close()
             throw error
         }
         self.connection = connection
+    }
+
+    deinit {
+        watcher?.cancel()
     }
 
     func close() {
@@ -82,13 +100,17 @@ final class FakeGeoClueService: Sendable {
     ) async throws -> [DBusValue] {
         let sender = call.sender ?? ""
         let uid = try await user(of: sender, on: connection)
+        let run = core.withLock { $0.run }
         await withCheckedContinuation { continuation in
             let ready = core.withLock { state in
-                if state.agents[uid] != nil { return true }
+                if state.agents[uid] != nil || state.run != run { return true }
                 state.waitingForAgent.append((uid, continuation))
                 return false
             }
             if ready { continuation.resume() }
+        }
+        guard core.withLock({ $0.run }) == run else {
+            throw DBusError(name: .noReply, message: "GeoClue went away", bus: "")
         }
         if reusing, let existing = core.withLock({ state in state.clients.values.first { $0.owner == sender }?.path }) {
             return [.objectPath(existing)]
@@ -154,14 +176,18 @@ final class FakeGeoClueService: Sendable {
         }
         try? client.exported.setValue(.boolean(true), for: "Active")
         if startSource { source.start() }
+        if let latest = core.withLock({ $0.latestFix }) { await publish(latest, core: core, only: path) }
     }
 
     /// Publishes `fix` to every active client whose thresholds it passes: a new `Location`
     /// object, the client's `Location` property, and `LocationUpdated(old, new)`.
-    static func publish(_ fix: Location, core: Locked<FakeGeoClueState>) async {
-        let (connection, clients) = core.withLock { state in (state.service?.connection, Array(state.clients.values)) }
+    static func publish(_ fix: Location, core: Locked<FakeGeoClueState>, only path: String? = nil) async {
+        let (connection, clients) = core.withLock { state in
+            if path == nil { state.latestFix = fix }
+            return (state.service?.connection, Array(state.clients.values))
+        }
         guard let connection else { return }
-        for client in clients where client.active && passes(fix, client) {
+        for client in clients where client.active && (path == nil || client.path == path) && passes(fix, client) {
             let number = core.withLock { state -> Int in
                 defer { state.clients[client.path]?.nextLocation += 1 }
                 return state.clients[client.path]?.nextLocation ?? 0
@@ -210,7 +236,7 @@ final class FakeGeoClueService: Sendable {
         let seconds = time.timeIntervalSince1970
         location.addProperty("Latitude", .double(fix.latitude))
         location.addProperty("Longitude", .double(fix.longitude))
-        location.addProperty("Accuracy", .double(fix.horizontalAccuracy ?? 0))
+        location.addProperty("Accuracy", .double(fix.horizontalAccuracy ?? -1))  // GeoClue's "unknown"
         location.addProperty("Altitude", .double(fix.altitude ?? -Double.greatestFiniteMagnitude))
         location.addProperty("Speed", .double(fix.speed ?? -1))
         location.addProperty("Heading", .double(fix.course ?? -1))

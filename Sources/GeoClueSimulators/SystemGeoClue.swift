@@ -34,6 +34,7 @@ public final class SystemGeoClue: Sendable {
 
     /// Why GeoClue did not start, with what it printed.
     public struct StartError: Error, Sendable, CustomStringConvertible {
+        /// What went wrong, and what the program printed.
         public var description: String
     }
 

@@ -30,13 +30,15 @@ public final class NMEASocketServer: NMEAOutput {
         var readers: [Int32] = []
         var accepted = 0
         var closed = false
-        var waiters: [(count: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+        var nextWaiter: UInt64 = 0
+        var waiters: [UInt64: (count: Int, continuation: CheckedContinuation<Bool, Never>)] = [:]
     }
 
     private let state = Locked(State())
 
     /// Why the socket could not be made.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What went wrong, and what the program printed.
         public var description: String
     }
 
@@ -97,44 +99,53 @@ public final class NMEASocketServer: NMEAOutput {
     /// Returns `true` once `count` readers in all have connected since the start, `false` if the
     /// server stops first or the task is cancelled.
     public func waitForReaders(_ count: Int) async -> Bool {
-        await withCheckedContinuation { continuation in
-            let ready: Bool? = state.withLock { state in
-                if state.accepted >= count { return true }
-                if state.closed || Task.isCancelled { return false }
-                state.waiters.append((count, continuation))
-                return nil
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready: Bool? = state.withLock { state in
+                    if state.accepted >= count { return true }
+                    if state.closed || Task.isCancelled { return false }
+                    state.waiters[id] = (count, continuation)
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
             }
-            if let ready { continuation.resume(returning: ready) }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: false)
         }
     }
 
     /// Writes `sentences` to every reader connected; one that cannot take them now misses them.
+    /// The sockets do not block, and are written under the lock that `stop()` closes them under:
+    /// a descriptor is never written to (or closed) after another file may have taken its number.
     @discardableResult
     public func write(_ sentences: [String]) -> Int {
         let bytes = Array(sentences.joined().utf8)
-        let readers = state.withLock { $0.readers }
-        var most = 0
-        var gone: [Int32] = []
-        for reader in readers {
-            var written = 0
-            while written < bytes.count {
-                let result = bytes[written...].withUnsafeBytes { send(reader, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if result > 0 {
-                    written += result
-                } else if result < 0 && errno == EINTR {
-                    continue
-                } else {
-                    if result < 0 && errno != EAGAIN && errno != EWOULDBLOCK { gone.append(reader) }
-                    break
+        return state.withLock { state in
+            var most = 0
+            for reader in state.readers {
+                var written = 0
+                while written < bytes.count {
+                    let result = bytes[written...].withUnsafeBytes { send(reader, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    if result > 0 {
+                        written += result
+                    } else if result < 0 && errno == EINTR {
+                        continue
+                    } else {
+                        if result < 0 && errno != EAGAIN && errno != EWOULDBLOCK {
+                            state.readers.removeAll { $0 == reader }
+                            close(reader)
+                        }
+                        break
+                    }
                 }
+                most = max(most, written)
             }
-            most = max(most, written)
+            return most
         }
-        if !gone.isEmpty {
-            state.withLock { state in state.readers.removeAll { gone.contains($0) } }
-            for reader in gone { close(reader) }
-        }
-        return most
     }
 
     /// Stops listening, disconnects every reader and removes the socket file.
@@ -144,13 +155,13 @@ public final class NMEASocketServer: NMEAOutput {
             state.closed = true
             defer {
                 state.readers = []
-                state.waiters = []
+                state.waiters = [:]
             }
-            return (state.readers, state.waiters.map(\.continuation))
+            for reader in state.readers { close(reader) }
+            return (state.readers, state.waiters.values.map(\.continuation))
         }
-        guard let (readers, waiters) = stopping else { return }
+        guard let (_, waiters) = stopping else { return }
         shutdown(listener, Int32(SHUT_RDWR))
-        for reader in readers { close(reader) }
         for waiter in waiters { waiter.resume(returning: false) }
         unlink(path)
     }
@@ -161,9 +172,9 @@ public final class NMEASocketServer: NMEAOutput {
             state.readers.append(reader)
             state.accepted += 1
             let accepted = state.accepted
-            let ready = state.waiters.filter { $0.count <= accepted }.map(\.continuation)
-            state.waiters.removeAll { $0.count <= accepted }
-            return ready
+            let ready = state.waiters.filter { $0.value.count <= accepted }
+            for id in ready.keys { state.waiters[id] = nil }
+            return ready.values.map(\.continuation)
         }
         guard let ready else {
             close(reader)

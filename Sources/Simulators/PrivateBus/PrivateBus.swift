@@ -41,6 +41,7 @@ public final class PrivateBus: Sendable {
 
     /// Why the bus did not start, with what `dbus-daemon` printed.
     public struct StartError: Error, Sendable, CustomStringConvertible {
+        /// What went wrong, and what the program printed.
         public var description: String
     }
 
