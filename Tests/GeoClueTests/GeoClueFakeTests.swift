@@ -23,7 +23,7 @@ struct GeoClueFakeTests {
         defer { agent.stop() }
         let allowed = LocationManager(source: world.source(desktopID: Self.desktopID))
         async let fix = allowed.requestLocation(timeout: .seconds(20))
-        await world.feed(FakeWorld.walk(0))
+        await world.feed([FakeWorld.walk(0)])
         #expect(try await fix.latitude == FakeWorld.walk(0).latitude)
 
         let refused = LocationManager(source: world.source(desktopID: "org.example.Stranger"))
@@ -128,7 +128,7 @@ struct GeoClueFakeTests {
         _ = await events.waitUntil { $0.states.contains(.watching) }
         var fresh = FakeWorld.walk(3)
         fresh.time = Date().addingTimeInterval(-5)
-        await world.feed(fresh)
+        await world.feed([fresh])
         _ = try await updates.next()
         source.requestLatestFix()
         let cached = await events.waitUntil { !$0.cachedLocations.isEmpty }.events.compactMap { event -> Duration? in
@@ -151,8 +151,79 @@ struct GeoClueFakeTests {
         source.start()
         let log = await events.waitUntil { $0.states.last == .stopped }
         #expect(log.errors.contains { if case .notAuthorized = $0 { true } else { false } })
-        #expect(log.states.filter { if case .connecting = $0 { true } else { false } }.count == 1)
+        await source.waitUntilIdle()
+        #expect(events.log.states.filter { if case .connecting = $0 { true } else { false } }.count == 1)
         #expect(source.connectionState == .stopped)
+        #expect(world.fake.clientsMade == 1, "the refused source asked again")
+    }
+
+    /// GeoClue gone while the source's GetClient waits for an agent, and back: the source asks the
+    /// new GeoClue, which makes its first client.
+    @Test func vanishingWhileWaitingForAnAgent() async throws {
+        let world = try await FakeWorld()
+        defer { world.stop() }
+        let source = world.source(notice: .milliseconds(100))
+        let events = LocationEventRecorder(observing: source)
+        source.start()
+        defer { source.stop() }
+        _ = await events.waitUntil { log in log.errors.contains { if case .awaitingAuthorization = $0 { true } else { false } } }
+        await world.kill()
+        _ = await events.waitUntil { log in log.errors.contains { if case .serviceLost = $0 { true } else { false } } }
+        try await world.restart()
+        let agent = try await GeoClueAgent(bus: world.address)
+        defer { agent.stop() }
+        _ = await events.waitUntil { $0.states.contains(.watching) }
+        let manager = DBusProxy(
+            try DBusConnection(world.address), destination: GeoClueNames.service, path: GeoClueNames.managerPath, interface: GeoClueNames.manager)
+        #expect(world.fake.clientCount == 1)
+        let mine = try await manager.call("GetClient")
+        #expect(mine == [.objectPath("/org/freedesktop/GeoClue2/Client/2")], "the first client of the new run was the source's")
+    }
+
+    /// GetClient gives a program its one client; CreateClient a new one each time; a program that
+    /// leaves the bus takes its clients with it.
+    @Test func clientsBelongToTheirProgram() async throws {
+        let world = try await FakeWorld()
+        defer { world.stop() }
+        let agent = try await GeoClueAgent(bus: world.address)
+        defer { agent.stop() }
+        let program = try DBusConnection(world.address)
+        let manager = DBusProxy(program, destination: GeoClueNames.service, path: GeoClueNames.managerPath, interface: GeoClueNames.manager)
+        let first = try await manager.call("GetClient")
+        #expect(try await manager.call("GetClient") == first)
+        let created = try await manager.call("CreateClient")
+        #expect(created != first)
+        #expect(world.fake.clientCount == 2)
+        program.close()
+        await waitUntil { world.fake.clientCount == 0 }
+    }
+
+    /// The client's distance threshold: a fix closer than it to the last one reported is not
+    /// reported. And a client that starts gets the latest location at once, as from GeoClue.
+    @Test func thresholdsAndTheLatestLocationAtStart() async throws {
+        let world = try await FakeWorld()
+        defer { world.stop() }
+        let agent = try await GeoClueAgent(bus: world.address)
+        defer { agent.stop() }
+        let source = GeoClueLocationSource(configuration: .init(
+            desktopID: Self.desktopID, distanceThreshold: 100, bus: world.address))
+        let events = LocationEventRecorder(observing: source)
+        let manager = LocationManager(source: source)
+        var updates = manager.updates(buffering: .all).makeAsyncIterator()
+        _ = await events.waitUntil { $0.states.contains(.watching) }
+        let start = FakeWorld.walk(0)
+        var near = start
+        near.latitude += 0.0001  // 11 m
+        var far = start
+        far.latitude += 0.01  // 1.1 km
+        await world.feed([start, near, far])
+        let first = try #require(try await updates.next())
+        let second = try #require(try await updates.next())
+        #expect(first.latitude == start.latitude && second.latitude == far.latitude, "\(first), \(second)")
+
+        let late = LocationManager(source: world.source())
+        let atStart = try await late.requestLocation(timeout: .seconds(20))
+        #expect(atStart.latitude == far.latitude)
     }
 
     /// Stopped while waiting to reconnect (GeoClue gone), the source reports nothing after
@@ -172,7 +243,7 @@ struct GeoClueFakeTests {
         try await world.restart()
         await source.waitUntilIdle()
         #expect(events.log.states.last == .stopped)
-        #expect(world.fake.clientCount == 0, "the stopped source made a client")
+        #expect(world.fake.clientsMade == 0, "the stopped source made a client")
     }
 
     /// A source let go without `stop()` ends its connection to the bus.

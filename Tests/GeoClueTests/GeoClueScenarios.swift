@@ -18,20 +18,15 @@ enum GeoClueScenarios {
         let manager = LocationManager(source: world.source())
         async let request = manager.requestLocation(timeout: .seconds(20))
         let fed = type(of: world).walk(0)
-        let feeder = Task {
-            while !Task.isCancelled {
-                await world.feed(fed)
-                try? await Task.sleep(for: .milliseconds(200))
-            }
-        }
-        defer { feeder.cancel() }
+        await world.feed([fed])
         let fix = try await request
         #expect(abs(fix.latitude - fed.latitude) < 1e-6 && abs(fix.longitude - fed.longitude) < 1e-6, "\(fix)")
         #expect(manager.waitingRequestCount == 0)
     }
 
-    /// A stream: each position fed, in the order fed. Each is fed (again every 200 ms, as a
-    /// receiver repeats itself) until it comes out of the stream, then the next.
+    /// A stream: the positions fed, in the order fed. Four come at once, as from a receiver that
+    /// caught up: the client may not read a location before GeoClue replaces it with the next (it
+    /// keeps a client's last two), but what it reports is in order, and ends with the last one fed.
     static func updatesInOrder(_ world: some GeoClueWorld) async throws {
         let agent = try await GeoClueAgent(bus: world.address)
         defer { agent.stop() }
@@ -40,24 +35,17 @@ enum GeoClueScenarios {
         let manager = LocationManager(source: source)
         var updates = manager.updates(buffering: .all).makeAsyncIterator()
         _ = await watching.waitUntil { $0.states.contains(.watching) }
-        var seen: [Location] = []
-        for fed in (0..<4).map(type(of: world).walk) {
-            let feeder = Task {
-                while !Task.isCancelled {
-                    await world.feed(fed)
-                    try? await Task.sleep(for: .milliseconds(200))
-                }
+        let fixes = (1...4).map(type(of: world).walk)
+        await world.feed(fixes)
+        var indices: [Int] = []
+        while indices.last != fixes.count - 1, let next = try await updates.next() {
+            guard let index = fixes.firstIndex(where: { abs($0.latitude - next.latitude) < 1e-6 && abs($0.longitude - next.longitude) < 1e-6 }) else {
+                Issue.record("a position that was not fed: \(next)")
+                return
             }
-            defer { feeder.cancel() }
-            while let next = try await updates.next() {
-                if let last = seen.last, abs(last.latitude - next.latitude) < 1e-9 { continue }  // the one before, again
-                seen.append(next)
-                break
-            }
+            if indices.last != index { indices.append(index) }  // the real GeoClue may report a position twice
         }
-        let fixes = (0..<4).map(type(of: world).walk)
-        #expect(seen.count == 4)
-        #expect(zip(seen, fixes).allSatisfy { abs($0.latitude - $1.latitude) < 1e-6 && abs($0.longitude - $1.longitude) < 1e-6 }, "\(seen)")
+        #expect(indices == indices.sorted() && Set(indices).count == indices.count, "in the order fed: \(indices)")
     }
 
     /// The agent allows nothing: the request fails at once, as CoreLocation's `denied`.
@@ -87,13 +75,7 @@ enum GeoClueScenarios {
         #expect(!log.states.contains(.watching))
         let agent = try await GeoClueAgent(bus: world.address)
         defer { agent.stop() }
-        let feeder = Task {
-            while !Task.isCancelled {
-                await world.feed(type(of: world).walk(1))
-                try? await Task.sleep(for: .milliseconds(200))
-            }
-        }
-        defer { feeder.cancel() }
+        await world.feed([type(of: world).walk(1)])
         let fix = try await request
         #expect(abs(fix.latitude - type(of: world).walk(1).latitude) < 1e-6)
     }
@@ -108,7 +90,7 @@ enum GeoClueScenarios {
         let manager = LocationManager(source: source)
         var updates = manager.updates(buffering: .all).makeAsyncIterator()
         _ = await events.waitUntil { $0.states.contains(.watching) }
-        await world.feed(type(of: world).walk(0))
+        await world.feed([type(of: world).walk(0)])
         let first = try #require(try await updates.next())
         #expect(abs(first.latitude - type(of: world).walk(0).latitude) < 1e-6)
 
@@ -118,13 +100,7 @@ enum GeoClueScenarios {
         #expect(await agent.waitUntilRegistered(times: 2))
         _ = await events.waitUntil { $0.states.filter { $0 == .watching }.count == 2 }
         let later = type(of: world).walk(10)
-        let feeder = Task {
-            while !Task.isCancelled {
-                await world.feed(later)
-                try? await Task.sleep(for: .milliseconds(200))
-            }
-        }
-        defer { feeder.cancel() }
+        await world.feed([later])
         var next = try #require(try await updates.next())
         while abs(next.latitude - first.latitude) < 1e-9 { next = try #require(try await updates.next()) }
         #expect(abs(next.latitude - later.latitude) < 1e-6, "\(next)")
@@ -142,7 +118,8 @@ enum GeoClueScenarios {
             Issue.record("not a timeout: \(error)")
             return
         }
-        #expect(waited >= .milliseconds(1500) && waited < .milliseconds(2500), "waited \(waited)")
+        // Never before the deadline; after it, as soon as a loaded machine lets the timer run.
+        #expect(waited >= .milliseconds(1500) && waited < .seconds(4), "waited \(waited)")
     }
 }
 

@@ -5,6 +5,7 @@ import GeoClueSimulators
 import GPSCore
 import LocationCore
 import Simulators
+import Testing
 import TestSupport
 
 /// A GeoClue to test a client against, on a private bus, with a way to feed it positions: the
@@ -12,8 +13,8 @@ import TestSupport
 /// against both, so the fake is held to the real GeoClue.
 protocol GeoClueWorld: Sendable {
     var bus: PrivateBus { get }
-    /// Makes `fix` reach GeoClue's clients (once GeoClue is reading).
-    func feed(_ fix: Location) async
+    /// Makes `fixes` reach GeoClue's clients, in order, once GeoClue reads them for a started client.
+    func feed(_ fixes: [Location]) async
     /// GeoClue goes away as a crash takes it.
     func kill() async
     /// GeoClue starts again.
@@ -49,9 +50,11 @@ final class FakeWorld: GeoClueWorld {
         fake = try await FakeGeoClue(bus: bus.address, source: device, authorization: authorization)
     }
 
-    func feed(_ fix: Location) async {
+    func feed(_ fixes: [Location]) async {
+        // The fake publishes to started clients: wait for one, as GeoClue's reading starts with it.
+        await waitUntil { self.fake.activeClientCount > 0 }
         await device.waitUntilStarted()
-        device.send(.location(fix))
+        for fix in fixes { device.send(.location(fix)) }
     }
 
     func kill() async { fake.vanish() }
@@ -68,6 +71,8 @@ final class SystemWorld: GeoClueWorld {
     let bus: PrivateBus
     let receiver: NMEASocketServer
     private let geoclue: Locked<SystemGeoClue?>
+    /// The readers GeoClue had connected before it last started.
+    private let readersBefore = Locked(0)
 
     init() async throws {
         bus = try await PrivateBus()
@@ -75,12 +80,12 @@ final class SystemWorld: GeoClueWorld {
         geoclue = Locked(try await SystemGeoClue(bus: bus, nmeaSocket: receiver.path))
     }
 
-    /// As GGA and RMC sentences. (GeoClue reads a GGA's time of day, on the day it reads it, so a
-    /// fix it reports has today's date, not the one fed.)
-    func feed(_ fix: Location) async {
-        let readers = receiver.acceptedReaders
-        _ = await receiver.waitForReaders(max(readers, 1))
-        receiver.write(NMEAEncoder.epoch(for: fix))
+    /// As GGA and RMC sentences, once GeoClue has connected to the socket since it (last)
+    /// started: it does so when a client starts. (GeoClue reads a GGA's time of day, on the day it
+    /// reads it, so a fix it reports has today's date, not the one fed.)
+    func feed(_ fixes: [Location]) async {
+        _ = await receiver.waitForReaders(readersBefore.withLock { $0 } + 1)
+        receiver.write(fixes.flatMap { NMEAEncoder.epoch(for: $0) })
     }
 
     func kill() async {
@@ -90,6 +95,7 @@ final class SystemWorld: GeoClueWorld {
     }
 
     func restart() async throws {
+        readersBefore.withLock { $0 = receiver.acceptedReaders }
         let started = try await SystemGeoClue(bus: bus, nmeaSocket: receiver.path)
         geoclue.withLock { $0 = started }
     }

@@ -37,6 +37,32 @@ struct GeoClueCommandTests {
         #expect(nearest.distance(to: fix) < 0.05, "\(fix) is \(nearest.distance(to: fix)) m from the nearest recorded fix")
     }
 
+    /// `locate watch --geoclue` from the real GeoClue fed by a replay: the positions of the walk,
+    /// in its order.
+    @Test(.enabled(if: SystemGeoClue.isAvailable, "\(SystemGeoClue.unavailableReason ?? "")"))
+    func watchPrintsTheReplayedWalkInOrderFromTheRealGeoClue() async throws {
+        let bus = try await PrivateBus()
+        defer { bus.stop() }
+        let socket = bus.folder + "/nmea.sock"
+        let replay = try Locate.start(["replay", Self.walk.path, "--nmea-socket", socket, "--speed", "4"])
+        defer { replay.terminate() }
+        #expect(await replay.waitForLine { $0 == socket } == socket)
+        let geoclue = try await SystemGeoClue(bus: bus, nmeaSocket: socket)
+        defer { geoclue.stop() }
+        let agent = try await GeoClueAgent(bus: .address(bus.address))
+        defer { agent.stop() }
+        let result = try await Locate.run(["watch", "--geoclue", "--bus", bus.address, "--json", "--count", "5"])
+        #expect(result.status == 0, "\(result.error)")
+        let printed = try result.output.map { try JSONDecoder().decode(Location.self, from: Data($0.utf8)) }
+        let recorded = try ReplayRecording(contentsOf: Self.walk).readTimeline().compactMap { entry -> Location? in
+            if case let .location(fix) = entry.event { fix } else { nil }
+        }
+        let places = printed.map { fix in recorded.firstIndex { $0.distance(to: fix) < 0.05 } }
+        #expect(places.count == 5 && places.allSatisfy { $0 != nil }, "\(printed)")
+        let indices = places.compactMap { $0 }
+        #expect(indices == indices.sorted(), "in the walk's order: \(indices)")
+    }
+
     @Test func watchPrintsEachFixOfTheFakeInOrderAsJSON() async throws {
         let world = try await CommandFakeWorld()
         defer { world.stop() }
