@@ -14,6 +14,7 @@ import PackageDescription
 //   GeoClueSimulators  a fake GeoClue, the real one run privately      -> GeoClue, Simulators
 //   Simulators         location fakes: replay, NMEA, fake gpsd, clock  -> LocationFacade, GPX
 //   Workout            the store (GRDB), import/export, sessions       -> LocationCore, GPX, FIT, TCX
+//   BluetoothSensors   BLE heart rate, speed/cadence, power via BlueZ  -> Workout, DBus
 //   WorkoutSimulators  workout fakes: store faults, heart rate, runs   -> Workout, Simulators, GPX
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators
 //   WorkoutCommand     `workout`                                       -> Workout, WorkoutSimulators
@@ -26,6 +27,7 @@ let package = Package(
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "GeoClue", targets: ["GeoClue"]),
         .library(name: "GeoClueSimulators", targets: ["GeoClueSimulators"]),
+        .library(name: "BluetoothSensors", targets: ["BluetoothSensors"]),
         .library(name: "Simulators", targets: ["Simulators"]),
         .library(name: "Workout", targets: ["Workout"]),
         .library(name: "WorkoutSimulators", targets: ["WorkoutSimulators"]),
@@ -135,6 +137,17 @@ let package = Package(
             name: "GeoClueSimulators",
             dependencies: ["DBus", "GeoClue", "GPSCore", "LocationCore", "Simulators"]
         ),
+        // Bluetooth LE workout sensors through BlueZ: the GATT decoders, and sample sources for sessions.
+        .target(
+            name: "BluetoothSensors",
+            dependencies: [
+                "DBus",
+                "GPSCore",
+                "LocationCore",
+                "Workout",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "WorkoutSimulators",
             dependencies: ["GPSCore", "GPX", "LocationFacade", "Simulators", "Workout"]
@@ -227,6 +240,10 @@ let package = Package(
         .testTarget(
             name: "GeoClueTests",
             dependencies: ["GeoClue", "GeoClueSimulators", "DBus", "LocationCore", "Simulators", "TestSupport", "GPSCore"]
+        ),
+        .testTarget(
+            name: "BluetoothSensorsTests",
+            dependencies: ["BluetoothSensors", "DBus", "GPSCore", "LocationCore", "Simulators", "TestSupport", "Workout", "WorkoutSimulators"]
         ),
         .testTarget(
             name: "LocateCommandTests",
