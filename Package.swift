@@ -150,7 +150,7 @@ let package = Package(
         ),
         .target(
             name: "WorkoutSimulators",
-            dependencies: ["GPSCore", "GPX", "LocationFacade", "Simulators", "Workout"]
+            dependencies: ["BluetoothSensors", "DBus", "GPSCore", "GPX", "LocationFacade", "Simulators", "Workout"]
         ),
         // What the two commands share: output lines, exit statuses, signals.
         .target(

@@ -46,6 +46,14 @@ public final class DBusExportedInterface: Sendable {
             arguments: [.string(interface.name), .variantDictionary([name: value]), .stringArray([])])
     }
 
+    /// Sets the property `name` and announces it with `PropertiesChanged` even if its value did
+    /// not change: for a property whose every setting is an event (a Bluetooth characteristic's
+    /// `Value`, each notification of which BlueZ signals).
+    public func announce(_ value: DBusValue, for name: String) throws(DBusError) {
+        _ = try store(value, for: name)
+        announceChange(of: name, to: value)
+    }
+
     /// Sends the signal `name` with `arguments`, after everything sent before from this thread.
     ///
     /// - Throws: ``DBusError`` when the interface declares no such signal, the arguments' signature

@@ -86,6 +86,8 @@ struct RowInserter {
         case .power: "power"
         case .temperature: "temperature"
         case .speed: "speed"
+        case .heartbeatInterval: "heartbeat_interval"
+        case .distance: "distance"
         }
     }
 

@@ -14,14 +14,21 @@ public enum QuantityType: String, Sendable, Hashable, Codable, CaseIterable, Cus
     case temperature
     /// Speed, in metres per second.
     case speed
+    /// The time between two heartbeats (an RR interval, from a chest strap), in seconds: the
+    /// interval the sample covers ends at the beat. Heart-rate variability is worked out from them.
+    case heartbeatInterval = "heartbeat_interval"
+    /// Distance covered over the sample's interval, in metres (a wheel sensor's, beside GPS).
+    case distance
 
-    /// The unit of every value of this type: `count/min`, `W`, `°C` or `m/s`.
+    /// The unit of every value of this type: `count/min`, `W`, `°C`, `m/s`, `s` or `m`.
     public var unit: String {
         switch self {
         case .heartRate, .cadence: "count/min"
         case .power: "W"
         case .temperature: "°C"
         case .speed: "m/s"
+        case .heartbeatInterval: "s"
+        case .distance: "m"
         }
     }
 
@@ -34,6 +41,7 @@ public enum QuantityType: String, Sendable, Hashable, Codable, CaseIterable, Cus
     public var description: String {
         switch self {
         case .heartRate: "heart rate"
+        case .heartbeatInterval: "heartbeat interval"
         default: rawValue
         }
     }

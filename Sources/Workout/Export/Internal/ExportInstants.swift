@@ -8,6 +8,8 @@ struct InstantValues: Sendable {
     var power: Double?
     var temperature: Double?
     var speed: Double?
+    var heartbeatInterval: Double?
+    var distance: Double?
 
     subscript(type: QuantityType) -> Double? {
         get {
@@ -17,6 +19,8 @@ struct InstantValues: Sendable {
             case .power: power
             case .temperature: temperature
             case .speed: speed
+            case .heartbeatInterval: heartbeatInterval
+            case .distance: distance
             }
         }
         set {
@@ -26,6 +30,8 @@ struct InstantValues: Sendable {
             case .power: power = newValue
             case .temperature: temperature = newValue
             case .speed: speed = newValue
+            case .heartbeatInterval: heartbeatInterval = newValue
+            case .distance: distance = newValue
             }
         }
     }

@@ -1,0 +1,166 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DBus
+import GPSCore
+import LocationCore
+import Logging
+import Workout
+
+/// A Bluetooth LE workout sensor read through BlueZ, as a ``SampleSource`` of a
+/// `WorkoutSession`: a heart-rate strap (heart rate, and the times between beats), a speed and
+/// cadence sensor (wheel speed and distance, cadence), or a power meter (power, cadence, speed).
+///
+/// ```swift
+/// let strap = BluetoothSensor(address: "C0:FF:EE:00:00:01")
+/// let session = WorkoutSession(store: store, source: gps, samples: [strap], configuration: .init(activityType: .cycling))
+/// ```
+///
+/// Started, it finds the device (scanning for it if BlueZ does not know it yet), connects,
+/// waits for BlueZ to resolve its services, subscribes to every measurement it has, and reads its
+/// battery and, for a strap, where it is worn. A device that disconnects (out of range, asleep,
+/// its battery empty) is connected again with backoff, and the gap is counted in ``status``.
+/// A notification that is not what its specification says is dropped and counted, by reason.
+///
+/// Samples are dated when they arrive, by `now` (the system clock by default): a machine without
+/// a real-time clock (a Raspberry Pi) must have its time set (NTP, or from the GPS) before a
+/// workout, as its fixes are dated by the GPS.
+public final class BluetoothSensor: SampleSource {
+    /// Where the sensor is, and how it is read.
+    public struct Configuration: Sendable, Hashable {
+        /// The device's Bluetooth address, `C0:FF:EE:00:00:01`.
+        public var address: String
+        /// The bus BlueZ is on: the system bus by default.
+        public var bus: DBusConnection.Address
+        /// The wheel's circumference in metres, for speed and distance from wheel revolutions:
+        /// 2.105 m by default, a 700×25c road tyre (2.096 for 700×23c, 2.136 for 700×28c, about
+        /// 2.29 for a 29-inch mountain-bike tyre).
+        public var wheelCircumference: Double
+        /// How long a connection (or a search for the device) may take before it counts as failed.
+        public var connectTimeout: Duration
+        /// The wait before the first reconnect; it doubles with each failure.
+        public var reconnectDelay: Duration
+        /// The longest wait between reconnects.
+        public var maximumReconnectDelay: Duration
+
+        /// A configuration for the device at `address` on `bus`.
+        public init(
+            address: String, bus: DBusConnection.Address = .system, wheelCircumference: Double = 2.105,
+            connectTimeout: Duration = .seconds(20), reconnectDelay: Duration = .seconds(1), maximumReconnectDelay: Duration = .seconds(30)
+        ) {
+            self.address = address.uppercased()
+            self.bus = bus
+            self.wheelCircumference = wheelCircumference
+            self.connectTimeout = connectTimeout
+            self.reconnectDelay = reconnectDelay
+            self.maximumReconnectDelay = maximumReconnectDelay
+        }
+    }
+
+    /// How it is read.
+    public var configuration: Configuration { runner.configuration }
+    private let runner: SensorRunner
+
+    /// A sensor at `address` on `bus`; its backoff and timeouts timed on `clock`, its samples dated
+    /// by `now`. Nothing happens until ``start()``.
+    public convenience init(
+        address: String, bus: DBusConnection.Address = .system, wheelCircumference: Double = 2.105,
+        clock: some Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger = Logger(label: "BluetoothSensors.BluetoothSensor")
+    ) {
+        self.init(
+            configuration: Configuration(address: address, bus: bus, wheelCircumference: wheelCircumference), clock: clock, now: now,
+            logger: logger)
+    }
+
+    /// A sensor read as `configuration` says.
+    public init(
+        configuration: Configuration, clock: some Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger = Logger(label: "BluetoothSensors.BluetoothSensor")
+    ) {
+        var logger = logger
+        logger[metadataKey: "bluetooth.address"] = "\(configuration.address)"
+        runner = SensorRunner(configuration: configuration, clock: ElapsedClock(clock), now: now, logger: logger)
+    }
+
+    deinit {
+        runner.stop()
+    }
+
+    /// Connects and reads the sensor, in a task of its own: its samples, until ``stop()`` ends
+    /// the stream. Calling it again while started returns a stream that ends at once.
+    public func start() -> AsyncStream<QuantitySample> {
+        runner.start()
+    }
+
+    /// Stops reading: notifications off, disconnected (within a couple of seconds), the stream ended.
+    public func stop() {
+        runner.stop()
+    }
+
+    /// Where the sensor stands: connected or not, its battery, what was dropped, the gaps.
+    public var status: BluetoothSensorStatus {
+        runner.status
+    }
+
+    /// The sensor's status each time it changes, newest first (a slow reader gets the latest).
+    public func statusUpdates() -> AsyncStream<BluetoothSensorStatus> {
+        runner.statusUpdates()
+    }
+
+    /// Returns once the last run has ended (after ``stop()``) and the sensor is disconnected:
+    /// for tests.
+    package func waitUntilIdle() async {
+        await runner.waitUntilIdle()
+    }
+}
+
+/// What a ``BluetoothSensor`` knows of its device and its connection.
+public struct BluetoothSensorStatus: Sendable, Hashable {
+    /// Where the connection stands.
+    public enum Connection: Sendable, Hashable, CustomStringConvertible {
+        /// Not started, or stopped.
+        case stopped
+        /// Looking for the device and connecting; `attempt` counts from 1 since the last connection.
+        case connecting(attempt: Int)
+        /// Connected, notifications on.
+        case connected
+        /// Waiting to connect again after `after` (`attempt` so far).
+        case waitingToReconnect(after: Duration, attempt: Int)
+
+        public var description: String {
+            switch self {
+            case .stopped: "stopped"
+            case let .connecting(attempt): "connecting (attempt \(attempt))"
+            case .connected: "connected"
+            case let .waitingToReconnect(delay, attempt): "reconnecting in \(LocationError.format(delay)) (attempt \(attempt))"
+            }
+        }
+    }
+
+    /// The device's address.
+    public var address: String
+    /// Where the connection stands.
+    public var connection: Connection = .stopped
+    /// The name the device gives, once known.
+    public var name: String?
+    /// The workout services it has ("heart rate", "speed and cadence", "power"), once connected.
+    public var services: [String] = []
+    /// Its battery's charge in percent, when it has a battery service.
+    public var batteryPercent: Int?
+    /// Where a heart-rate strap says it is worn.
+    public var bodySensorLocation: BodySensorLocation?
+    /// Notifications dropped because they were not what their specification says, by reason
+    /// (``MalformedNotification/reasonKey``).
+    public var dropped: [String: Int] = [:]
+    /// How many times the connection was lost after it was up.
+    public var gaps = 0
+    /// How long the sensor was gone, in all (gaps that ended).
+    public var gapTime = Duration.zero
+    /// The last thing that went wrong.
+    public var lastError: BluetoothError?
+    /// The last value of each type it gave.
+    public var latest: [QuantityType: Double] = [:]
+}

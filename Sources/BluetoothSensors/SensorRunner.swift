@@ -1,0 +1,174 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DBus
+import GPSCore
+import LocationCore
+import Logging
+import Workout
+
+/// The state and the task behind a ``BluetoothSensor``: connections one after the other, with
+/// backoff, until stopped. The task holds this, not the sensor, so a sensor let go stops.
+final class SensorRunner: Sendable {
+    let configuration: BluetoothSensor.Configuration
+    let clock: ElapsedClock
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    private struct State {
+        var generation: UInt64 = 0
+        var task: Task<Void, Never>?
+        var lastTask: Task<Void, Never>?
+        var samples: AsyncStream<QuantitySample>.Continuation?
+        var status: BluetoothSensorStatus
+        /// When the connection was lost, while it is.
+        var lostAt: Duration?
+        var watchers: [UInt64: AsyncStream<BluetoothSensorStatus>.Continuation] = [:]
+        var nextWatcher: UInt64 = 0
+    }
+
+    private let state: Locked<State>
+
+    init(configuration: BluetoothSensor.Configuration, clock: ElapsedClock, now: @escaping @Sendable () -> Date, logger: Logger) {
+        self.configuration = configuration
+        self.clock = clock
+        self.now = now
+        self.logger = logger
+        state = Locked(State(status: BluetoothSensorStatus(address: configuration.address)))
+    }
+
+    var status: BluetoothSensorStatus {
+        state.withLock { $0.status }
+    }
+
+    func start() -> AsyncStream<QuantitySample> {
+        let (stream, continuation) = AsyncStream.makeStream(of: QuantitySample.self)
+        let started = state.withLock { state -> Bool in
+            guard state.task == nil else { return false }
+            state.generation += 1
+            let generation = state.generation
+            state.samples = continuation
+            state.task = Task { [self] in await run(generation: generation) }
+            return true
+        }
+        if !started { continuation.finish() }
+        return stream
+    }
+
+    func stop() {
+        let task: Task<Void, Never>? = state.withLock { state in
+            defer {
+                state.lastTask = state.task ?? state.lastTask
+                state.task = nil
+                state.generation += 1
+            }
+            return state.task
+        }
+        task?.cancel()
+    }
+
+    func waitUntilIdle() async {
+        let task = state.withLock { $0.task ?? $0.lastTask }
+        await task?.value
+    }
+
+    func statusUpdates() -> AsyncStream<BluetoothSensorStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: BluetoothSensorStatus.self, bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { state in
+            state.nextWatcher += 1
+            state.watchers[state.nextWatcher] = continuation
+            continuation.yield(state.status)
+            return state.nextWatcher
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.watchers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Changes the status (for the run `generation`, unless it has been stopped) and tells the watchers.
+    func update(generation: UInt64, _ change: (inout BluetoothSensorStatus) -> Void) {
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            change(&state.status)
+            for watcher in state.watchers.values { watcher.yield(state.status) }
+        }
+    }
+
+    /// Hands `samples` to the session reading this sensor.
+    func deliver(_ samples: [QuantitySample], generation: UInt64) {
+        guard !samples.isEmpty else { return }
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            for sample in samples {
+                state.status.latest[sample.type] = sample.value
+                state.samples?.yield(sample)
+            }
+            for watcher in state.watchers.values { watcher.yield(state.status) }
+        }
+    }
+
+    /// The connection came up: a gap, if there was one, is over.
+    func connected(generation: UInt64) {
+        let now = clock.now
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            if let lostAt = state.lostAt {
+                state.status.gapTime += now - lostAt
+                state.lostAt = nil
+            }
+            state.status.connection = .connected
+            state.status.lastError = nil
+            for watcher in state.watchers.values { watcher.yield(state.status) }
+        }
+    }
+
+    /// The connection that was up went down: a gap begins.
+    func lost(generation: UInt64) {
+        let now = clock.now
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            state.status.gaps += 1
+            state.lostAt = now
+        }
+    }
+
+    /// The run ends (stopped): the stream of samples too, and the status says so.
+    private func finish() {
+        state.withLock { state in
+            state.samples?.finish()
+            state.samples = nil
+            state.status.connection = .stopped
+            for watcher in state.watchers.values { watcher.yield(state.status) }
+        }
+    }
+
+    private func run(generation: UInt64) async {
+        defer { finish() }
+        var attempt = 0
+        var delay = configuration.reconnectDelay
+        while !Task.isCancelled {
+            attempt += 1
+            update(generation: generation) { $0.connection = .connecting(attempt: attempt) }
+            let outcome = await SensorConnection(runner: self, generation: generation).run()
+            switch outcome {
+            case .stopped:
+                return
+            case let .failed(error, wasConnected):
+                logger.info("Bluetooth sensor connection ended", metadata: ["error": "\(error)"])
+                if wasConnected {
+                    lost(generation: generation)
+                    attempt = 0
+                    delay = configuration.reconnectDelay
+                }
+                update(generation: generation) { $0.lastError = error }
+            }
+            guard !Task.isCancelled else { return }
+            update(generation: generation) { $0.connection = .waitingToReconnect(after: delay, attempt: max(attempt, 1)) }
+            guard (try? await clock.sleep(for: delay)) != nil else { return }
+            delay = min(delay * 2, configuration.maximumReconnectDelay)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import BluetoothSensors
+import DBus
+import GPSCore
+
+/// A fake BlueZ on a bus of your own: the `org.bluez` service with an adapter and the devices you
+/// give it, each with the GATT services of a heart-rate strap, a speed and cadence sensor or a
+/// power meter, for tests of code that reads Bluetooth sensors, without Bluetooth or BlueZ.
+///
+/// ```swift
+/// let bus = try await PrivateBus()
+/// let bluez = try await FakeBlueZ(bus: bus.address)
+/// let strap = try await bluez.add(FakeBluetoothDevice(address: "C0:FF:EE:00:00:01", name: "HRM-Pro", sensors: [.heartRate]))
+/// let sensor = BluetoothSensor(address: "C0:FF:EE:00:00:01", bus: .address(bus.address))
+/// strap.send(heartRate: 142)            // a notification, once the sensor subscribed
+/// ```
+///
+/// It follows BlueZ's D-Bus API (`doc/org.bluez.*.rst` in BlueZ's source) where a client meets
+/// it: an `ObjectManager` at `/`; `org.bluez.Adapter1` at `/org/bluez/hci0` (`Powered`,
+/// `Discovering`, `SetDiscoveryFilter`, `StartDiscovery`, `StopDiscovery`); `org.bluez.Device1`
+/// for each device (`Connect`, `Disconnect`, `Connected`, `ServicesResolved`, `UUIDs`, `RSSI`)
+/// with `org.bluez.Battery1` for its battery, as BlueZ's battery plugin gives it; and, once
+/// connected, `GattService1` and `GattCharacteristic1` objects below the device, with
+/// `StartNotify`, `StopNotify`, `ReadValue` and notifications as `PropertiesChanged` of `Value`.
+/// A device that advertises only (``FakeBluetoothDevice/knownBeforeScan`` false) appears when a
+/// scan starts.
+public final class FakeBlueZ: Sendable {
+    /// The adapter's object path.
+    public static let adapterPath = "/org/bluez/hci0"
+    /// The bus it is on.
+    public let busAddress: String
+    let connection: DBusConnection
+    let adapter: DBusExportedInterface
+    private let manager: DBusRegistration
+    let devices = Locked<[FakeBluetoothDevice]>([])
+
+    /// Starts the service on the bus at `bus` with one adapter (powered unless `powered` is
+    /// false), and returns once it owns its name.
+    public init(bus: String, adapterAddress: String = "00:1A:7D:DA:71:13", powered: Bool = true) async throws {
+        busAddress = bus
+        let connection = try DBusConnection(.address(bus))
+        self.connection = connection
+        let devices = self.devices
+        var adapter = DBusInterface("org.bluez.Adapter1")
+        adapter.addProperty("Address", .string(adapterAddress))
+        adapter.addProperty("Name", "fake-bluez")
+        adapter.addProperty("Alias", "fake-bluez")
+        adapter.addWritableProperty("Powered", .boolean(powered))
+        adapter.addProperty("Discovering", .boolean(false))
+        adapter.addProperty("UUIDs", .stringArray([]))
+        adapter.addMethod("SetDiscoveryFilter", input: "a{sv}") { _ in [] }
+        adapter.addMethod("GetDiscoveryFilters", output: "as") { _ in [.stringArray(["UUIDs", "RSSI", "Pathloss", "Transport", "DuplicateData"])] }
+        let exported = Locked<DBusExportedInterface?>(nil)
+        adapter.addMethod("StartDiscovery") { _ in
+            guard let adapter = exported.withLock({ $0 }), adapter.value(of: "Powered")?.boolValue == true else {
+                throw DBusError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready", bus: "")
+            }
+            try adapter.setValue(true, for: "Discovering")
+            for device in devices.withLock({ $0 }) { try await device.advertise() }
+            return []
+        }
+        adapter.addMethod("StopDiscovery") { _ in
+            try exported.withLock({ $0 })?.setValue(false, for: "Discovering")
+            return []
+        }
+        adapter.addMethod("RemoveDevice", input: "o") { _ in [] }
+        do {
+            manager = try await connection.addObjectManager(at: "/")
+            self.adapter = try await connection.export(adapter, at: Self.adapterPath)
+            exported.withLock { $0 = self.adapter }
+            try await connection.requestName(BlueZ.service)
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    deinit {
+        connection.close()
+    }
+
+    /// Adds `device`: on the bus at once when it is known before any scan, else when a scan
+    /// starts. Returns it, for the test to drive.
+    @discardableResult
+    public func add(_ device: FakeBluetoothDevice) async throws -> FakeBluetoothDevice {
+        devices.withLock { $0.append(device) }
+        try await device.attach(to: self)
+        return device
+    }
+
+    /// Takes BlueZ off the bus, as `bluetoothd` exiting does.
+    public func stop() {
+        connection.close()
+    }
+
+    /// Whether the adapter is scanning.
+    public var isDiscovering: Bool {
+        adapter.value(of: "Discovering")?.boolValue ?? false
+    }
+}

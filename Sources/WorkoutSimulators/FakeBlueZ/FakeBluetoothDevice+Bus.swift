@@ -1,0 +1,126 @@
+import BluetoothSensors
+import DBus
+import GPSCore
+
+/// A fake device's objects on the bus: `Device1` and `Battery1` while BlueZ knows it, and its
+/// GATT services and characteristics while it is connected.
+extension FakeBluetoothDevice {
+    /// Joins `bluez`: on the bus at once when known before any scan.
+    func attach(to bluez: FakeBlueZ) async throws {
+        state.withLock { $0.bluez = bluez }
+        if knownBeforeScan { try await advertise() }
+    }
+
+    /// Puts the device on the bus (a scan found it), unless it is there already.
+    func advertise() async throws {
+        guard let bluez = state.withLock({ $0.device == nil ? $0.bluez : nil }) else { return }
+        var device = DBusInterface("org.bluez.Device1")
+        device.addProperty("Address", .string(address))
+        device.addProperty("AddressType", "random")
+        device.addProperty("Name", .string(name))
+        device.addProperty("Alias", .string(name))
+        device.addProperty("Adapter", .objectPath(FakeBlueZ.adapterPath))
+        device.addProperty("Paired", false)
+        device.addProperty("Trusted", false)
+        device.addProperty("Connected", false)
+        device.addProperty("ServicesResolved", false)
+        device.addProperty("RSSI", .int16(-58))
+        device.addProperty("UUIDs", .stringArray(sensors.map(\.serviceUUID) + (state.withLock { $0.batteryPercent } == nil ? [] : [BluetoothUUID.batteryService])))
+        device.addMethod("Connect") { [self] _ in
+            try await connect()
+            return []
+        }
+        device.addMethod("Disconnect") { [self] _ in
+            disconnect()
+            return []
+        }
+        let exported = try await bluez.connection.export(device, at: path)
+        exported.announce()
+        var battery: DBusExportedInterface?
+        if let percent = state.withLock({ $0.batteryPercent }) {
+            var interface = DBusInterface("org.bluez.Battery1")
+            interface.addProperty("Percentage", .byte(UInt8(clamping: percent)))
+            battery = try await bluez.connection.export(interface, at: path)
+            battery?.announce()
+        }
+        state.withLock { state in
+            state.device = exported
+            state.battery = battery
+        }
+    }
+
+    /// `Device1.Connect`: refused while unreachable; else connected, its services found, then
+    /// resolved, as BlueZ reports them.
+    private func connect() async throws {
+        let (bluez, device, unreachable, connected) = state.withLock { state in
+            (state.bluez, state.device, state.unreachable, !state.gatt.isEmpty)
+        }
+        guard let bluez, let device else { throw DBusError(name: "org.bluez.Error.DoesNotExist", message: "Does Not Exist", bus: "") }
+        if unreachable { throw DBusError(name: "org.bluez.Error.Failed", message: "Software caused connection abort", bus: "") }
+        guard !connected else { return }
+        try device.setValue(true, for: "Connected")
+        var objects: [DBusExportedInterface] = []
+        var characteristics: [String: DBusExportedInterface] = [:]
+        for (index, sensor) in sensors.enumerated() {
+            let servicePath = path + "/service" + Self.handle(0x10 * (index + 1))
+            var service = DBusInterface("org.bluez.GattService1")
+            service.addProperty("UUID", .string(sensor.serviceUUID))
+            service.addProperty("Device", .objectPath(path))
+            service.addProperty("Primary", true)
+            let exportedService = try await bluez.connection.export(service, at: servicePath)
+            exportedService.announce()
+            objects.append(exportedService)
+            var measured = [(sensor.measurementUUID, ["notify"], [UInt8]())]
+            if sensor == .heartRate { measured.append((BluetoothUUID.bodySensorLocation, ["read"], [BodySensorLocation.chest.rawValue])) }
+            for (offset, (uuid, flags, value)) in measured.enumerated() {
+                let characteristic = try await exportCharacteristic(
+                    uuid: uuid, flags: flags, value: value, at: servicePath + "/char" + Self.handle(0x10 * (index + 1) + 2 * offset + 1),
+                    service: servicePath, on: bluez)
+                objects.append(characteristic)
+                characteristics[uuid] = characteristic
+            }
+        }
+        state.withLock { state in
+            state.gatt = objects
+            state.characteristics = characteristics
+            state.connections += 1
+        }
+        try device.setValue(true, for: "ServicesResolved")
+    }
+
+    private func exportCharacteristic(
+        uuid: String, flags: [String], value: [UInt8], at path: String, service: String, on bluez: FakeBlueZ
+    ) async throws -> DBusExportedInterface {
+        var characteristic = DBusInterface("org.bluez.GattCharacteristic1")
+        characteristic.addProperty("UUID", .string(uuid))
+        characteristic.addProperty("Service", .objectPath(service))
+        characteristic.addProperty("Value", .array(element: "y", value.map(DBusValue.byte)))
+        characteristic.addProperty("Notifying", false)
+        characteristic.addProperty("Flags", .stringArray(flags))
+        let exported = Locked<DBusExportedInterface?>(nil)
+        characteristic.addMethod("ReadValue", input: "a{sv}", output: "ay") { _ in
+            [exported.withLock { $0 }?.value(of: "Value") ?? .array(element: "y", [])]
+        }
+        characteristic.addMethod("StartNotify") { [self] _ in
+            guard flags.contains("notify") else { throw DBusError(name: "org.bluez.Error.NotSupported", message: "Operation is not supported", bus: "") }
+            state.withLock { _ = $0.notifying.insert(uuid) }
+            try exported.withLock { $0 }?.setValue(true, for: "Notifying")
+            return []
+        }
+        characteristic.addMethod("StopNotify") { [self] _ in
+            state.withLock { _ = $0.notifying.remove(uuid) }
+            try exported.withLock { $0 }?.setValue(false, for: "Notifying")
+            return []
+        }
+        let object = try await bluez.connection.export(characteristic, at: path)
+        exported.withLock { $0 = object }
+        object.announce()
+        return object
+    }
+
+    /// A GATT handle as BlueZ writes it in paths: four hex digits.
+    private static func handle(_ value: Int) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}
