@@ -152,6 +152,8 @@ public struct BluetoothSensorStatus: Sendable, Hashable {
     public var batteryPercent: Int?
     /// Where a heart-rate strap says it is worn.
     public var bodySensorLocation: BodySensorLocation?
+    /// The measurements read (notifications that decoded).
+    public var notifications = 0
     /// Notifications dropped because they were not what their specification says, by reason
     /// (``MalformedNotification/reasonKey``).
     public var dropped: [String: Int] = [:]

@@ -97,11 +97,11 @@ final class SensorRunner: Sendable {
         }
     }
 
-    /// Hands `samples` to the session reading this sensor.
+    /// Hands the samples of one notification to the session reading this sensor.
     func deliver(_ samples: [QuantitySample], generation: UInt64) {
-        guard !samples.isEmpty else { return }
         state.withLock { state in
             guard state.generation == generation else { return }
+            state.status.notifications += 1
             for sample in samples {
                 state.status.latest[sample.type] = sample.value
                 state.samples?.yield(sample)
