@@ -174,7 +174,9 @@ let package = Package(
         .executableTarget(
             name: "WorkoutCommand",
             dependencies: [
+                "BluetoothSensors",
                 "CommandSupport",
+                "DBus",
                 "GPSCore",
                 "GPX",
                 "LocationFacade",

@@ -15,10 +15,11 @@ struct WorkoutCommand: AsyncParsableCommand {
             """ + "\n\n" + ExitStatus.summary([
                 .success: "success", .usage: "usage",
                 .dataError: "bad input data (the message names file, line and column)",
-                .noInput: "no such file or workout", .cannotCreate: "an output file cannot be written",
+                .noInput: "no such file or workout", .unavailable: "gpsd or BlueZ unavailable",
+                .cannotCreate: "an output file cannot be written",
                 .ioError: "the store failed", .temporaryFailure: "interrupted",
             ]),
-        subcommands: [Import.self, List.self, Show.self, Export.self, Delete.self, Record.self, Recover.self]
+        subcommands: [Import.self, List.self, Show.self, Export.self, Delete.self, Record.self, Recover.self, Sensors.self]
     )
 
     /// Sends the library's log to standard error, as `locate` does, so that standard output

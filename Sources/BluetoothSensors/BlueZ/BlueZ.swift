@@ -121,7 +121,7 @@ public final class BlueZ: Sendable {
     /// The first adapter that is powered on.
     ///
     /// - Throws: ``BluetoothError/noAdapter(bus:)`` or ``BluetoothError/adapterOff(adapter:)``.
-    func poweredAdapter() async throws -> BluetoothAdapter {
+    public func poweredAdapter() async throws -> BluetoothAdapter {
         let adapters = try await adapters()
         guard let first = adapters.first else { throw BluetoothError.noAdapter(bus: "\(connection.address)") }
         guard let powered = adapters.first(where: \.isPowered) else { throw BluetoothError.adapterOff(adapter: first.name) }

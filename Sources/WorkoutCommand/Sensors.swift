@@ -1,0 +1,74 @@
+import ArgumentParser
+import BluetoothSensors
+import CommandSupport
+import DBus
+import Foundation
+
+/// `workout sensors`: the Bluetooth LE workout sensors in range.
+struct Sensors: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sensors",
+        abstract: "List the Bluetooth LE workout sensors in range: heart rate, speed and cadence, power.",
+        discussion: """
+            Scans for --scan seconds for devices that advertise a heart rate, a cycling speed and \
+            cadence or a cycling power service, then lists them with those BlueZ knew already: \
+            address, name, services, signal strength and battery. Give an address to \
+            `workout record --sensor ADDRESS`. A sensor that is not listed may be asleep (wear the \
+            strap, turn the pedals) or connected to another receiver. Exits \
+            \(ExitStatus.unavailable.rawValue) when BlueZ is not on the bus, or has no adapter, or \
+            its adapter is off.
+            """)
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Scan this many seconds (0: only the devices BlueZ knows).", valueName: "seconds"))
+    var scan: Double = 5
+
+    @Flag(help: "Print one JSON object per sensor (NDJSON).")
+    var json = false
+
+    @Option(help: ArgumentHelp("The D-Bus address of the bus BlueZ is on.", discussion: "Defaults to the system bus."))
+    var bus: String?
+
+    func validate() throws {
+        guard scan >= 0, scan.isFinite else { throw ValidationError("--scan must be zero or more seconds, not \(scan).") }
+    }
+
+    func run() async throws {
+        let address = bus.map(DBusConnection.Address.address) ?? .system
+        let devices: [BluetoothDevice]
+        do {
+            let bluez = try BlueZ(bus: address)
+            defer { bluez.close() }
+            if scan > 0 {
+                devices = try await bluez.scan(for: .milliseconds(Int64(scan * 1000)))
+            } else {
+                _ = try await bluez.poweredAdapter()
+                devices = try await bluez.devices().filter { !$0.workoutServices.filter { $0 != "battery" }.isEmpty }
+            }
+        } catch let error as BluetoothError {
+            Output.error("workout sensors: \(error)")
+            throw ExitCode(.unavailable)
+        } catch let error as DBusError {
+            Output.error("workout sensors: \(error)")
+            throw ExitCode(.unavailable)
+        }
+        for device in devices {
+            let services = device.workoutServices
+            if json {
+                var object: [String: Any] = ["address": device.address, "services": services, "connected": device.isConnected]
+                object["name"] = device.name
+                object["rssi"] = device.rssi
+                object["battery"] = device.batteryPercent
+                Output.line(Format.jsonLine(object))
+            } else {
+                var parts = [device.address, device.name ?? "(no name)", services.joined(separator: ", ")]
+                if let rssi = device.rssi { parts.append("\(rssi) dBm") }
+                if let battery = device.batteryPercent { parts.append("battery \(battery)%") }
+                if device.isConnected { parts.append("connected") }
+                Output.line(parts.joined(separator: "  "))
+            }
+        }
+        if devices.isEmpty, !json {
+            Output.error("workout sensors: no workout sensor in range. Is it awake (a strap worn, pedals turned) and not connected to another receiver?")
+        }
+    }
+}
