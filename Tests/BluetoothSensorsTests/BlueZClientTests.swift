@@ -151,6 +151,43 @@ struct BlueZClientTests {
         sensor.stop()
     }
 
+    /// A device riding a seeded model sends what the model makes, one notification per sensor a
+    /// second: the sensor reads the model's heart rates and powers, in order, and cadences and
+    /// speeds near the model's (revolutions are whole: a cadence is read when a turn ends).
+    @Test func aRideModelIsReadAsTheModelMadeIt() async throws {
+        let world = try await World()
+        defer { world.stop() }
+        let device = try await world.bluez.add(
+            FakeBluetoothDevice(address: Self.meterAddress, name: "Bike", sensors: [.heartRate, .speedAndCadence, .power]))
+        let clock = VirtualClock()
+        let sensor = BluetoothSensor(address: Self.meterAddress, bus: world.address, clock: clock)
+        let collected = Collected(sensor.start())
+        await Self.waitForConnection(sensor)
+        let riding = device.ride(seed: 7, clock: clock)
+        defer { riding.cancel() }
+        let seconds = 20
+        for second in 1...seconds {
+            await clock.advance(by: .seconds(1))
+            await waitUntil { sensor.status.notifications >= 3 * second }
+        }
+        var model = FakeBluetoothDevice.RideModel(seed: 7)
+        let made = (1...seconds).map { model.next(after: 1, at: Date(timeIntervalSince1970: Double($0))) }
+        let value = { (type: QuantityType) in made.map { samples in samples.first { $0.type == type }!.value } }
+        #expect(collected.of(.heartRate) == value(.heartRate))
+        // The power meter and the speed and cadence sensor both give cadence; a power meter's
+        // power: one per second.
+        #expect(collected.of(.power) == value(.power))
+        let speeds = collected.of(.speed)
+        #expect(speeds.count >= seconds - 2 && speeds.allSatisfy { (5...12).contains($0) }, "\(speeds)")
+        let cadences = collected.of(.cadence)
+        #expect(cadences.count >= seconds && cadences.allSatisfy { (70...100).contains($0.rounded()) }, "\(cadences)")
+        // About 2 beats a second, each interval that of the heart rate when it beat.
+        let beats = collected.of(.heartbeatInterval)
+        #expect(beats.count >= 2 * (seconds - 2) && beats.allSatisfy { (60.0 / 175...60.0 / 110).contains($0) }, "\(beats.count)")
+        #expect(sensor.status.dropped.isEmpty)
+        sensor.stop()
+    }
+
     /// A value that is not what the specification says is dropped and counted; the next one is read.
     @Test func malformedNotificationsAreCountedAndTheNextIsRead() async throws {
         let world = try await World()
