@@ -95,7 +95,8 @@ public final class BluetoothSensor: SampleSource {
         runner.start()
     }
 
-    /// Stops reading: notifications off, disconnected (within a couple of seconds), the stream ended.
+    /// Stops reading: notifications off, disconnected (within a couple of seconds), the stream
+    /// ended. A device that another program had connected when the sensor came is left connected.
     public func stop() {
         runner.stop()
     }

@@ -79,9 +79,15 @@ struct SensorConnection {
         let changes = try await bus.signals(matching: DBusMatchRule(
             sender: BlueZ.service, pathNamespace: device.path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
         var iterator = changes.makeAsyncIterator()
-        notifying.withLock { $0.device = device.path }
+        // A device another program connected is used as it is, and left connected at the end;
+        // one we connect, we disconnect.
         if !device.isConnected {
-            _ = try await bus.call(BlueZ.service, path: device.path, interface: "org.bluez.Device1", member: "Connect", timeout: configuration.connectTimeout)
+            notifying.withLock { $0.device = device.path }
+            do {
+                _ = try await bus.call(BlueZ.service, path: device.path, interface: "org.bluez.Device1", member: "Connect", timeout: configuration.connectTimeout)
+            } catch let error as DBusError where error.name.rawValue == "org.bluez.Error.AlreadyConnected" {
+                notifying.withLock { $0.device = nil }  // another program was quicker
+            }
         }
         // BlueZ has found the device's services once ServicesResolved is true.
         objects = try await BlueZObjects.load(from: bus)

@@ -29,43 +29,69 @@ public final class FakeBlueZ: Sendable {
     /// The bus it is on.
     public let busAddress: String
     let connection: DBusConnection
-    let adapter: DBusExportedInterface
+    let adapter: DBusExportedInterface?
     private let manager: DBusRegistration
     let devices = Locked<[FakeBluetoothDevice]>([])
+    /// While scanning: the devices' advertisements, again and again.
+    private let advertiser = Locked<Task<Void, Never>?>(nil)
+    /// How often a device in range advertises while the adapter scans.
+    static let advertisingInterval = Duration.milliseconds(250)
 
-    /// Starts the service on the bus at `bus` with one adapter (powered unless `powered` is
-    /// false), and returns once it owns its name.
-    public init(bus: String, adapterAddress: String = "00:1A:7D:DA:71:13", powered: Bool = true) async throws {
+    /// Starts the service on the bus at `bus` with one adapter at `adapterAddress` (powered
+    /// unless `powered` is false; none when `adapterAddress` is `nil`, as BlueZ on a machine
+    /// without a controller), and returns once it owns its name.
+    public init(bus: String, adapterAddress: String? = "00:1A:7D:DA:71:13", powered: Bool = true) async throws {
         busAddress = bus
         let connection = try DBusConnection(.address(bus))
         self.connection = connection
         let devices = self.devices
         var adapter = DBusInterface("org.bluez.Adapter1")
-        adapter.addProperty("Address", .string(adapterAddress))
+        // Adapter1's properties as BlueZ 5.66 has them (clients such as bleak read them all).
+        adapter.addProperty("Address", .string(adapterAddress ?? ""))
+        adapter.addProperty("AddressType", "public")
         adapter.addProperty("Name", "fake-bluez")
         adapter.addProperty("Alias", "fake-bluez")
+        adapter.addProperty("Class", .uint32(0))
         adapter.addWritableProperty("Powered", .boolean(powered))
+        adapter.addProperty("PowerState", .string(powered ? "on" : "off"))
+        adapter.addProperty("Discoverable", false)
+        adapter.addProperty("DiscoverableTimeout", .uint32(180))
+        adapter.addProperty("Pairable", false)
+        adapter.addProperty("PairableTimeout", .uint32(0))
         adapter.addProperty("Discovering", .boolean(false))
         adapter.addProperty("UUIDs", .stringArray([]))
+        adapter.addProperty("Modalias", "usb:v1D6Bp0246d0542")
+        adapter.addProperty("Roles", .stringArray(["central", "peripheral"]))
         adapter.addMethod("SetDiscoveryFilter", input: "a{sv}") { _ in [] }
         adapter.addMethod("GetDiscoveryFilters", output: "as") { _ in [.stringArray(["UUIDs", "RSSI", "Pathloss", "Transport", "DuplicateData"])] }
         let exported = Locked<DBusExportedInterface?>(nil)
+        let advertiser = self.advertiser
         adapter.addMethod("StartDiscovery") { _ in
             guard let adapter = exported.withLock({ $0 }), adapter.value(of: "Powered")?.boolValue == true else {
                 throw DBusError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready", bus: "")
             }
             try adapter.setValue(true, for: "Discovering")
             for device in devices.withLock({ $0 }) { try await device.advertise() }
+            // Devices in range advertise again and again (a strap every second or so): a client
+            // that starts listening after the scan began sees them too.
+            let advertising = Task {
+                while !Task.isCancelled, adapter.value(of: "Discovering")?.boolValue == true {
+                    try? await Task.sleep(for: Self.advertisingInterval)
+                    for device in devices.withLock({ $0 }) { try? await device.advertise() }
+                }
+            }
+            advertiser.withLock { $0?.cancel(); $0 = advertising }
             return []
         }
         adapter.addMethod("StopDiscovery") { _ in
+            advertiser.withLock { $0?.cancel(); $0 = nil }
             try exported.withLock({ $0 })?.setValue(false, for: "Discovering")
             return []
         }
         adapter.addMethod("RemoveDevice", input: "o") { _ in [] }
         do {
             manager = try await connection.addObjectManager(at: "/")
-            self.adapter = try await connection.export(adapter, at: Self.adapterPath)
+            self.adapter = adapterAddress == nil ? nil : try await connection.export(adapter, at: Self.adapterPath)
             exported.withLock { $0 = self.adapter }
             try await connection.requestName(BlueZ.service)
         } catch {
@@ -89,11 +115,12 @@ public final class FakeBlueZ: Sendable {
 
     /// Takes BlueZ off the bus, as `bluetoothd` exiting does.
     public func stop() {
+        advertiser.withLock { $0?.cancel() }
         connection.close()
     }
 
     /// Whether the adapter is scanning.
     public var isDiscovering: Bool {
-        adapter.value(of: "Discovering")?.boolValue ?? false
+        adapter?.value(of: "Discovering")?.boolValue ?? false
     }
 }

@@ -11,9 +11,16 @@ extension FakeBluetoothDevice {
         if knownBeforeScan { try await advertise() }
     }
 
-    /// Puts the device on the bus (a scan found it), unless it is there already.
+    /// Puts the device on the bus (a scan found it); when it is there already and not connected,
+    /// its advertisement's signal strength changes, as BlueZ reports a known device seen again in a
+    /// scan.
     func advertise() async throws {
-        guard let bluez = state.withLock({ $0.device == nil ? $0.bluez : nil }) else { return }
+        let (bluez, known, connected) = state.withLock { ($0.bluez, $0.device, !$0.gatt.isEmpty) }
+        if let known {
+            if !connected { try known.announce(.int16(-58), for: "RSSI") }
+            return
+        }
+        guard let bluez else { return }
         var device = DBusInterface("org.bluez.Device1")
         device.addProperty("Address", .string(address))
         device.addProperty("AddressType", "random")
@@ -22,6 +29,8 @@ extension FakeBluetoothDevice {
         device.addProperty("Adapter", .objectPath(FakeBlueZ.adapterPath))
         device.addProperty("Paired", false)
         device.addProperty("Trusted", false)
+        device.addProperty("Blocked", false)
+        device.addProperty("LegacyPairing", false)
         device.addProperty("Connected", false)
         device.addProperty("ServicesResolved", false)
         device.addProperty("RSSI", .int16(-58))
