@@ -1,5 +1,7 @@
 import ArgumentParser
+import BluetoothSensors
 import CommandSupport
+import DBus
 import Foundation
 import GPSCore
 import LocationFacade
@@ -26,8 +28,14 @@ struct Record: AsyncParsableCommand {
             it, the disk is full), recording goes on in memory and writing is tried again: a line on \
             standard error says so, and another when the store works again (with --json, the key \
             "store_failures"). Saving waits up to 60 s for a failing store; a second SIGINT or \
-            SIGTERM stops the wait. Exits \(ExitStatus.unavailable.rawValue) when gpsd cannot be \
-            reached, \(ExitStatus.temporaryFailure.rawValue) when no fix arrived (nothing is saved), \
+            SIGTERM stops the wait. With --sensor ADDRESS (once per sensor; `workout sensors` lists \
+            them), heart rate, cadence, power and wheel speed and distance are recorded from \
+            Bluetooth LE sensors through BlueZ, dated by the fixes' time: the status line shows \
+            them, and a line on standard error says when a sensor connects, is lost (it is \
+            connected again, and the gap counted) and comes back. Exits \
+            \(ExitStatus.unavailable.rawValue) when gpsd cannot be reached, or when --sensor is \
+            given and BlueZ is not on the bus, has no adapter or its adapter is off, \
+            \(ExitStatus.temporaryFailure.rawValue) when no fix arrived (nothing is saved), \
             \(ExitStatus.ioError.rawValue) when the store failed and the workout could not be saved: \
             what was written is kept, and `workout recover --end` saves it.
             """)
@@ -52,6 +60,18 @@ struct Record: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Record a simulated heart rate that follows the fixes, from this seed.", valueName: "seed"))
     var heartRateSimulate: UInt64?
 
+    @Option(name: .customLong("sensor"), help: ArgumentHelp(
+        "Record from the Bluetooth LE sensor at this address (heart rate, speed and cadence, power); give it once per sensor.",
+        valueName: "address"))
+    var sensors: [String] = []
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "The wheel's circumference in metres, for speed and distance from a wheel sensor (700x25c: 2.105).", valueName: "metres"))
+    var wheelCircumference: Double = 2.105
+
+    @Option(help: ArgumentHelp("The D-Bus address of the bus BlueZ is on (for --sensor).", discussion: "Defaults to the system bus."))
+    var bus: String?
+
     @Option(parsing: .unconditional, help: ArgumentHelp("A lap every this many metres.", valueName: "metres"))
     var autoLap: Double?
 
@@ -67,6 +87,25 @@ struct Record: AsyncParsableCommand {
         if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be a positive number of seconds, not \(duration).") }
         if simulate != nil, server != nil { throw ValidationError("--simulate records without gpsd: give either a server or --simulate, not both.") }
         if simulate == nil, speed != 1 { throw ValidationError("--speed is for --simulate: gpsd has a pace of its own.") }
+        for address in sensors where !Self.isBluetoothAddress(address) {
+            throw ValidationError("--sensor takes a Bluetooth address such as C0:FF:EE:00:00:01, not '\(address)'.")
+        }
+        if let repeated = Dictionary(grouping: sensors, by: { $0.uppercased() }).first(where: { $0.value.count > 1 }) {
+            throw ValidationError("--sensor \(repeated.key) is given \(repeated.value.count) times: give each sensor once.")
+        }
+        guard wheelCircumference > 0.5, wheelCircumference < 4 else {
+            throw ValidationError("--wheel-circumference is in metres, between 0.5 and 4 (a 700x25c tyre: 2.105), not \(wheelCircumference).")
+        }
+        if sensors.isEmpty, bus != nil { throw ValidationError("--bus is where BlueZ is, for --sensor: give a --sensor too.") }
+        if !sensors.isEmpty, heartRateSimulate != nil {
+            throw ValidationError("--heart-rate-simulate makes up heart rates beside the sensors' (a strap's would be doubled): give one or the other.")
+        }
+    }
+
+    /// `C0:FF:EE:00:00:01`: six hexadecimal pairs joined by colons.
+    static func isBluetoothAddress(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
     }
 
     /// Where stopping stands, for the signals that come: the recording goes on (a signal ends
@@ -87,8 +126,10 @@ struct Record: AsyncParsableCommand {
     func run() async throws {
         let store = try storeOptions.open()
         let (source, format) = try makeSource()
+        let sensors = try await bluetoothSensors(following: source)
+        let simulated = sensors.isEmpty ? try heartRate(following: source, recordedIn: format) : nil
         let session = WorkoutSession(
-            store: store, source: source, samples: try heartRate(following: source, recordedIn: format).map { [$0] } ?? [],
+            store: store, source: source, samples: sensors.map(\.sensor) + (simulated.map { [$0] } ?? []),
             configuration: .init(activityType: activity, autoPause: autoPause ? .defaults(for: activity) : nil, autoLapDistance: autoLap))
         let (endings, ending) = AsyncStream.makeStream(of: Ending.self)
         let report = RecordingReport()
@@ -134,6 +175,16 @@ struct Record: AsyncParsableCommand {
                 if let duration, current.elapsedTime >= duration { ending.yield(.durationReached) }
             }
         }
+        let sensorReports = sensors.map { sensor in
+            Task {
+                for await sensorStatus in sensor.sensor.statusUpdates() {
+                    if let line = sensor.report.line(for: sensorStatus) {
+                        status.clear()
+                        Output.error("workout record: " + line)
+                    }
+                }
+            }
+        }
         let replayEnded = (source as? ReplayLocationSource).map { replay in
             Task {
                 await replay.waitUntilFinished()
@@ -167,6 +218,7 @@ struct Record: AsyncParsableCommand {
             replayEnded?.cancel()
             signals.cancel()
             keys?.cancel()
+            sensorReports.forEach { $0.cancel() }
         }
         var reason: Ending = .interrupted
         for await first in endings {
@@ -197,6 +249,9 @@ struct Record: AsyncParsableCommand {
         }
         if report.malformedLines > 1 {
             Output.error("workout record: dropped \(report.malformedLines) lines from the source that were not reports.")
+        }
+        for sensor in sensors {
+            Output.error("workout record: " + sensor.report.summary(of: sensor.sensor.status))
         }
         let workout: WorkoutRecord
         switch saved {
@@ -242,6 +297,7 @@ struct Record: AsyncParsableCommand {
             object["input"] = report.inputObject(final.inputIssues)
             object["store_failures"] = report.failuresObject()
             object["malformed_lines"] = report.malformedLines
+            if !sensors.isEmpty { object["sensors"] = sensors.map { SensorReport.object(of: $0.sensor.status) } }
             Output.line(Format.jsonLine(object))
             return
         }
@@ -271,6 +327,32 @@ struct Record: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         return (GPSDClient(host: address.host, port: address.port, device: address.device), nil)
+    }
+
+    /// The Bluetooth sensors of --sensor, dated by `source`'s fixes, once BlueZ is found with a
+    /// powered adapter (else exit 69, saying what is missing).
+    private func bluetoothSensors(following source: any LocationSource) async throws -> [(sensor: BluetoothSensor, report: SensorReport)] {
+        guard !sensors.isEmpty else { return [] }
+        let address = bus.map(DBusConnection.Address.address) ?? .system
+        do {
+            let bluez = try BlueZ(bus: address)
+            defer { bluez.close() }
+            _ = try await bluez.poweredAdapter()
+        } catch let error as BluetoothError {
+            Output.error("workout record: \(error)")
+            throw ExitCode(.unavailable)
+        } catch let error as DBusError {
+            Output.error("workout record: BlueZ did not answer on \(error.bus): \(error.message)")
+            throw ExitCode(.unavailable)
+        }
+        // Dated by the fixes' time, as the fixes are: a replay's recorded dates, or the GPS's
+        // time where the system clock is not set yet.
+        let time = FixTime(following: source, rate: simulate == nil ? 1 : speed)
+        return sensors.map { sensorAddress in
+            let sensor = BluetoothSensor(
+                address: sensorAddress, bus: address, wheelCircumference: wheelCircumference, now: { time.now() })
+            return (sensor, SensorReport(address: sensor.configuration.address))
+        }
     }
 
     /// The simulated heart rate: --heart-rate-simulate's, or else the heart rates of a GPX file
@@ -361,9 +443,11 @@ private final class StatusLine: Sendable {
         guard due else { return }
         let state = figures.isMotionPaused ? "auto-paused" : figures.state.rawValue
         let pace = figures.averagePace.map { Format.duration($0) + "/km" } ?? "-"
-        let heartRate = figures.heartRate.map { "  \(Int($0)) bpm" } ?? ""
+        let heartRate = figures.heartRate.map { "  \(Int($0.rounded())) bpm" } ?? ""
+        let cadence = figures.samples[.cadence].map { "  \(Int($0.latest.rounded())) rpm" } ?? ""
+        let power = figures.samples[.power].map { "  \(Int($0.latest.rounded())) W" } ?? ""
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + "\(state)  \(Format.duration(figures.elapsedTime)) (\(Format.duration(figures.activeTime)) active)  "
-            + "\(Format.distance(figures.distance))  \(pace)\(heartRate)  lap \(figures.lap)").utf8))
+            + "\(Format.distance(figures.distance))  \(pace)\(heartRate)\(cadence)\(power)  lap \(figures.lap)").utf8))
     }
 
     func clear() {

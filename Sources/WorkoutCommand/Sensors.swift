@@ -39,10 +39,10 @@ struct Sensors: AsyncParsableCommand {
             let bluez = try BlueZ(bus: address)
             defer { bluez.close() }
             if scan > 0 {
-                devices = try await bluez.scan(for: .milliseconds(Int64(scan * 1000)))
+                devices = try await bluez.scan(for: .milliseconds(Int64(scan * 1000))).filter { !Self.measuring($0).isEmpty }
             } else {
                 _ = try await bluez.poweredAdapter()
-                devices = try await bluez.devices().filter { !$0.workoutServices.filter { $0 != "battery" }.isEmpty }
+                devices = try await bluez.devices().filter { !Self.measuring($0).isEmpty }
             }
         } catch let error as BluetoothError {
             Output.error("workout sensors: \(error)")
@@ -52,7 +52,7 @@ struct Sensors: AsyncParsableCommand {
             throw ExitCode(.unavailable)
         }
         for device in devices {
-            let services = device.workoutServices
+            let services = Self.measuring(device)
             if json {
                 var object: [String: Any] = ["address": device.address, "services": services, "connected": device.isConnected]
                 object["name"] = device.name
@@ -70,5 +70,10 @@ struct Sensors: AsyncParsableCommand {
         if devices.isEmpty, !json {
             Output.error("workout sensors: no workout sensor in range. Is it awake (a strap worn, pedals turned) and not connected to another receiver?")
         }
+    }
+
+    /// What `device` measures for a workout: its workout services but the battery.
+    private static func measuring(_ device: BluetoothDevice) -> [String] {
+        device.workoutServices.filter { $0 != "battery" }
     }
 }
