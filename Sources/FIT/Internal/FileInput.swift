@@ -1,10 +1,10 @@
-import CZlib
+import GZipFiles
 #if canImport(Glibc)
 import Glibc
 #endif
 
-// The one file that sees zlib. The FIT reader takes its bytes from a `FITByteSource`: a file read
-// through gzread (plain or gzip-compressed alike), or bytes in memory.
+// The FIT reader takes its bytes from a `FITByteSource`: a file read through the package's one
+// zlib reader (`GZipFiles`: plain or gzip-compressed alike), or bytes in memory.
 
 /// Where the reader's bytes come from.
 package protocol FITByteSource: AnyObject {
@@ -16,11 +16,10 @@ package protocol FITByteSource: AnyObject {
     var consumed: Int64 { get }
 }
 
-/// A file read through zlib (`gzopen(3)`, `gzread(3)`), which inflates gzip data and passes any
-/// other file through unchanged: whether it was compressed is known from its magic bytes, not its
-/// name.
+/// A file read through ``GZipReader`` (zlib), which inflates gzip data and passes any other file
+/// through unchanged: whether it was compressed is known from its magic bytes, not its name.
 package final class FITFileInput: FITByteSource {
-    private let file: gzFile
+    private let input: GZipReader
     private let path: String
 
     /// Opens `path`. Throws ``FITError/unreadable(file:reason:)`` when it cannot be opened. The
@@ -30,15 +29,12 @@ package final class FITFileInput: FITByteSource {
         if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
             throw .unreadable(file: path, reason: "it is a folder")
         }
-        guard let file = czlib_gzopen(path) else {
-            throw .unreadable(file: path, reason: String(cString: strerror(errno)))
+        do throws(GZipReadError) {
+            input = try GZipReader(path: path)
+        } catch {
+            throw .unreadable(file: path, reason: error.reason)
         }
-        self.file = file
         self.path = path
-    }
-
-    deinit {
-        czlib_gzclose(file)
     }
 
     /// Reads up to `buffer.count` bytes; 0 at the end. Throws ``FITError/unreadable(file:reason:)``
@@ -46,46 +42,19 @@ package final class FITFileInput: FITByteSource {
     /// data (offset 0: the compressed stream has no offset in the FIT data). The corresponding C
     /// function is `gzread(3)`.
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws(FITError) -> Int {
-        guard buffer.count > 0 else { return 0 }
-        let count = czlib_gzread(file, buffer.baseAddress, UInt32(min(buffer.count, Int(Int32.max))))
-        let code = czlib_gzerrnum(file)
-        if count == 0, code == Z_BUF_ERROR {
-            throw .malformed(file: path, offset: 0, reason: "the compressed file is truncated: it ends before its gzip stream does")
+        do throws(GZipReadError) {
+            return try input.read(into: buffer)
+        } catch {
+            guard case .unreadable = error else { throw .malformed(file: path, offset: 0, reason: error.reason) }
+            throw .unreadable(file: path, reason: error.reason)
         }
-        if count < 0 {
-            let message = czlib_gzerror(file).map { String(cString: $0) }.map { text in
-                text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text
-            }
-            if code == Z_DATA_ERROR {
-                throw .malformed(file: path, offset: 0, reason: "the compressed data is damaged (\(message ?? "zlib data error"))")
-            }
-            throw .unreadable(file: path, reason: message ?? String(cString: strerror(errno)))
-        }
-        return Int(count)
     }
 
-    /// Whether the file is gzip data (meaningful after the first read). The C function is `gzdirect(3)`.
-    package var isCompressed: Bool { czlib_gzdirect(file) == 0 }
+    /// Whether the file is gzip data (meaningful after the first read).
+    package var isCompressed: Bool { input.isCompressed }
 
-    /// How many bytes of the file zlib has consumed (`gzoffset(3)`).
-    package var consumed: Int64 { Int64(czlib_gzoffset(file)) }
-
-    /// The file's first `count` bytes, decompressed when it is gzip data (fewer when it is
-    /// shorter): for telling a file's format from its content.
-    package static func head(of path: String, count: Int) throws(FITError) -> [UInt8] {
-        let input = try FITFileInput(path: path)
-        var bytes: [UInt8]
-        var filled = 0
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
-        defer { buffer.deallocate() }
-        while filled < count {
-            let read = try input.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
-            if read == 0 { break }
-            filled += read
-        }
-        bytes = Array(buffer.prefix(filled))
-        return bytes
-    }
+    /// How many bytes of the file zlib has consumed.
+    package var consumed: Int64 { input.fileOffset }
 }
 
 /// Bytes in memory (tests, fuzzing), handed out as a file's would be.
