@@ -14,6 +14,18 @@ package protocol FITByteSource: AnyObject {
     var isCompressed: Bool { get }
     /// How many bytes of the underlying file have been consumed (compressed bytes for a `.gz`).
     var consumed: Int64 { get }
+    /// Why the bytes ended before the file did, once ``read(into:)`` has returned 0: gzip data
+    /// cut off or damaged partway (the bytes inflated before it were delivered). `nil` when they
+    /// ended with the file.
+    var interruption: FITInputInterruption? { get }
+}
+
+/// Why a ``FITByteSource``'s bytes ended before its file did.
+package struct FITInputInterruption: Sendable, Hashable {
+    /// The gzip data is damaged (not merely cut off).
+    package var isDamage: Bool
+    /// zlib's account: "the compressed file is truncated: it ends before its gzip stream does".
+    package var reason: String
 }
 
 /// A file read through ``GZipReader`` (zlib), which inflates gzip data and passes any other file
@@ -37,18 +49,26 @@ package final class FITFileInput: FITByteSource {
         self.path = path
     }
 
-    /// Reads up to `buffer.count` bytes; 0 at the end. Throws ``FITError/unreadable(file:reason:)``
-    /// on a read error and ``FITError/malformed(file:offset:reason:)`` on damaged or cut-off gzip
-    /// data (offset 0: the compressed stream has no offset in the FIT data). The corresponding C
-    /// function is `gzread(3)`.
+    /// Reads up to `buffer.count` bytes; 0 at the end, and from where gzip data is cut off or
+    /// damaged (``interruption`` then says which, and the reader reports it at the offset it
+    /// reached in the inflated FIT data). Throws ``FITError/unreadable(file:reason:)`` on a read
+    /// error. The corresponding C function is `gzread(3)`.
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws(FITError) -> Int {
+        guard interruption == nil else { return 0 }
         do throws(GZipReadError) {
             return try input.read(into: buffer)
         } catch {
-            guard case .unreadable = error else { throw .malformed(file: path, offset: 0, reason: error.reason) }
-            throw .unreadable(file: path, reason: error.reason)
+            switch error {
+            case let .unreadable(reason): throw .unreadable(file: path, reason: reason)
+            case .truncated: interruption = FITInputInterruption(isDamage: false, reason: error.reason)
+            case .damaged: interruption = FITInputInterruption(isDamage: true, reason: error.reason)
+            }
+            return 0
         }
     }
+
+    /// Why the bytes ended early: gzip data cut off or damaged.
+    package private(set) var interruption: FITInputInterruption?
 
     /// Whether the file is gzip data (meaningful after the first read).
     package var isCompressed: Bool { input.isCompressed }
@@ -78,4 +98,5 @@ final class FITMemoryInput: FITByteSource {
 
     var isCompressed: Bool { false }
     var consumed: Int64 { Int64(position) }
+    var interruption: FITInputInterruption? { nil }
 }
