@@ -27,7 +27,8 @@ import LocationCore
 ///   developer fields of a point are kept with it as XML (exported back in GPX).
 /// - **Pauses**: timer stops and starts become ``WorkoutEvent``s, `pause` and `resume`, or
 ///   `motion_paused` and `motion_resumed` when the device auto-paused; each resume starts a new
-///   route segment. Laps: a `lap` event at the end of every lap but the last, with its trigger.
+///   route segment, and is dated no later than the record after it (a timer started after the
+///   last record makes no resume: the workout ends paused at its last record). Laps: a `lap` event at the end of every lap but the last, with its trigger.
 ///   ``WorkoutStore/laps(of:)`` then gives the file's laps, worked out from the points.
 /// - **Activity**: ``FITImportOptions/activity`` when set, else the session's sport through
 ///   ``WorkoutActivityType/init(fitSport:)`` (a multisport file's sessions of several sports: ``WorkoutActivityType/other``).
