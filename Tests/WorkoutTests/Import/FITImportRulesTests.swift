@@ -45,4 +45,40 @@ import Testing
         #expect(events.map(\.time) == [date(110), date(118)], "the resume at the record after it, which is dated before the start")
         #expect(imported.segments == 2 && imported.workout.end == date(121))
     }
+
+    /// One record dated an hour ahead (a receiver's glitch, two recordings spliced) made every
+    /// record after it "earlier than the record before it": all dropped. Now that one is the odd
+    /// one out, as the live session's admission has it: dated more than ten minutes ahead of the
+    /// record after it, which goes back.
+    @Test func aLoneRecordDatedFarAheadIsTheOddOneOut() async throws {
+        let steps: [FITActivityScript.Step] = (0..<10).map { .record(Double($0)) } + [.record(3_600)] + (10..<20).map { .record(Double($0)) }
+        let report = try await importScript(steps)
+        let imported = try #require(report.workouts.first)
+        #expect(imported.points == 20 && imported.workout.end == date(19))
+        #expect(imported.skipped.count == 1 && imported.skipped[0].reason.contains("ahead of the record after it"), "\(imported.skipped)")
+        let route = try await readRoute(store, imported.workoutID)
+        #expect(route.map(\.location.time) == (0..<20).map { date(Double($0)) })
+    }
+
+    /// The first record can be the odd one out too; a gap the records after it keep to stands.
+    @Test func theFirstRecordCanBeTheOddOneOutAndARealGapStands() async throws {
+        let first = try await importScript([.record(5_000)] + (0..<10).map { .record(Double($0)) })
+        #expect(first.workouts.first?.points == 10 && first.workouts.first?.workout.start == date(0))
+        #expect(first.workouts.first?.skipped.count == 1)
+
+        let gap = try await importScript((0..<5).map { .record(Double($0)) } + (1_000..<1_005).map { .record(Double($0)) })
+        let imported = try #require(gap.workouts.first)
+        #expect(imported.points == 10 && imported.skipped.isEmpty && imported.workout.end == date(1_004))
+    }
+
+    /// The timer events that came after a record held wait with it, and keep their order.
+    @Test func eventsAfterARecordHeldKeepTheirPlace() async throws {
+        let report = try await importScript([
+            .record(0), .record(1), .record(2_000), .timer(starts: false, at: 2), .record(3), .timer(starts: true, at: 10), .record(11),
+        ])
+        let imported = try #require(report.workouts.first)
+        #expect(imported.points == 4 && imported.skipped.count == 1)
+        let events = try await store.events(of: imported.workoutID)
+        #expect(events.map(\.kind) == [.pause, .resume] && events.map(\.time) == [date(2), date(10)])
+    }
 }

@@ -19,7 +19,10 @@ import LocationCore
 ///   altitude (enhanced when given), speed, and the device's GPS accuracy as horizontal accuracy.
 ///   A record without a time (or with a time since power-up, not a date) or earlier than the one
 ///   before it is skipped and reported with its offset; one equal to the record before (time,
-///   position, altitude) is dropped as a duplicate.
+///   position, altitude) is dropped as a duplicate. A lone record dated more than ten minutes
+///   ahead of the record after it, which goes back, is the odd one out (a misdated record, two
+///   recordings spliced) and is skipped, as a live session's admission skips such a fix: it no
+///   longer makes every record after it "earlier than the one before".
 /// - **Samples**: heart rate, cadence (with its fraction), power and temperature of every record,
 ///   and the speed of records without a position, as instantaneous ``QuantitySample``s. A record
 ///   without a position keeps its samples. A developer field that says which record field it is

@@ -102,7 +102,16 @@ struct ActivityAssembler {
         return time
     }
 
-    private static func text(_ time: Double) -> String {
+    /// The time of a moment at `time` if ``check(time:at:)`` would admit it, without reporting
+    /// anything: what ``OutlierHold`` judges by.
+    func admissible(_ time: Double?) -> Double? {
+        guard let time else { return nil }
+        if let lastTime, time < lastTime || time - lastTime > Self.maximumGap { return nil }
+        return time
+    }
+
+    /// `time` as RFC 3339, for messages.
+    static func text(_ time: Double) -> String {
         RFC3339.string(from: Date(timeIntervalSince1970: time))
     }
 

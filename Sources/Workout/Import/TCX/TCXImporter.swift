@@ -15,7 +15,9 @@ import TCX
 /// ## How an activity becomes a workout
 /// - **Route**: the track points with a position, in time order, as `Location`s with their
 ///   altitude and (ActivityExtension) speed; a point without a valid time, or earlier than the
-///   one before it, is skipped and reported with its line; an exact repeat is dropped.
+///   one before it, is skipped and reported with its line; an exact repeat is dropped; a lone
+///   point dated more than ten minutes ahead of the point after it, which goes back, is the odd
+///   one out and is skipped (as in ``FITImporter``).
 /// - **Samples**: heart rate, cadence (a bike's `<Cadence>`, else the extension's `RunCadence`)
 ///   and watts of every point, and the speed of points without a position.
 /// - **Laps**: a `lap` event where each lap but the first begins (its `StartTime`), with the

@@ -47,6 +47,9 @@ final class FITActivityCollector {
     private let isClosed: () -> Bool
     private var activity: FITActivityState?
     private var batch = PointBatch()
+    /// A record dated far ahead, held with the messages after it until the next record shows
+    /// whether it is the odd one out.
+    private var hold = OutlierHold<FITMessage>()
     /// Set when the consumer went away; the handler then stops the reader.
     private(set) var stopped = false
 
@@ -79,7 +82,43 @@ final class FITActivityCollector {
         }
     }
 
+    /// Takes a message through the ``OutlierHold``: a record dated far ahead waits for the next
+    /// record the activity can take, and the messages between them wait with it.
     private func take(_ message: FITMessage) throws {
+        if message.globalNumber == FITMessageNumber.record, activity!.isActivity, let record = FITRecord(message),
+           let time = activity!.admissibleTime(record.time) {
+            if hold.isHolding {
+                switch hold.judge(next: time) {
+                case let .odd(held):
+                    activity!.skip(held.position, OutlierHold<FITMessage>.reason(held, next: time, moment: "record"))
+                    try replay(held.after)
+                case let .stands(held):
+                    try pass(held)
+                }
+                return try take(message)
+            }
+            if OutlierHold<FITMessage>.mustWait(time, after: activity!.lastTime) {
+                return hold.hold(message, time: time, position: record.offset)
+            }
+        } else if hold.isHolding {
+            if let released = hold.queue(message) { try pass(released) }
+            return
+        }
+        try apply(message)
+    }
+
+    /// Takes the messages that waited behind a record held, in file order.
+    private func replay(_ messages: [FITMessage]) throws {
+        for message in messages { try take(message) }
+    }
+
+    /// Lets a record held (and what waited behind it) through.
+    private func pass(_ held: OutlierHold<FITMessage>.Held) throws {
+        try apply(held.moment)
+        try replay(held.after)
+    }
+
+    private func apply(_ message: FITMessage) throws {
         switch message.globalNumber {
         case FITMessageNumber.record:
             if let record = FITRecord(message) { try add(record) }
@@ -119,6 +158,8 @@ final class FITActivityCollector {
     /// Ends the activity being read, if any: after its file's CRC, at the next file's header, or
     /// when the read ends (a file cut off partway ends with what it had).
     func finish() throws {
+        guard activity != nil else { return }
+        while let held = hold.release() { try pass(held) }
         guard var state = activity else { return }
         activity = nil
         try flush()

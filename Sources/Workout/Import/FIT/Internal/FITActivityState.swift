@@ -112,6 +112,19 @@ struct FITActivityState {
 
     // MARK: - Records
 
+    /// The time of a record at `time` if the activity can take it (see ``ActivityAssembler/admissible(_:)``).
+    func admissibleTime(_ time: Double?) -> Double? {
+        assembler.admissible(time)
+    }
+
+    /// The time of the last record admitted.
+    var lastTime: Double? { assembler.lastTime }
+
+    /// Reports a record skipped for a reason found outside ``admit(_:)`` (the odd one out).
+    mutating func skip(_ offset: Int, _ reason: String) {
+        assembler.skip(offset, reason)
+    }
+
     /// Takes the next record: what it becomes, or `nil` when it is skipped (and reported). A
     /// developer field that says which record field it is (a power pod's "Power") stands in for
     /// that field when the record lacks it.

@@ -48,6 +48,9 @@ final class TCXActivityCollector {
     private let isClosed: () -> Bool
     private var activity: State?
     private var batch = PointBatch()
+    /// A point dated far ahead, held with the events after it until the next point shows whether
+    /// it is the odd one out.
+    private var hold = OutlierHold<TCXEvent>()
     private(set) var stopped = false
 
     struct Stopped: Error {}
@@ -76,6 +79,45 @@ final class TCXActivityCollector {
             stopped = true
             throw Stopped()
         }
+        try take(event)
+    }
+
+    /// Takes an event through the ``OutlierHold``: a point dated far ahead waits for the next
+    /// point the activity can take, and the events between them wait with it.
+    private func take(_ event: TCXEvent) throws {
+        if case let .trackpoint(point) = event, activity != nil,
+           let time = activity!.assembler.admissible(point.time.date.timeIntervalSince1970) {
+            if hold.isHolding {
+                switch hold.judge(next: time) {
+                case let .odd(held):
+                    activity!.assembler.skip(held.position, OutlierHold<TCXEvent>.reason(held, next: time, moment: "point"))
+                    for later in held.after { try take(later) }
+                case let .stands(held):
+                    try pass(held)
+                }
+                return try take(event)
+            }
+            if OutlierHold<TCXEvent>.mustWait(time, after: activity!.assembler.lastTime) {
+                return hold.hold(event, time: time, position: point.line)
+            }
+        } else if hold.isHolding {
+            if case .activityEnd = event {
+                while let held = hold.release() { try pass(held) }
+            } else {
+                if let released = hold.queue(event) { try pass(released) }
+                return
+            }
+        }
+        try apply(event)
+    }
+
+    /// Lets a point held (and what waited behind it) through.
+    private func pass(_ held: OutlierHold<TCXEvent>.Held) throws {
+        try apply(held.moment)
+        for later in held.after { try take(later) }
+    }
+
+    private func apply(_ event: TCXEvent) throws {
         switch event {
         case let .activityStart(start):
             activity = State(start: start)

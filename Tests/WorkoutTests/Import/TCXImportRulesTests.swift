@@ -1,0 +1,59 @@
+import Foundation
+import GPSCore
+import Testing
+@testable import Workout
+
+/// The TCX importer's rules on small documents written here: points dated out of line.
+@Suite struct TCXImportRulesTests {
+    let store: WorkoutStore
+    let folder: TemporaryFolder
+
+    init() throws {
+        store = try WorkoutStore.inMemory()
+        folder = try TemporaryFolder()
+    }
+
+    /// 2024-05-01T07:00:00Z.
+    static let start = 1_714_546_800.0
+
+    static func date(_ second: Double) -> Date { Date(timeIntervalSince1970: start + second) }
+
+    /// A TCX document of one activity with one lap per entry of `laps`, each a track of points at
+    /// those seconds after ``start`` (a metre north per second, heart rate 120).
+    static func document(laps: [[Double]], lapExtra: String = "") -> String {
+        var text = #"<?xml version="1.0" encoding="UTF-8"?><TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"><Activities><Activity Sport="Running"><Id>2024-05-01T07:00:00Z</Id>"#
+        for seconds in laps {
+            text += #"<Lap StartTime="\#(RFC3339.string(from: date(seconds.first ?? 0)))">\#(lapExtra)<Track>"#
+            for second in seconds {
+                text += "<Trackpoint><Time>\(RFC3339.string(from: date(second)))</Time><Position><LatitudeDegrees>\(51.5 + second * 0.000_009)</LatitudeDegrees>"
+                    + "<LongitudeDegrees>0</LongitudeDegrees></Position><HeartRateBpm><Value>120</Value></HeartRateBpm></Trackpoint>"
+            }
+            text += "</Track></Lap>"
+        }
+        return text + "</Activity></Activities></TrainingCenterDatabase>"
+    }
+
+    func importDocument(_ text: String, options: TCXImportOptions = TCXImportOptions()) async throws -> TCXImportReport {
+        let path = folder.file("activity-\(UUID().uuidString).tcx")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return try await TCXImporter(store: store, options: options).importFile(at: path)
+    }
+
+    /// A point dated an hour ahead dropped every point after it; it is now the odd one out, as
+    /// in a FIT file and in a live session.
+    @Test func aLonePointDatedFarAheadIsTheOddOneOut() async throws {
+        let report = try await importDocument(Self.document(laps: [Array(0..<10).map(Double.init) + [3_600] + Array(10..<20).map(Double.init)]))
+        let imported = try #require(report.workouts.first)
+        #expect(imported.points == 20 && imported.workout.end == Self.date(19))
+        #expect(imported.skipped.count == 1 && imported.skipped[0].reason.contains("ahead of the point after it"), "\(imported.skipped)")
+    }
+
+    /// The lap after a point held keeps its place: its start is a lap event.
+    @Test func aLapAfterAPointHeldKeepsItsPlace() async throws {
+        let report = try await importDocument(Self.document(laps: [[0, 1, 2, 5_000], [3, 4, 5]]))
+        let imported = try #require(report.workouts.first)
+        #expect(imported.points == 6 && imported.laps == 2)
+        let events = try await store.events(of: imported.workoutID)
+        #expect(events.map(\.kind) == [.lap] && events.map(\.time) == [Self.date(3)])
+    }
+}
