@@ -33,7 +33,7 @@ struct Import: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The activity of every workout imported.", discussion: "Default: each track's <type>."))
     var activity: WorkoutActivityType?
 
-    @Flag(help: "Stop at the first invalid value instead of skipping its point; refuse a FIT file with a bad CRC or cut off.")
+    @Flag(help: "Stop at the first invalid value instead of skipping its point (in FIT and TCX files, at the first record or point the import would skip); refuse a FIT file with a bad CRC or cut off.")
     var strict = false
 
     @Flag(help: "One JSON object per workout per line.")
@@ -179,7 +179,7 @@ struct Import: AsyncParsableCommand {
     static func exitStatus(for error: FITImportError) -> ExitStatus {
         switch error {
         case .read(.unreadable, _): .noInput
-        case .read: .dataError
+        case .read, .invalidRecord: .dataError
         case .save(_, _, .databaseFailed, _), .save(_, _, .cannotOpen, _): .ioError
         case .save: .dataError
         case .cancelled: .temporaryFailure

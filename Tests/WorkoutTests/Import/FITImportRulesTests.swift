@@ -81,4 +81,36 @@ import Testing
         let events = try await store.events(of: imported.workoutID)
         #expect(events.map(\.kind) == [.pause, .resume] && events.map(\.time) == [date(2), date(10)])
     }
+
+    /// --strict said it stops at the first invalid value, and went past FIT records it skipped.
+    /// A record the import would skip (here, one earlier than the record before) now stops a strict
+    /// import at its offset, and nothing of the activity is saved.
+    @Test func strictStopsAtTheFirstRecordItWouldSkip() async throws {
+        let steps: [FITActivityScript.Step] = [.record(0), .record(1), .record(5), .record(3), .record(6)]
+        let lenient = try await importScript(steps)
+        let skip = try #require(lenient.workouts.first?.skipped.first)
+        #expect(lenient.workouts.first?.skipped.count == 1 && skip.reason.contains("earlier than the record before it"))
+
+        let strictStore = try WorkoutStore.inMemory()
+        await #expect {
+            try await FITImporter(store: strictStore, options: FITImportOptions(strict: true)).importFile(at: try FITActivityScript(steps).write(to: folder))
+        } throws: { error in
+            guard let error = error as? FITImportError, case let .invalidRecord(_, offset, reason, imported) = error else { return false }
+            return offset == skip.offset && reason == skip.reason && imported.isEmpty
+        }
+        #expect(try await strictStore.workoutCount() == 0)
+        let counts = try await strictStore.storageCounts()
+        #expect(counts.stagedRoutes + counts.stagedPoints + counts.stagedWorkouts + counts.stagedSamples == 0)
+    }
+
+    /// The odd one out is a skipped record too: strict stops there.
+    @Test func strictStopsAtTheOddOneOut() async throws {
+        let steps: [FITActivityScript.Step] = [.record(0), .record(1), .record(3_600), .record(2)]
+        await #expect {
+            try await importScript(steps, options: FITImportOptions(strict: true))
+        } throws: { error in
+            guard let error = error as? FITImportError, case let .invalidRecord(_, _, reason, _) = error else { return false }
+            return reason.contains("ahead of the record after it")
+        }
+    }
 }

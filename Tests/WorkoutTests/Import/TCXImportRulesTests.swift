@@ -56,4 +56,24 @@ import Testing
         let events = try await store.events(of: imported.workoutID)
         #expect(events.map(\.kind) == [.lap] && events.map(\.time) == [Self.date(3)])
     }
+
+    /// Strict mode stops at the first point the import would skip, at its line, as at an
+    /// invalid value the reader finds; nothing of the activity is saved.
+    @Test func strictStopsAtTheFirstPointItWouldSkip() async throws {
+        let text = Self.document(laps: [[0, 1, 5, 3, 6]])
+        let lenient = try await importDocument(text)
+        let skip = try #require(lenient.workouts.first?.skipped.first)
+        #expect(skip.reason.contains("earlier than the point before it"))
+
+        let strictStore = try WorkoutStore.inMemory()
+        let path = folder.file("strict.tcx")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        await #expect {
+            try await TCXImporter(store: strictStore, options: TCXImportOptions(strict: true)).importFile(at: path)
+        } throws: { error in
+            guard let error = error as? TCXImportError, case let .read(.invalidValue(file, line, _, reason), imported) = error else { return false }
+            return file == path && line == skip.line && reason == skip.reason && imported.isEmpty
+        }
+        #expect(try await strictStore.workoutCount() == 0)
+    }
 }

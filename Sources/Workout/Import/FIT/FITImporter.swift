@@ -55,9 +55,11 @@ import LocationCore
 ///
 /// ## Failure
 /// A bad CRC, or a file cut off or damaged partway, imports what came before it and lists the
-/// issue in ``FITImportReport/read``; with ``FITImportOptions/strict`` the import stops with
-/// ``FITImportError`` instead, and the workout being read is not saved. Workouts of activities
-/// finished before a failure stay saved.
+/// issue in ``FITImportReport/read``; a record or value the rules above skip is listed with the
+/// workout. With ``FITImportOptions/strict`` the import stops at the first of either with
+/// ``FITImportError`` instead (``FITImportError/invalidRecord(file:offset:reason:imported:)`` for
+/// a record), and the workout being read is not saved. Workouts of activities finished before a
+/// failure stay saved.
 public struct FITImporter: Sendable {
     /// The store imported into.
     public let store: WorkoutStore
@@ -97,7 +99,11 @@ public struct FITImporter: Sendable {
                     _ = handOff.send(.end(summary))
                 } catch {}
             } catch {
-                if !collector.stopped { _ = handOff.send(.failed(error)) }
+                if let refusal = collector.refusal {
+                    _ = handOff.send(.refused(refusal))
+                } else if !collector.stopped {
+                    _ = handOff.send(.failed(error))
+                }
             }
             handOff.finish()
         }
@@ -172,6 +178,9 @@ public struct FITImporter: Sendable {
             case let .failed(error):
                 await builder?.discard()
                 throw .read(error, imported: imported)
+            case let .refused(skip):
+                await builder?.discard()
+                throw .invalidRecord(file: file, offset: skip.offset, reason: skip.reason, imported: imported)
             }
         }
         await builder?.discard()

@@ -38,7 +38,9 @@ import TCX
 ///
 /// ## Failure
 /// As ``GPXImporter``: the workouts of activities finished before an error stay saved; the one
-/// being read is not saved; ``TCXImportError`` names the file, line and column.
+/// being read is not saved; ``TCXImportError`` names the file, line and column. With
+/// ``TCXImportOptions/strict``, the first point or value the rules above would skip (and every
+/// invalid value the reader finds) stops the import as an invalid value, at its line.
 public struct TCXImporter: Sendable {
     /// The store imported into.
     public let store: WorkoutStore
@@ -71,7 +73,12 @@ public struct TCXImporter: Sendable {
                 }
                 _ = handOff.send(.end(summary))
             } catch {
-                if !collector.stopped { _ = handOff.send(.failed(error)) }
+                if let refusal = collector.refusal {
+                    // Strict mode: a point the import would skip is an invalid value, as the reader's are.
+                    _ = handOff.send(.failed(.invalidValue(file: path, line: refusal.line, column: refusal.column, reason: refusal.reason)))
+                } else if !collector.stopped {
+                    _ = handOff.send(.failed(error))
+                }
             }
             handOff.finish()
         }

@@ -13,6 +13,8 @@ enum FITImportItem: Sendable {
     case end(FITReadSummary)
     /// Reading failed.
     case failed(FITError)
+    /// Strict mode: a record the import would have skipped.
+    case refused(FITSkip)
 }
 
 /// A FIT file's activity as the reader thread saw it: the workout it makes (its id is the
@@ -52,6 +54,9 @@ final class FITActivityCollector {
     private var hold = OutlierHold<FITMessage>()
     /// Set when the consumer went away; the handler then stops the reader.
     private(set) var stopped = false
+    /// In strict mode, the first record (or value) the import would have skipped: it stops the
+    /// reader, and the import fails with it.
+    private(set) var refusal: FITSkip?
 
     struct Stopped: Error {}
 
@@ -77,9 +82,17 @@ final class FITActivityCollector {
         case let .message(message):
             guard activity != nil else { return }
             try take(message)
+            try refuseSkipsIfStrict()
         case .fileEnd:
             try finish()
         }
+    }
+
+    /// In strict mode, stops at the first record or value skipped (``refusal``).
+    private func refuseSkipsIfStrict() throws {
+        guard options.strict, let activity, activity.skips.count > 0, let skip = activity.skips.last else { return }
+        refusal = FITSkip(offset: skip.position, reason: skip.reason)
+        throw Stopped()
     }
 
     /// Takes a message through the ``OutlierHold``: a record dated far ahead waits for the next
@@ -160,6 +173,7 @@ final class FITActivityCollector {
     func finish() throws {
         guard activity != nil else { return }
         while let held = hold.release() { try pass(held) }
+        try refuseSkipsIfStrict()
         guard var state = activity else { return }
         activity = nil
         try flush()

@@ -120,6 +120,9 @@ struct FITActivityState {
     /// The time of the last record admitted.
     var lastTime: Double? { assembler.lastTime }
 
+    /// How many records and values were skipped so far, and the last: a strict import refuses it.
+    var skips: (count: Int, last: ActivityAssembler.Skip?) { (assembler.skipCount, assembler.lastSkip) }
+
     /// Reports a record skipped for a reason found outside ``admit(_:)`` (the odd one out).
     mutating func skip(_ offset: Int, _ reason: String) {
         assembler.skip(offset, reason)

@@ -52,6 +52,9 @@ final class TCXActivityCollector {
     /// it is the odd one out.
     private var hold = OutlierHold<TCXEvent>()
     private(set) var stopped = false
+    /// In strict mode, the first point (or value) the import would have skipped: it stops the
+    /// reader, and the import fails with it as an invalid value.
+    private(set) var refusal: GPXSkip?
 
     struct Stopped: Error {}
 
@@ -80,6 +83,14 @@ final class TCXActivityCollector {
             throw Stopped()
         }
         try take(event)
+        try refuseSkipsIfStrict()
+    }
+
+    /// In strict mode, stops at the first point or value skipped (``refusal``).
+    private func refuseSkipsIfStrict() throws {
+        guard options.strict, let assembler = activity?.assembler, assembler.skipCount > 0, let skip = assembler.lastSkip else { return }
+        refusal = GPXSkip(line: skip.position, column: 0, reason: skip.reason)
+        throw Stopped()
     }
 
     /// Takes an event through the ``OutlierHold``: a point dated far ahead waits for the next
@@ -137,6 +148,7 @@ final class TCXActivityCollector {
         case let .lapEnd(lap):
             if (activity?.laps.count ?? .max) < 10_000 { activity!.laps.append(lap) }
         case let .activityEnd(whole):
+            try refuseSkipsIfStrict()
             guard var state = activity else { return }
             activity = nil
             try flush()
