@@ -105,6 +105,9 @@ struct Import: AsyncParsableCommand {
                 Output.error("\(file): \(activity)")
                 for skip in activity.skipped { Output.error("    " + skip.located(in: file)) }
             }
+            if report.notImportedCount > report.notImported.count {
+                Output.error("\(file): and \(report.notImportedCount - report.notImported.count) more FIT files of its chain not imported")
+            }
             return (nil, false)
         } catch {
             bar?.finish()
@@ -124,6 +127,9 @@ struct Import: AsyncParsableCommand {
             bar?.finish()
             for imported in report.workouts { print(WorkoutSummary(tcx: imported, file: file)) }
             for skip in report.read.skipped { Output.error(skip.located(in: file)) }
+            if report.read.skippedCount > report.read.skipped.count {
+                Output.error("\(file): and \(report.read.skippedCount - report.read.skipped.count) more points and values skipped")
+            }
             for entry in report.notImported { Output.error("\(file): \(entry)") }
             if report.workouts.isEmpty && report.notImported.isEmpty {
                 Output.error("\(file): no activity to import.")

@@ -124,7 +124,8 @@ final class FITDecodingCore {
                 break
             }
             guard var header = try readHeader() else { break }
-            summary.files.append(header)
+            summary.fileCount += 1
+            if summary.files.count < FITReadSummary.maximumFilesListed { summary.files.append(header) }
             try emit(.fileStart(header), at: header.offset)
             guard try readRecords(until: header.offset + header.size + header.dataSize) else { break }
             let crcOffset = offset
@@ -138,7 +139,7 @@ final class FITDecodingCore {
             start += 2
             summary.bytes = offset
             header.fileCRCMatches = stored == computed
-            summary.files[fileIndex] = header
+            if fileIndex < summary.files.count { summary.files[fileIndex] = header }
             if stored != computed {
                 try report(.badCRC(file: file, offset: crcOffset, reason: "the file's CRC is \(Self.hex(stored)), its content's \(Self.hex(computed))"),
                            consequence: "read anyway")

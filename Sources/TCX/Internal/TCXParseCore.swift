@@ -79,7 +79,7 @@ final class TCXParseCore: XMLSAXReceiver {
         if options.strict {
             fail(.invalidValue(file: file, line: parser.line, column: parser.column, reason: reason))
         } else {
-            summary.skipped.append(GPXSkip(line: parser.line, column: parser.column, reason: reason))
+            summary.add(GPXSkip(line: parser.line, column: parser.column, reason: reason))
         }
     }
 
@@ -265,7 +265,7 @@ final class TCXParseCore: XMLSAXReceiver {
             if options.strict {
                 fail(.invalidValue(file: file, line: current.line, column: current.column, reason: problem))
             } else {
-                summary.skipped.append(GPXSkip(line: current.line, column: current.column, reason: problem))
+                summary.add(GPXSkip(line: current.line, column: current.column, reason: problem))
             }
             return
         }

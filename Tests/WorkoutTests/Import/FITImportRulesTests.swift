@@ -113,4 +113,20 @@ import Testing
             return reason.contains("ahead of the record after it")
         }
     }
+
+    /// A chain of 20,000 empty FIT files (16 bytes each) after a run grew the reader's list of
+    /// headers and the report's list of files not imported by an entry per 16 bytes. Both lists
+    /// now stop at their limits; the counts go on.
+    @Test func aChainOfEmptyFilesKeepsTheReportBounded() async throws {
+        let empty = FITWriter.file { _ in }
+        #expect(empty.count == 16)
+        let run = try Data(contentsOf: URL(fileURLWithPath: FITImporterTests.run))
+        let path = folder.file("hostile-chain.fit")
+        try (run + Data(Array(repeating: empty, count: 20_000).joined())).write(to: URL(fileURLWithPath: path))
+        let report = try await FITImporter(store: store).importFile(at: path)
+        #expect(report.workouts.count == 1 && report.read.issues.isEmpty)
+        #expect(report.read.fileCount == 20_001 && report.read.files.count == FITReadSummary.maximumFilesListed)
+        #expect(report.notImportedCount == 20_000 && report.notImported.count == FITImportReport.maximumNotImportedListed)
+        #expect(report.notImported.allSatisfy { $0.reason.contains("no records") })
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GPSCore
+import TCX
 import Testing
 @testable import Workout
 
@@ -75,5 +76,20 @@ import Testing
             return file == path && line == skip.line && reason == skip.reason && imported.isEmpty
         }
         #expect(try await strictStore.workoutCount() == 0)
+    }
+
+    /// 20,000 points without a valid time grew the reader's list of skips by one each, and 12,000
+    /// laps the importer's list of lap starts by one each. The skips listed stop at 1,000 (the count
+    /// goes on), and an activity keeps 10,000 laps (the later ones belong to the last).
+    @Test func aHostileDocumentKeepsItsListsBounded() async throws {
+        var text = Self.document(laps: (0..<12_000).map { [Double($0)] })
+        let badPoint = "<Trackpoint><Time>not a time</Time></Trackpoint>"
+        let bad = String(repeating: badPoint, count: 20_000)
+        text = text.replacingOccurrences(of: "</Track></Lap></Activity>", with: bad + "</Track></Lap></Activity>")
+        let report = try await importDocument(text)
+        #expect(report.read.skippedCount == 20_000 && report.read.skipped.count == TCXReadSummary.maximumSkipsListed)
+        let imported = try #require(report.workouts.first)
+        #expect(imported.points == 12_000)
+        #expect(imported.laps == TCXActivityCollector.maximumLaps, "12,000 laps in the file; the last 2,001 are one")
     }
 }

@@ -8,8 +8,15 @@ public struct FITImportReport: Sendable {
     public var file: String
     /// One entry per activity that became (or already was) a workout, in file order.
     public var workouts: [FITImportedWorkout]
-    /// FIT files of the input that did not become a workout (not an activity, no records...), with the reason.
+    /// FIT files of the input that did not become a workout (not an activity, no records...), with
+    /// the reason: the first ``maximumNotImportedListed``; ``notImportedCount`` counts them all.
     public var notImported: [FITActivityNotImported]
+    /// How many FIT files of the input did not become a workout, listed in ``notImported`` or not.
+    public var notImportedCount: Int
+
+    /// The most files ``notImported`` lists: a chain of empty FIT files (16 bytes each) must not
+    /// grow the report with the input.
+    public static let maximumNotImportedListed = 100
     /// What the reader read: headers, counts, and the issues it went past (a bad CRC, a file cut
     /// off partway), each with its offset.
     public var read: FITReadSummary

@@ -124,6 +124,7 @@ public struct FITImporter: Sendable {
     private func save(from handOff: HandOff<FITImportItem>, file: String) async throws(FITImportError) -> FITImportReport {
         var imported: [FITImportedWorkout] = []
         var notImported: [FITActivityNotImported] = []
+        var notImportedCount = 0
         var builder: RouteBuilder?
         var workoutID = UUID()
         func failed(_ error: WorkoutStoreError, offset: Int, offsets: [Int] = []) async -> FITImportError {
@@ -152,9 +153,12 @@ public struct FITImporter: Sendable {
                 guard activity.notImported == nil, let current = builder else {
                     await builder?.discard()
                     builder = nil
-                    notImported.append(FITActivityNotImported(
-                        fileIndex: activity.fileIndex, offset: activity.offset,
-                        reason: activity.notImported ?? "it has no records to keep", skipped: activity.skipped))
+                    notImportedCount += 1
+                    if notImported.count < FITImportReport.maximumNotImportedListed {
+                        notImported.append(FITActivityNotImported(
+                            fileIndex: activity.fileIndex, offset: activity.offset,
+                            reason: activity.notImported ?? "it has no records to keep", skipped: activity.skipped))
+                    }
                     continue
                 }
                 builder = nil
@@ -174,7 +178,7 @@ public struct FITImporter: Sendable {
                     heartRateAverage: activity.heartRateAverage, heartRateMaximum: activity.heartRateMaximum,
                     deviceTotals: activity.deviceTotals, skipped: activity.skipped))
             case let .end(summary):
-                return FITImportReport(file: file, workouts: imported, notImported: notImported, read: summary)
+                return FITImportReport(file: file, workouts: imported, notImported: notImported, notImportedCount: notImportedCount, read: summary)
             case let .failed(error):
                 await builder?.discard()
                 throw .read(error, imported: imported)

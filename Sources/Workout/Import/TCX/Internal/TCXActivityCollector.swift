@@ -62,13 +62,21 @@ final class TCXActivityCollector {
     struct State {
         let start: TCXActivityStart
         var assembler = ActivityAssembler(moment: "point")
+        /// The laps' own totals, of the first ``maximumLaps`` laps.
         var laps: [TCXLap] = []
-        /// Each lap's start: its `StartTime`, else its first point's time.
+        /// Each lap's start: its `StartTime`, else its first point's time (the first ``maximumLaps``
+        /// laps: the later ones are part of the last one kept).
         var lapStarts: [Double?] = []
+        /// Whether the lap being read is one of those kept.
+        var lapKept = false
         var tracksInLap = 0
         /// A second `<Track>` in a lap: the device paused; the pause is dated at the next point.
         var trackBreak = false
     }
+
+    /// The most laps an activity keeps (their starts, their totals): a file of a million laps must
+    /// not grow the import with the input.
+    static let maximumLaps = 10_000
 
     init(file: String, options: TCXImportOptions, send: @escaping (TCXImportItem) -> Bool, isClosed: @escaping () -> Bool) {
         self.file = file
@@ -135,8 +143,10 @@ final class TCXActivityCollector {
             batch.trackIndex = start.index
             batch.trackLine = start.line
         case let .lapStart(lap):
-            activity?.lapStarts.append(lap.startTime?.date.timeIntervalSince1970)
-            activity?.tracksInLap = 0
+            guard activity != nil else { return }
+            activity!.lapKept = activity!.lapStarts.count < Self.maximumLaps
+            if activity!.lapKept { activity!.lapStarts.append(lap.startTime?.date.timeIntervalSince1970) }
+            activity!.tracksInLap = 0
         case .trackStart:
             guard activity != nil else { return }
             if activity!.tracksInLap > 0, activity!.assembler.points > 0 { activity!.trackBreak = true }
@@ -146,7 +156,7 @@ final class TCXActivityCollector {
         case .trackEnd:
             break
         case let .lapEnd(lap):
-            if (activity?.laps.count ?? .max) < 10_000 { activity!.laps.append(lap) }
+            if (activity?.laps.count ?? .max) < Self.maximumLaps { activity!.laps.append(lap) }
         case let .activityEnd(whole):
             try refuseSkipsIfStrict()
             guard var state = activity else { return }
@@ -165,7 +175,7 @@ final class TCXActivityCollector {
             activity!.assembler.resume(at: time, automatic: false)
         }
         activity!.trackBreak = false
-        if let index = activity!.lapStarts.indices.last, activity!.lapStarts[index] == nil { activity!.lapStarts[index] = time }
+        if activity!.lapKept, let index = activity!.lapStarts.indices.last, activity!.lapStarts[index] == nil { activity!.lapStarts[index] = time }
         let values = InstantValues(heartRate: point.heartRate, cadence: point.cadence, power: point.power, speed: point.speed)
         guard let admitted = activity!.assembler.add(
             time: time, at: point.line, latitude: point.latitude, longitude: point.longitude, altitude: point.altitude,
