@@ -129,4 +129,43 @@ import Testing
         #expect(report.notImportedCount == 20_000 && report.notImported.count == FITImportReport.maximumNotImportedListed)
         #expect(report.notImported.allSatisfy { $0.reason.contains("no records") })
     }
+
+    /// 300 records, each with 100 developer fields of 255 bytes: some 63 KB of XML per point, kept
+    /// whole, and batches of 4,096 points counted by points alone (260 MB at once). A point now
+    /// keeps at most 8 KB of them (the rest reported), and a batch goes on at 1 MB of XML.
+    static let developerHeavy: [UInt8] = FITWriter.file { writer in
+        writer.define(localType: 0, globalNumber: FITMessageNumber.fileID, fields: [FITFieldDefinition(number: 0, baseType: .enumeration)])
+        writer.write(localType: 0, values: [.integer(4)])
+        let developer = (0..<100).map { FITDeveloperFieldDefinition(number: UInt8($0), size: 255, developerIndex: 0) }
+        writer.define(localType: 1, globalNumber: FITMessageNumber.record, fields: [
+            FITFieldDefinition(number: 253, baseType: .uint32), FITFieldDefinition(number: 0, baseType: .sint32),
+            FITFieldDefinition(number: 1, baseType: .sint32),
+        ], developerFields: developer)
+        for second in 0..<300 {
+            let values: [FITValue?] = [.integer(FITActivityScript.fitTime(Double(second))), .integer(600_000_000 + Int64(second) * 100), .integer(0)]
+            writer.write(localType: 1, values: values + developer.map { _ in .bytes(Array(repeating: UInt8(second % 200), count: 255)) })
+        }
+    }
+
+    @Test func developerFieldsAreBoundedPerPointAndPerBatch() async throws {
+        var batches: [PointBatch] = []
+        let collector = FITActivityCollector(file: "developer.fit", options: FITImportOptions(), send: { item in
+            if case let .points(batch) = item { batches.append(batch) }
+            return true
+        }, isClosed: { false })
+        _ = try FITReader().read(data: Self.developerHeavy, name: "developer.fit") { try collector.handle($0) }
+        try collector.finish()
+        let extensions = batches.flatMap(\.extensions)
+        #expect(extensions.count == 300 && extensions.allSatisfy { $0.xml.utf8.count <= FITDeveloperXML.maximumBytes })
+        let sizes = batches.map { $0.extensions.map(\.xml.utf8.count).reduce(0, +) }
+        #expect(batches.count > 1 && sizes.allSatisfy { $0 < FITActivityCollector.maximumBatchExtensionBytes + FITDeveloperXML.maximumBytes }, "\(sizes)")
+
+        let path = folder.file("developer.fit")
+        try Data(Self.developerHeavy).write(to: URL(fileURLWithPath: path))
+        let imported = try #require(try await FITImporter(store: store).importFile(at: path).workouts.first)
+        #expect(imported.points == 300 && imported.skipped.count == 300)
+        #expect(imported.skipped.first?.reason.contains("developer fields were dropped") == true, "\(imported.skipped.first!)")
+        let route = try await readRoute(store, imported.workoutID)
+        #expect(route.allSatisfy { ($0.unknownExtensions?.utf8.count ?? 0) > 0 && $0.unknownExtensions!.utf8.count <= FITDeveloperXML.maximumBytes })
+    }
 }

@@ -27,7 +27,8 @@ import LocationCore
 ///   and the speed of records without a position, as instantaneous ``QuantitySample``s. A record
 ///   without a position keeps its samples. A developer field that says which record field it is
 ///   (a power pod's "Power") stands in for that field when the record lacks it; the other
-///   developer fields of a point are kept with it as XML (exported back in GPX).
+///   developer fields of a point are kept with it as XML (exported back in GPX), up to 8 KB a
+///   point (the fields past it are reported).
 /// - **Pauses**: timer stops and starts become ``WorkoutEvent``s, `pause` and `resume`, or
 ///   `motion_paused` and `motion_resumed` when the device auto-paused; each resume starts a new
 ///   route segment, and is dated no later than the record after it (a timer started after the

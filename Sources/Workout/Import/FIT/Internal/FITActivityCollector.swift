@@ -49,6 +49,10 @@ final class FITActivityCollector {
     private let isClosed: () -> Bool
     private var activity: FITActivityState?
     private var batch = PointBatch()
+    /// Bytes of developer-field XML in the batch.
+    private var batchExtensionBytes = 0
+    /// The most developer-field XML a batch holds before it is handed on, whatever its points.
+    static let maximumBatchExtensionBytes = 1 << 20
     /// A record dated far ahead, held with the messages after it until the next record shows
     /// whether it is the odd one out.
     private var hold = OutlierHold<FITMessage>()
@@ -162,10 +166,16 @@ final class FITActivityCollector {
             if batch.locations.isEmpty { batch.newSegment = point.startsSegment }
             batch.locations.append(location)
             batch.lines.append(record.offset)
-            if let xml = admitted.extensionXML { batch.extensions.append((batch.locations.count - 1, xml)) }
+            if let xml = admitted.extensionXML {
+                batch.extensions.append((batch.locations.count - 1, xml))
+                batchExtensionBytes += xml.utf8.count
+            }
         }
         batch.samples += point.samples
-        if batch.locations.count >= options.batchSize || batch.samples.count >= 4 * options.batchSize { try flush() }
+        if batch.locations.count >= options.batchSize || batch.samples.count >= 4 * options.batchSize
+            || batchExtensionBytes >= Self.maximumBatchExtensionBytes {
+            try flush()
+        }
     }
 
     /// Ends the activity being read, if any: after its file's CRC, at the next file's header, or
@@ -188,6 +198,7 @@ final class FITActivityCollector {
         batch.lines.removeAll(keepingCapacity: true)
         batch.samples.removeAll(keepingCapacity: true)
         batch.extensions.removeAll()
+        batchExtensionBytes = 0
         batch.newSegment = false
         try deliver(.points(full))
     }

@@ -161,7 +161,12 @@ struct FITActivityState {
             time: time, at: record.offset, latitude: record.latitude, longitude: record.longitude, altitude: altitude,
             accuracy: record.gpsAccuracy, values: values)
         else { return nil }
-        return Admitted(moment: moment, extensionXML: moment.location == nil ? nil : FITDeveloperXML.fragment(unclaimed))
+        guard moment.location != nil else { return Admitted(moment: moment) }
+        let (xml, dropped) = FITDeveloperXML.fragment(unclaimed)
+        if dropped > 0 {
+            assembler.skip(record.offset, "\(dropped) of its developer fields were dropped: a point keeps at most \(FITDeveloperXML.maximumBytes / 1024) KB of them as XML")
+        }
+        return Admitted(moment: moment, extensionXML: xml)
     }
 
     // MARK: - The end
