@@ -17,7 +17,10 @@ import LocationCore
 /// are ``laps(of:)``'s, the session's totals the workout's.
 ///
 /// The header declares the size of the data, so the file is encoded twice: once to measure it,
-/// once to write it, each reading the route and samples in batches: memory stays flat.
+/// once to write it, each reading the route and samples in batches: memory stays flat. Both
+/// passes read one snapshot of the store (``export(_:format:to:)`` takes it), so a write meanwhile
+/// cannot make them differ; where the store has no snapshot (in memory) and they do differ, the
+/// export throws ``WorkoutStoreError/changedWhileExporting(workoutID:)``.
 extension WorkoutStore {
     nonisolated(nonsending)
     func writeFIT(_ source: ExportSource, into output: inout ExportOutput, sink: ExportSink) async throws(WorkoutStoreError) -> ExportSummary {
@@ -118,13 +121,19 @@ extension WorkoutStore {
         }
         // The timer ran for the laps' active time (the time line's), or, without laps, the workout's moving time.
         let timerTime = laps.isEmpty ? (workout.totals.movingTime ?? workout.duration) : laps.map(\.activeDuration).reduce(0, +)
-        encoder.end(
-            FITActivityEncoder.Summary(
-                start: start, end: end, elapsed: workout.elapsedTime, timer: timerTime,
-                distance: workout.totals.distance ?? (points > 1 ? feed.timeline.distance : nil), samples: figures, sport: sport),
-            laps: fileLaps.count, ascent: workout.totals.elevationGain, descent: workout.totals.elevationLoss,
-            calories: workout.totals.energy, localOffset: workout.metadata.values["utc_offset_s"].flatMap { Int($0) },
-            startPosition: firstPosition, timerRunning: timer.isRunning)
+        do throws(FITWriteError) {
+            try encoder.end(
+                FITActivityEncoder.Summary(
+                    start: start, end: end, elapsed: workout.elapsedTime, timer: timerTime,
+                    distance: workout.totals.distance ?? (points > 1 ? feed.timeline.distance : nil), samples: figures, sport: sport),
+                laps: fileLaps.count, ascent: workout.totals.elevationGain, descent: workout.totals.elevationLoss,
+                calories: workout.totals.energy, localOffset: workout.metadata.values["utc_offset_s"].flatMap { Int($0) },
+                startPosition: firstPosition, timerRunning: timer.isRunning)
+        } catch {
+            // Both passes read one snapshot of a file store; an in-memory store has none, and a
+            // write between the passes there makes them differ: an error, never a trap.
+            throw .changedWhileExporting(workoutID: workout.id)
+        }
         try Self.drain(&encoder, into: &output, sink: sink)
         let summary = ExportSummary(
             format: .fit, points: points, segments: segments, samplesWritten: samples - lost, samplesNotWritten: lost, bytes: 0)
