@@ -98,13 +98,6 @@ extension WorkoutStore {
             timer.apply(events[nextEvent], at: FITTime.value(fromSeconds: events[nextEvent].time.timeIntervalSince1970) ?? end, to: &encoder)
             nextEvent += 1
         }
-        let lapTriggers = events.filter { $0.kind == .lap }.map { event -> UInt8 in
-            switch event.trigger {
-            case .time: 1
-            case .distance: 2
-            case .manual, nil: 0
-            }
-        }
         let sport = workout.activityType.fitSport
         // A workout without a route has no laps of its own; its file has one, the whole workout.
         let wholeLap = WorkoutLap(
@@ -117,7 +110,7 @@ extension WorkoutStore {
                 start: FITTime.value(fromSeconds: lap.start.timeIntervalSince1970) ?? start,
                 end: FITTime.value(fromSeconds: lap.end.timeIntervalSince1970) ?? end, elapsed: lap.duration,
                 timer: lap.activeDuration, distance: lap.distance, samples: lap.samples, sport: sport),
-                index: index, trigger: index < lapTriggers.count ? lapTriggers[index] : 7)
+                index: index, trigger: Self.fitLapTrigger(lap, isLast: index == fileLaps.count - 1))
         }
         // The timer ran for the laps' active time (the time line's), or, without laps, the workout's moving time.
         let timerTime = laps.isEmpty ? (workout.totals.movingTime ?? workout.duration) : laps.map(\.activeDuration).reduce(0, +)
@@ -138,6 +131,17 @@ extension WorkoutStore {
         let summary = ExportSummary(
             format: .fit, points: points, segments: segments, samplesWritten: samples - lost, samplesNotWritten: lost, bytes: 0)
         return (summary, encoder.writer.dataSize)
+    }
+
+    /// FIT's `lap_trigger` of a lap: its own (0 manual, 1 time, 2 distance), 7 (session end) for
+    /// the last lap the workout's end ended, 0 for one ended by a lap event without a trigger.
+    private static func fitLapTrigger(_ lap: WorkoutLap, isLast: Bool) -> UInt8 {
+        switch lap.trigger {
+        case .time: 1
+        case .distance: 2
+        case .manual: 0
+        case nil: isLast ? 7 : 0
+        }
     }
 
     private static func drain(_ encoder: inout FITActivityEncoder, into output: inout ExportOutput, sink: ExportSink) throws(WorkoutStoreError) {
