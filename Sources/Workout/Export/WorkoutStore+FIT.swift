@@ -10,7 +10,9 @@ import LocationCore
 /// the points and the samples are merged by time,
 /// a sample at a point's time (within half a millisecond) goes in that point's `record`, and one
 /// at a time no point has makes a `record` without a position. Records are whole seconds (FIT's
-/// `date_time`), so two instants in one second make two records with the same time. Pauses (the
+/// `date_time`), so two instants in one second make two records with the same time: every value is
+/// in the file, but a reader that keeps one value a second (our FIT import among them: it keeps the
+/// first sample of each type in a second and reports the others) loses the rest. Pauses (the
 /// stored events; for a workout without any, such as a GPX import, each break between route
 /// segments) become timer stop and start events; auto-pauses say so (timer trigger `auto`).
 /// Each record's `distance` is the distance the workout's time line has counted at it. Laps
