@@ -82,6 +82,14 @@ public struct FITReader: Sendable {
         }
     }
 
+    /// Reads FIT bytes from `source`, as ``read(data:name:handler:)`` reads bytes in memory: for
+    /// the fuzzer, whose source hands its bytes out in chunks of sizes the input decides.
+    package func read(source: some FITByteSource, name: String, handler: (FITEvent) throws -> Void) throws(FITError) -> FITReadSummary {
+        try withoutActuallyEscaping(handler) { handler throws(FITError) in
+            try FITDecodingCore(file: name, options: options, source: source, handler: handler).run()
+        }
+    }
+
     /// The messages of a file in memory, read whole: for tests and small files.
     public func messages(of data: [UInt8], name: String = "data") throws(FITError) -> (messages: [FITMessage], summary: FITReadSummary) {
         var messages: [FITMessage] = []

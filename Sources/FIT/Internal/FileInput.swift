@@ -78,15 +78,15 @@ package final class FITFileInput: FITByteSource {
 }
 
 /// Bytes in memory (tests, fuzzing), handed out as a file's would be.
-final class FITMemoryInput: FITByteSource {
+package final class FITMemoryInput: FITByteSource {
     private let bytes: [UInt8]
     private var position = 0
 
-    init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(FITError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(FITError) -> Int {
         let count = min(buffer.count, bytes.count - position)
         guard count > 0 else { return 0 }
         bytes.withUnsafeBytes { source in
@@ -96,7 +96,7 @@ final class FITMemoryInput: FITByteSource {
         return count
     }
 
-    var isCompressed: Bool { false }
-    var consumed: Int64 { Int64(position) }
-    var interruption: FITInputInterruption? { nil }
+    package var isCompressed: Bool { false }
+    package var consumed: Int64 { Int64(position) }
+    package var interruption: FITInputInterruption? { nil }
 }
