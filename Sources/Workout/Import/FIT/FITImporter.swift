@@ -98,7 +98,9 @@ public struct FITImporter: Sendable {
                 do {
                     try collector.finish()
                     _ = handOff.send(.end(summary))
-                } catch {}
+                } catch {
+                    if let refusal = collector.refusal { _ = handOff.send(.refused(refusal)) }
+                }
             } catch {
                 if let refusal = collector.refusal {
                     _ = handOff.send(.refused(refusal))
