@@ -13,6 +13,8 @@ struct FITActivityScript {
         case timer(starts: Bool, at: Double, automatic: Bool = false)
         /// A `lap` message ending at `end`, begun at `start`, ended by `trigger` (0 manual, 1 time, 2 distance).
         case lap(start: Double, end: Double, trigger: UInt8)
+        /// A message of a type no profile knows, of 255 fields of 255 bytes (65 KB).
+        case filler
     }
 
     /// 2024-05-01T07:00:00Z.
@@ -47,6 +49,9 @@ struct FITActivityScript {
                 FITFieldDefinition(number: 253, baseType: .uint32), FITFieldDefinition(number: 2, baseType: .uint32),
                 FITFieldDefinition(number: 24, baseType: .enumeration),
             ])
+            writer.define(localType: 4, globalNumber: 0xFF00, fields: (0..<255).map {
+                FITFieldDefinition(number: UInt8($0), baseType: .byte, size: 255)
+            })
             writer.write(localType: 2, values: [.integer(Self.fitTime(0)), .integer(0), .integer(0), .integer(0)])
             for step in steps {
                 switch step {
@@ -62,6 +67,8 @@ struct FITActivityScript {
                     ])
                 case let .lap(start, end, trigger):
                     writer.write(localType: 3, values: [.integer(Self.fitTime(end)), .integer(Self.fitTime(start)), .integer(Int64(trigger))])
+                case .filler:
+                    writer.write(localType: 4, values: [])
                 }
             }
         }

@@ -71,6 +71,16 @@ import Testing
         #expect(imported.points == 10 && imported.skipped.isEmpty && imported.workout.end == date(1_004))
     }
 
+    /// What waits behind a record held is bounded in bytes too (a FIT message may hold 65 KB and
+    /// more): past 4 MB the record held stands, and the records after it that go back are skipped.
+    @Test func aRecordHeldStandsPastFourMegabytesBehindIt() async throws {
+        let steps: [FITActivityScript.Step] = [.record(0), .record(1), .record(3_600)]
+            + Array(repeating: .filler, count: 70) + [.record(2), .record(3)]
+        let imported = try #require(try await importScript(steps).workouts.first)
+        #expect(imported.points == 3 && imported.workout.end == date(3_600))
+        #expect(imported.skipped.count == 2 && imported.skipped.allSatisfy { $0.reason.contains("earlier than the record before it") })
+    }
+
     /// The timer events that came after a record held wait with it, and keep their order.
     @Test func eventsAfterARecordHeldKeepTheirPlace() async throws {
         let report = try await importScript([

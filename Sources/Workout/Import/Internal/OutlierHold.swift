@@ -8,13 +8,17 @@
 /// dated more than ``gap`` after the last one admitted (and the first of an activity), with the
 /// items of the file that come after it (timer events, laps), until the next moment with a time
 /// the activity can take gives the verdict. Every other moment goes straight through. At the end
-/// of an activity, or past ``maximumQueued`` items, the moment held is let through.
+/// of an activity, or past ``maximumQueued`` items or ``maximumQueuedBytes`` of them, the moment
+/// held is let through.
 struct OutlierHold<Item> {
     /// How far ahead of the moment after it a moment must be dated to be the odd one out: the
     /// live session's ``FixAdmission/outlierGap``.
     static var gap: Double { FixAdmission.outlierGap }
     /// The most items queued behind a moment held; past it the moment is let through.
     static var maximumQueued: Int { 1_024 }
+    /// The most bytes of items (as the caller counts them) queued behind a moment held: a FIT
+    /// message may hold 130 KB; past it the moment is let through.
+    static var maximumQueuedBytes: Int { 4 << 20 }
 
     /// A moment held back, and what came after it in the file.
     struct Held {
@@ -23,6 +27,7 @@ struct OutlierHold<Item> {
         var position: Int
         var moment: Item
         var after: [Item] = []
+        var afterBytes = 0
     }
 
     /// What the next moment says of the one held.
@@ -49,11 +54,12 @@ struct OutlierHold<Item> {
         held = Held(time: time, position: position, moment: moment)
     }
 
-    /// Queues an item that came after the moment held; returns the moment (and what came after it)
-    /// to let through when the queue is full.
-    mutating func queue(_ item: Item) -> Held? {
+    /// Queues an item of about `bytes` bytes that came after the moment held; returns the moment
+    /// (and what came after it) to let through when the queue is full.
+    mutating func queue(_ item: Item, bytes: Int) -> Held? {
         held!.after.append(item)
-        return held!.after.count >= Self.maximumQueued ? release() : nil
+        held!.afterBytes += bytes
+        return held!.after.count >= Self.maximumQueued || held!.afterBytes >= Self.maximumQueuedBytes ? release() : nil
     }
 
     /// The verdict of the next moment the activity can take, at `time`, on the moment held,

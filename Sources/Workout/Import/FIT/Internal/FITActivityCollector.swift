@@ -118,7 +118,7 @@ final class FITActivityCollector {
                 return hold.hold(message, time: time, position: record.offset)
             }
         } else if hold.isHolding {
-            if let released = hold.queue(message) { try pass(released) }
+            if let released = hold.queue(message, bytes: 64 + message.content.count) { try pass(released) }
             return
         }
         try apply(message)

@@ -123,11 +123,22 @@ final class TCXActivityCollector {
             if case .activityEnd = event {
                 while let held = hold.release() { try pass(held) }
             } else {
-                if let released = hold.queue(event) { try pass(released) }
+                if let released = hold.queue(event, bytes: Self.bytes(of: event)) { try pass(released) }
                 return
             }
         }
         try apply(event)
+    }
+
+    /// About how many bytes an event holds: its text (a lap's intensity, a sport) may be long.
+    private static func bytes(of event: TCXEvent) -> Int {
+        switch event {
+        case let .lapEnd(lap): 256 + (lap.intensity?.utf8.count ?? 0) + (lap.triggerMethod?.utf8.count ?? 0)
+        case let .activityStart(start): 256 + (start.sport?.utf8.count ?? 0)
+        case let .activityEnd(activity): 256 + (activity.notes?.utf8.count ?? 0) + (activity.creator?.utf8.count ?? 0)
+        case let .course(course): 256 + (course.name?.utf8.count ?? 0)
+        default: 256
+        }
     }
 
     /// Lets a point held (and what waited behind it) through.
