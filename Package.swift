@@ -4,16 +4,17 @@ import PackageDescription
 // The module graph, from the bottom up (each depends on what it needs and no more):
 //
 //   GPSCore            RFC 3339, geodesy, XML and JSON text: one copy of each, no C library
-//   GPX                the GPX reader and writer (libxml2)            -> GPSCore
-//   FIT                the FIT decoder and encoder (zlib for .fit.gz)  -> (no other module)
-//   TCX                the TCX reader and writer (GPX's libxml2 bridge) -> GPSCore, GPX
+//   GZipFiles          files read plain or gzip-compressed (zlib): one reader for every format
+//   GPX                the GPX reader and writer (libxml2)            -> GPSCore, GZipFiles
+//   FIT                the FIT decoder and encoder                    -> GZipFiles
+//   TCX                the TCX reader and writer (GPX's libxml2 bridge) -> GPSCore, GPX, GZipFiles
 //   LocationCore       Location, LocationManager, LocationSource       -> GPSCore (no C library)
 //   LocationFacade     GPSDClient (libgps); re-exports LocationCore   -> LocationCore
 //   DBus               D-Bus over sd-bus (libsystemd)                  -> GPSCore
 //   GeoClue            GeoClueLocationSource, GeoClueAgent (no libgps) -> LocationCore, DBus
 //   GeoClueSimulators  a fake GeoClue, the real one run privately      -> GeoClue, Simulators
 //   Simulators         location fakes: replay, NMEA, fake gpsd, clock  -> LocationFacade, GPX
-//   Workout            the store (GRDB), import/export, sessions       -> LocationCore, GPX, FIT, TCX
+//   Workout            the store (GRDB), import/export, sessions       -> LocationCore, GPX, FIT, TCX, GZipFiles
 //   BluetoothSensors   BLE heart rate, speed/cadence, power via BlueZ  -> Workout, DBus
 //   WorkoutSimulators  workout fakes: store faults, heart rate, runs   -> Workout, Simulators, GPX
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators
@@ -53,7 +54,7 @@ let package = Package(
         .systemLibrary(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
-            providers: [.apt(["libxml2-dev", "zlib1g-dev"])]
+            providers: [.apt(["libxml2-dev"])]
         ),
         .systemLibrary(
             name: "CSDBus",
@@ -66,6 +67,11 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         .target(name: "GPSCore"),
+        // Plain and gzip-compressed files read alike, through zlib: the one place that sees it.
+        .target(
+            name: "GZipFiles",
+            dependencies: ["CZlib"]
+        ),
         // D-Bus over sd-bus: connections, calls, properties, signals, exported objects.
         .target(
             name: "DBus",
@@ -73,15 +79,15 @@ let package = Package(
         ),
         .target(
             name: "FIT",
-            dependencies: ["CZlib"]
+            dependencies: ["GZipFiles"]
         ),
         .target(
             name: "TCX",
-            dependencies: ["GPSCore", "GPX"]
+            dependencies: ["GPSCore", "GPX", "GZipFiles"]
         ),
         .target(
             name: "GPX",
-            dependencies: ["GPSCore", "CLibXML2"]
+            dependencies: ["GPSCore", "CLibXML2", "GZipFiles"]
         ),
         // What every location source shares, with no C library: a program that takes its
         // positions from GeoClue alone does not link libgps.
@@ -127,6 +133,7 @@ let package = Package(
                 "GPX",
                 "FIT",
                 "TCX",
+                "GZipFiles",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

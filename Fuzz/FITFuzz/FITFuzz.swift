@@ -13,8 +13,11 @@ import FIT
 // Beyond "no crash, no leak, no hang", it checks what the reader promises: every message's
 // content has its definition's size and every field and developer field decodes; a record's
 // position is in range and its numbers finite; events come as fileStart, messages, fileEnd; a
-// strict read succeeds exactly when a lenient one finds no issue, with the same messages; and
-// every message written back by FITWriter with its own definition reads back the same.
+// strict read succeeds exactly when a lenient one finds no issue, with the same messages; the
+// same bytes handed out in chunks of sizes the input decides (`ChunkedInput`: the decoder's buffer
+// refilled mid-header and mid-record, as a file read through zlib in pieces refills it) read the
+// same as when handed out at once; and every message written back by FITWriter with its own
+// definition reads back the same.
 
 #if FUZZING
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -37,6 +40,14 @@ enum FITFuzzReplay {
 func check(_ bytes: [UInt8]) {
     let lenient = read(bytes, strict: false)
     let strict = read(bytes, strict: true)
+    switch (lenient, read(bytes, strict: false, chunked: true)) {
+    case let (.success(whole), .success(chunked)):
+        precondition(whole.summary == chunked.summary && whole.contents == chunked.contents, "read in chunks, the bytes read otherwise")
+    case let (.failure(whole), .failure(chunked)):
+        precondition(whole == chunked, "read in chunks, the bytes fail otherwise: \(chunked), not \(whole)")
+    default:
+        preconditionFailure("read in chunks, the bytes read where they failed whole, or the other way round")
+    }
     switch (lenient, strict) {
     case let (.success(loose), .success(tight)):
         precondition(loose.summary.issues.isEmpty, "a strict read succeeded where a lenient one found issues")
@@ -53,14 +64,48 @@ func check(_ bytes: [UInt8]) {
 private struct Outcome {
     var summary: FITReadSummary
     var messages: Int
+    /// Each message's offset and content, in order.
+    var contents: [[UInt8]] = []
 }
 
-private func read(_ bytes: [UInt8], strict: Bool) -> Result<Outcome, FITError> {
+/// The input's bytes handed out in chunks whose sizes the input decides: 1 to 256 bytes, taken
+/// from the input itself as the chunks go, and every eighth 64 times that (up to 16 KB).
+final class ChunkedInput: FITByteSource {
+    private let bytes: [UInt8]
+    private var position = 0
+    private var chunks = 0
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(FITError) -> Int {
+        guard position < bytes.count, buffer.count > 0 else { return 0 }
+        var size = 1 + Int(bytes[(chunks &* 31 &+ 7) % bytes.count])
+        if chunks % 8 == 7 { size *= 64 }
+        chunks += 1
+        let count = min(size, buffer.count, bytes.count - position)
+        bytes.withUnsafeBytes { source in
+            buffer.baseAddress!.copyMemory(from: source.baseAddress! + position, byteCount: count)
+        }
+        position += count
+        return count
+    }
+
+    var isCompressed: Bool { false }
+    var consumed: Int64 { Int64(position) }
+    var interruption: FITInputInterruption? { nil }
+}
+
+private func read(_ bytes: [UInt8], strict: Bool, chunked: Bool = false) -> Result<Outcome, FITError> {
     var open = false
     var messages = 0
     var rewritten = 0
-    do {
-        let summary = try FITReader(options: FITReadOptions(strict: strict)).read(data: bytes, name: "fuzz.fit") { event in
+    var contents: [[UInt8]] = []
+    let reader = FITReader(options: FITReadOptions(strict: strict))
+    let source: any FITByteSource = chunked ? ChunkedInput(bytes) : FITMemoryInput(bytes)
+    do throws(FITError) {
+        let summary = try reader.read(source: source, name: "fuzz.fit") { event in
             switch event {
             case .fileStart:
                 precondition(!open)
@@ -68,6 +113,8 @@ private func read(_ bytes: [UInt8], strict: Bool) -> Result<Outcome, FITError> {
             case let .message(message):
                 precondition(open)
                 messages += 1
+                if !strict { contents.append(withUnsafeBytes(of: message.offset) { Array($0) } + message.content) }
+                guard !chunked else { return }
                 validate(message)
                 if rewritten < 8 {
                     rewritten += 1
@@ -79,7 +126,7 @@ private func read(_ bytes: [UInt8], strict: Bool) -> Result<Outcome, FITError> {
             }
         }
         precondition(summary.messages == messages)
-        return .success(Outcome(summary: summary, messages: messages))
+        return .success(Outcome(summary: summary, messages: messages, contents: contents))
     } catch {
         _ = error.description
         return .failure(error)

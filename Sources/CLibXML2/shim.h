@@ -1,8 +1,8 @@
-// The C surface of libxml2 (Debian libxml2-dev 2.9.14) and zlib that the GPX reader uses: the
-// SAX2 push parser, fed by zlib's gzread (which reads plain and gzip-compressed files alike).
+// The C surface of libxml2 (Debian libxml2-dev 2.9.14) that the GPX and TCX readers use: the SAX2
+// push parser (fed by GZipFiles' zlib reader, which reads plain and gzip-compressed files alike).
 //
 // Macros and struct fields Swift cannot reach comfortably become small static inline helpers,
-// prefixed clibxml2_. Only Sources/Workout/GPX/Internal/LibXML2.swift imports this module.
+// prefixed clibxml2_. Only Sources/GPX/Internal/LibXML2.swift imports this module.
 #ifndef CLIBXML2_SHIM_H
 #define CLIBXML2_SHIM_H
 
@@ -17,7 +17,6 @@
 #include <libxml/SAX2.h>
 #include <libxml/xmlerror.h>
 #include <string.h>
-#include <zlib.h>
 
 /// Structured error handler that drops the message: the reader reports errors itself, from
 /// xmlCtxtGetLastError(3), so nothing reaches standard error.
@@ -53,39 +52,6 @@ static inline int clibxml2_line(xmlParserCtxtPtr ctxt) {
 /// The column the parser has reached (from 1), or 0.
 static inline int clibxml2_column(xmlParserCtxtPtr ctxt) {
     return (ctxt != NULL && ctxt->input != NULL) ? ctxt->input->col : 0;
-}
-
-/// gzopen(3) with O_CLOEXEC semantics ("e") and a larger buffer; reads plain files unchanged.
-static inline gzFile clibxml2_gzopen(const char *path) {
-    gzFile file = gzopen(path, "rbe");
-    if (file != NULL) {
-        gzbuffer(file, 256 * 1024);
-    }
-    return file;
-}
-
-/// gzread(3) into `buffer`; -1 on error (see clibxml2_gzerror).
-static inline int clibxml2_gzread(gzFile file, void *buffer, unsigned size) {
-    return gzread(file, buffer, size);
-}
-
-/// zlib's message for the last error on `file`, or NULL.
-static inline const char *clibxml2_gzerror(gzFile file) {
-    int code = 0;
-    const char *message = gzerror(file, &code);
-    return code == Z_OK ? NULL : message;
-}
-
-/// zlib's code for the last error on `file` (Z_OK when none).
-static inline int clibxml2_gzerrnum(gzFile file) {
-    int code = 0;
-    (void)gzerror(file, &code);
-    return code;
-}
-
-/// How many compressed bytes zlib has read so far (for progress over .gz files).
-static inline long long clibxml2_gzoffset(gzFile file) {
-    return (long long)gzoffset(file);
 }
 
 #endif

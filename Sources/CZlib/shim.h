@@ -1,8 +1,9 @@
-// The C surface of zlib (Debian zlib1g-dev) that the FIT reader uses: gzread(3), which reads
-// plain and gzip-compressed files alike, so a `.fit.gz` is read as it is inflated.
+// The C surface of zlib (Debian zlib1g-dev) that the package uses: gzread(3), which reads plain
+// and gzip-compressed files alike, so a `.fit.gz`, `.gpx.gz` or `.tcx.gz` is read as it is
+// inflated.
 //
-// Only Sources/FIT/Internal/FileInput.swift imports this module. (The GPX reader reaches zlib
-// through CLibXML2's shim, beside libxml2, which it feeds.)
+// Only Sources/GZipFiles/GZipReader.swift imports this module; the FIT, GPX and TCX readers (and
+// the workout importers' format detection) read files through its `GZipReader`.
 #ifndef CZLIB_SHIM_H
 #define CZLIB_SHIM_H
 
@@ -12,7 +13,7 @@
 static inline gzFile czlib_gzopen(const char *path) {
     gzFile file = gzopen(path, "rbe");
     if (file != NULL) {
-        gzbuffer(file, 128 * 1024);
+        gzbuffer(file, 256 * 1024);
     }
     return file;
 }

@@ -7,9 +7,11 @@ public enum FITError: Error, Sendable, Hashable, CustomStringConvertible {
     case notFIT(file: String, reason: String)
     /// The file is damaged at `offset`: a record that cannot be decoded (a data message under a
     /// local type no definition gave, a record running past the data the header declares),
-    /// bytes after a file of a chain that are not another FIT file, or damaged compressed data.
+    /// bytes after a file of a chain that are not another FIT file, or damaged compressed data
+    /// (`offset`: where the inflated FIT data stops).
     case malformed(file: String, offset: Int, reason: String)
-    /// The file ends at `offset`, inside a record, a header or before its CRC.
+    /// The file ends at `offset`, inside a record, a header or before its CRC (for a `.fit.gz`
+    /// whose gzip data is cut off, the offset in the inflated FIT data).
     case truncated(file: String, offset: Int, reason: String)
     /// A CRC does not match (the header's, or the file's at `offset`): a lenient read reports it
     /// and goes on, as Garmin's decoder and gpsbabel do; a strict read refuses the file.

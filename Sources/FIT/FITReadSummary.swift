@@ -50,8 +50,11 @@ public enum FITEvent: Sendable {
 public struct FITReadSummary: Sendable, Hashable {
     /// The file, as given.
     public var file: String
-    /// The headers of the FIT files read, in order (several for a chained file).
+    /// The headers of the FIT files read, in order (several for a chained file): the first
+    /// ``maximumFilesListed``; ``fileCount`` counts them all.
     public var files: [FITFileHeader] = []
+    /// How many FIT files the input chains (all of them, listed in ``files`` or not).
+    public var fileCount = 0
     /// Definition messages read.
     public var definitions = 0
     /// Data messages delivered.
@@ -69,4 +72,8 @@ public struct FITReadSummary: Sendable, Hashable {
     public init(file: String) {
         self.file = file
     }
+
+    /// The most headers ``files`` lists: a chain of empty 16-byte files must not grow the
+    /// summary with the input.
+    public static let maximumFilesListed = 1_000
 }

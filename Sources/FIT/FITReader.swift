@@ -30,7 +30,9 @@ import Glibc
 /// ``FITReadSummary/issues`` and the read goes on, as Garmin's decoder and gpsbabel do; a file
 /// cut off partway, a data message under a local type no definition gave, a record running past
 /// the data the header declares, or bytes after a chain's file that are not another FIT file stop
-/// the read there, with what came before delivered and the issue reported with its offset. In
+/// the read there, with what came before delivered and the issue reported with its offset. So
+/// does a `.fit.gz` whose gzip data is cut off or damaged partway: what it inflates to is read, and
+/// the issue's offset is where the inflated FIT data stops (a cut plain `.fit` reads the same). In
 /// ``FITReadOptions/strict`` mode each of these throws instead. A file that does not begin with a
 /// FIT header throws ``FITError/notFIT(file:reason:)`` in either mode.
 public struct FITReader: Sendable {
@@ -77,6 +79,14 @@ public struct FITReader: Sendable {
     public func read(data: [UInt8], name: String, handler: (FITEvent) throws -> Void) throws(FITError) -> FITReadSummary {
         try withoutActuallyEscaping(handler) { handler throws(FITError) in
             try FITDecodingCore(file: name, options: options, source: FITMemoryInput(data), handler: handler).run()
+        }
+    }
+
+    /// Reads FIT bytes from `source`, as ``read(data:name:handler:)`` reads bytes in memory: for
+    /// the fuzzer, whose source hands its bytes out in chunks of sizes the input decides.
+    package func read(source: some FITByteSource, name: String, handler: (FITEvent) throws -> Void) throws(FITError) -> FITReadSummary {
+        try withoutActuallyEscaping(handler) { handler throws(FITError) in
+            try FITDecodingCore(file: name, options: options, source: source, handler: handler).run()
         }
     }
 

@@ -16,7 +16,7 @@
 /// encode(&measuring)
 /// var writer = FITWriter(dataSize: measuring.dataSize)
 /// encode(&writer)
-/// writer.finish()
+/// try writer.finish()          // throws if the two passes wrote different sizes
 /// let file = writer.takeBytes()
 /// ```
 public struct FITWriter: Sendable {
@@ -57,12 +57,19 @@ public struct FITWriter: Sendable {
     ///     writer.write(localType: 0, values: [.integer(4)])
     /// }
     /// ```
+    ///
+    /// `body` must write the same records both times: one that does not is a programmer mistake,
+    /// and stops the program.
     public static func file(_ body: (inout FITWriter) -> Void) -> [UInt8] {
         var measuring = FITWriter(dataSize: nil)
         body(&measuring)
         var writer = FITWriter(dataSize: measuring.dataSize)
         body(&writer)
-        writer.finish()
+        do {
+            try writer.finish()
+        } catch {
+            preconditionFailure("FITWriter.file: the body wrote different records the second time: \(error)")
+        }
         return writer.takeBytes()
     }
 
@@ -125,11 +132,14 @@ public struct FITWriter: Sendable {
         counted(from: start)
     }
 
-    /// Ends the file: appends the CRC of the header and records. The data written must have the
-    /// size the header declared. While measuring it does nothing.
-    public mutating func finish() {
+    /// Ends the file: appends the CRC of the header and records. While measuring it does nothing.
+    ///
+    /// Throws ``FITWriteError`` when the records written do not have the size the header
+    /// declared (what was measured and what was written differ): the bytes written are then not a
+    /// FIT file and must be thrown away.
+    public mutating func finish() throws(FITWriteError) {
         guard let declaredDataSize else { return }
-        precondition(dataSize == declaredDataSize, "the header declared \(declaredDataSize) bytes of records, \(dataSize) were written")
+        guard dataSize == declaredDataSize else { throw FITWriteError(declaredDataSize: declaredDataSize, writtenDataSize: dataSize) }
         let value = crc.value
         bytes += [UInt8(value & 0xFF), UInt8(value >> 8)]
     }
@@ -150,6 +160,20 @@ public struct FITWriter: Sendable {
         if declaredDataSize != nil {
             bytes.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0[start...])) }
         }
+    }
+}
+
+/// The records a ``FITWriter`` wrote do not have the size its header declared: the pass that
+/// measured them and the pass that wrote them wrote different records.
+public struct FITWriteError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The size the header declares.
+    public var declaredDataSize: Int
+    /// The size of the records written.
+    public var writtenDataSize: Int
+
+    /// `the header declared 1200 bytes of records, 1234 were written`.
+    public var description: String {
+        "the header declared \(declaredDataSize) bytes of records, \(writtenDataSize) were written"
     }
 }
 

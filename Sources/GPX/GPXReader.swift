@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import GZipFiles
 
 /// Reads GPX 1.0 and 1.1 files as a stream of ``GPXEvent``s, in constant memory whatever the
 /// file's size: the file is read in 256 KB chunks (through zlib, so `.gpx.gz` files are read
@@ -65,7 +66,12 @@ public struct GPXReader: Sendable {
         progress: ((_ bytesRead: Int64, _ totalBytes: Int64?) -> Void)? = nil,
         handler: (GPXEvent) throws -> Void
     ) throws(GPXError) -> GPXReadSummary {
-        let input = try GZipInput(path: path)
+        let input: GZipReader
+        do throws(GZipReadError) {
+            input = try GZipReader(path: path)
+        } catch {
+            throw error.gpxError(file: path)
+        }
         var status = stat()
         let total: Int64? = stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int64(status.st_size) : nil
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
@@ -74,7 +80,12 @@ public struct GPXReader: Sendable {
             let core = GPXParseCore(file: path, options: options, handler: handler)
             var first = true
             while true {
-                let count = try input.read(into: buffer)
+                let count: Int
+                do throws(GZipReadError) {
+                    count = try input.read(into: buffer)
+                } catch {
+                    throw error.gpxError(file: path)
+                }
                 if first {
                     if count == 0 { throw Self.empty(path) }
                     core.summary.compressed = input.isCompressed
@@ -152,5 +163,16 @@ public struct GPXReader: Sendable {
                              reason: "the document has no <gpx> element")
         }
         return core.summary
+    }
+}
+
+extension GZipReadError {
+    /// The error as GPX's: a file that cannot be read, or damaged compressed data (bad data, not
+    /// an unreadable file: exit 65, not 66), at no line.
+    func gpxError(file: String) -> GPXError {
+        switch self {
+        case let .unreadable(reason): .unreadable(file: file, reason: reason)
+        case .truncated, .damaged: .malformed(file: file, line: 0, column: 0, reason: reason)
+        }
     }
 }

@@ -209,14 +209,27 @@ public struct TCXReadSummary: Sendable, Hashable {
     public var trackpoints = 0
     /// Courses read.
     public var courses = 0
-    /// Points and values skipped, in file order, with their lines.
+    /// Points and values skipped, in file order, with their lines: the first
+    /// ``maximumSkipsListed``; ``skippedCount`` counts them all.
     public var skipped: [GPXSkip] = []
+    /// How many points and values were skipped, listed in ``skipped`` or not.
+    public var skippedCount = 0
     /// Whether the file was gzip-compressed.
     public var compressed = false
 
     /// An empty summary of `file`.
     public init(file: String) {
         self.file = file
+    }
+
+    /// The most skips ``skipped`` lists: a file of a million bad points must not grow the summary
+    /// with the input.
+    public static let maximumSkipsListed = 1_000
+
+    /// Adds a skip: listed while fewer than ``maximumSkipsListed`` are, counted always.
+    mutating func add(_ skip: GPXSkip) {
+        skippedCount += 1
+        if skipped.count < Self.maximumSkipsListed { skipped.append(skip) }
     }
 }
 

@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import GPX
+import GZipFiles
 
 /// Reads TCX files (Garmin Training Center Database v2, plain or `.tcx.gz`) as a stream of
 /// ``TCXEvent``s, in constant memory whatever the file's size: the file is read in 256 KB chunks
@@ -51,11 +52,11 @@ public struct TCXReader: Sendable {
         progress: ((_ bytesRead: Int64, _ totalBytes: Int64?) -> Void)? = nil,
         handler: (TCXEvent) throws -> Void
     ) throws(TCXError) -> TCXReadSummary {
-        let input: GZipInput
-        do throws(GPXError) {
-            input = try GZipInput(path: path)
+        let input: GZipReader
+        do throws(GZipReadError) {
+            input = try GZipReader(path: path)
         } catch {
-            throw Self.converted(error)
+            throw Self.converted(error, file: path)
         }
         var status = stat()
         let total: Int64? = stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int64(status.st_size) : nil
@@ -66,10 +67,10 @@ public struct TCXReader: Sendable {
             var first = true
             while true {
                 let count: Int
-                do throws(GPXError) {
+                do throws(GZipReadError) {
                     count = try input.read(into: buffer)
                 } catch {
-                    throw Self.converted(error)
+                    throw Self.converted(error, file: path)
                 }
                 if first {
                     if count == 0 { throw TCXError.malformed(file: path, line: 1, column: 1, reason: "the document is empty") }
@@ -130,12 +131,11 @@ public struct TCXReader: Sendable {
         return core.summary
     }
 
-    /// The gzip reader's errors, as TCX's.
-    static func converted(_ error: GPXError) -> TCXError {
+    /// The gzip reader's errors, as TCX's: damaged compressed data is bad data, at no line.
+    static func converted(_ error: GZipReadError, file: String) -> TCXError {
         switch error {
-        case let .unreadable(file, reason): .unreadable(file: file, reason: reason)
-        case let .malformed(file, line, column, reason): .malformed(file: file, line: line, column: column, reason: reason)
-        default: .unreadable(file: "", reason: error.description)
+        case let .unreadable(reason): .unreadable(file: file, reason: reason)
+        case .truncated, .damaged: .malformed(file: file, line: 0, column: 0, reason: error.reason)
         }
     }
 }

@@ -112,6 +112,10 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     case routeAlreadyAttached(workoutID: UUID)
     /// The route of `workoutID` was deleted while it was being read, after `pointsRead` points.
     case routeDeletedWhileReading(workoutID: UUID, pointsRead: Int)
+    /// Workout `workoutID` changed while it was being exported as FIT (which reads it twice: to
+    /// measure the file, then to write it), and the two passes differ. Only an in-memory store
+    /// can do this (a file store's export reads one snapshot); export it again.
+    case changedWhileExporting(workoutID: UUID)
     /// The sequence of route batches given to `saveWorkout` threw; nothing of the run was kept.
     case routeSourceFailed(workoutID: UUID, reason: String)
     /// SQLite failed during `operation` on the store at `path` (`nil`: in memory); `reason` is
@@ -155,6 +159,8 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
             "Cannot attach a route to workout \(id): no point was inserted. Call insertRouteData(_:) first."
         case let .routeAlreadyAttached(id):
             "Workout \(id) already has a route; a workout has at most one. Delete the workout to replace it."
+        case let .changedWhileExporting(id):
+            "Workout \(id) changed while it was being exported (the FIT export reads it twice, and a write between the two made them differ); what was written is not a FIT file: export it again."
         case let .routeDeletedWhileReading(id, read):
             "The route of workout \(id) was deleted while it was being read, after \(read) points."
         case let .routeSourceFailed(id, reason):

@@ -49,6 +49,10 @@ struct Export: AsyncParsableCommand {
                 Output.error("workout export: interrupted; \(output.map { "\($0) was not written" } ?? "the output is incomplete").")
                 throw ExitCode(.temporaryFailure)
             }
+            if case .changedWhileExporting = error {
+                Output.error("workout export: \(error)")
+                throw ExitCode(.temporaryFailure)
+            }
             Output.error("workout export: \(error)")
             if case .exportFailed = error { throw ExitCode(.cannotCreate) }
             throw ExitCode(.ioError)

@@ -33,7 +33,7 @@ struct Import: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The activity of every workout imported.", discussion: "Default: each track's <type>."))
     var activity: WorkoutActivityType?
 
-    @Flag(help: "Stop at the first invalid value instead of skipping its point; refuse a FIT file with a bad CRC or cut off.")
+    @Flag(help: "Stop at the first invalid value instead of skipping its point (in FIT and TCX files, at the first record or point the import would skip); refuse a FIT file with a bad CRC or cut off.")
     var strict = false
 
     @Flag(help: "One JSON object per workout per line.")
@@ -105,6 +105,9 @@ struct Import: AsyncParsableCommand {
                 Output.error("\(file): \(activity)")
                 for skip in activity.skipped { Output.error("    " + skip.located(in: file)) }
             }
+            if report.notImportedCount > report.notImported.count {
+                Output.error("\(file): and \(report.notImportedCount - report.notImported.count) more FIT files of its chain not imported")
+            }
             return (nil, false)
         } catch {
             bar?.finish()
@@ -124,6 +127,9 @@ struct Import: AsyncParsableCommand {
             bar?.finish()
             for imported in report.workouts { print(WorkoutSummary(tcx: imported, file: file)) }
             for skip in report.read.skipped { Output.error(skip.located(in: file)) }
+            if report.read.skippedCount > report.read.skipped.count {
+                Output.error("\(file): and \(report.read.skippedCount - report.read.skipped.count) more points and values skipped")
+            }
             for entry in report.notImported { Output.error("\(file): \(entry)") }
             if report.workouts.isEmpty && report.notImported.isEmpty {
                 Output.error("\(file): no activity to import.")
@@ -179,7 +185,7 @@ struct Import: AsyncParsableCommand {
     static func exitStatus(for error: FITImportError) -> ExitStatus {
         switch error {
         case .read(.unreadable, _): .noInput
-        case .read: .dataError
+        case .read, .invalidRecord: .dataError
         case .save(_, _, .databaseFailed, _), .save(_, _, .cannotOpen, _): .ioError
         case .save: .dataError
         case .cancelled: .temporaryFailure

@@ -9,9 +9,11 @@ import TestSupport
 ///
 /// Where Garmin's decoder reads a file without error, we read the same records (times, positions,
 /// heart rate, cadence, power, altitude, speed, temperature), laps, sessions and timer events, and
-/// a strict read accepts the file. Where it reports an error, we report an issue at the same
-/// place (a strict read refuses the file) and read what fitdecode reads, except where its error is
-/// a limit of its own (`garminLimits`). fitdecode and we read the same records in every file.
+/// a strict read accepts the file. Where it reports an error, we report an issue where the damage
+/// begins (a strict read refuses the file with it), and the byte each peer names lies inside the
+/// item we name (`peerOffsetsLieInTheDamageWeReport`); we read what fitdecode reads, except where
+/// Garmin's error is a limit of its own (`garminLimits`). fitdecode and we read the same records
+/// in every file.
 @Suite("FIT corpus against Garmin's decoder and fitdecode")
 struct FITCorpusTests {
     static let folder = Repository.root.deletingLastPathComponent().appendingPathComponent("shared/corpora/fit")
@@ -56,17 +58,45 @@ struct FITCorpusTests {
             #expect(ours.summary.issues.isEmpty, "\(name): \(ours.summary.issues)")
             #expect(strict.error == nil, "\(name): a strict read accepts it: \(String(describing: strict.error))")
         } else {
-            // Garmin's decoder names the byte it stopped at, or the end of the file; fitdecode the
-            // same. We report where the damage begins: the record or CRC it lies in.
             let issue = try #require(ours.summary.issues.first, "\(name): Garmin's decoder says \(garminErrors); we say nothing")
             #expect(strict.error == issue.error, "\(name): a strict read refuses it with the issue a lenient one reports")
             #expect(peer.fitdecode.error != nil, "\(name): fitdecode stops too")
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+            Self.peerOffsetsLieInTheDamageWeReport(issue, size: size, peers: garminErrors + [peer.fitdecode.error].compactMap { $0 }, name)
+        }
+    }
+
+    /// We report damage where it begins: the first byte of the record, header or CRC it lies in.
+    /// The peers name a byte of that same item: Garmin's decoder the byte after what it read of it
+    /// (the CRC's 2 bytes, a record's header byte), or no byte for a file cut short; fitdecode
+    /// where it stopped reading. So each byte a peer names lies from our offset to the end of
+    /// what it read of the item: 2 bytes on for a CRC, 1 for a record or header, and up to the
+    /// end of the file for a file cut short (the cut record runs to it). At least one peer names one.
+    static func peerOffsetsLieInTheDamageWeReport(_ issue: FITIssue, size: Int, peers: [String], _ name: String) {
+        let named = peers.flatMap(Self.offsets(in:))
+        #expect(!named.isEmpty, "\(name): no peer names a byte: \(peers)")
+        let reach = switch issue.error {
+        case .truncated: size
+        case .badCRC: issue.offset + 2
+        default: issue.offset + 1
+        }
+        for offset in named {
+            #expect((issue.offset...reach).contains(offset), "\(name): a peer names byte \(offset); we report \(issue)")
+        }
+    }
+
+    /// The bytes a peer's error names: Garmin's `at byte: N`, fitdecode's `@ N` and `footer offset: N`.
+    static func offsets(in error: String) -> [Int] {
+        ["at byte: ", "@ ", "footer offset: "].compactMap { marker -> Int? in
+            guard let range = error.range(of: marker) else { return nil }
+            return Int(error[range.upperBound...].prefix { $0.isNumber })
         }
     }
 
     @Test(.enabled(if: isPresent, "the FIT corpus is not at ../shared/corpora/fit"))
     func eachDamagedFileIsReportedWithItsOffset() {
-        // What each broken file is, and what we say of it (checked without the peers too).
+        // What each broken file is, and what we say of it: a record of today's offsets, checked
+        // where the peers cannot be run (readsWhatThePeersRead holds them to the peers' bytes).
         let expected: [String: (offset: Int, kind: String)] = [
             "activity-filecrc.fit": (769, "bad CRC"),
             "activity-activity-filecrc.fit": (1540, "bad CRC"),

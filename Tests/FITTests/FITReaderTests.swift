@@ -143,6 +143,74 @@ import TestSupport
         #expect(compressed == plain && summary.compressed && summary.issues.isEmpty)
     }
 
+    /// A new path under the temporary folder, removed when `body` returns.
+    static func withTemporaryFile<T>(_ name: String, _ body: (String) throws -> T) throws -> T {
+        let path = NSTemporaryDirectory() + "fit-tests-\(UUID().uuidString)-" + name
+        defer {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: path + ".gz")
+        }
+        return try body(path)
+    }
+
+    /// What `gzip -n -c` makes of `bytes`.
+    static func gzipped(_ bytes: [UInt8]) throws -> [UInt8] {
+        try withTemporaryFile("plain.fit") { plain in try gzip(bytes, plain) }
+    }
+
+    private static func gzip(_ bytes: [UInt8], _ plain: String) throws -> [UInt8] {
+        try Data(bytes).write(to: URL(fileURLWithPath: plain))
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gzip.arguments = ["-c", "gzip -n -c '\(plain)' > '\(plain).gz'"]
+        try gzip.run()
+        gzip.waitUntilExit()
+        return Array(try Data(contentsOf: URL(fileURLWithPath: plain + ".gz")))
+    }
+
+    /// Damage done to a .fit.gz.
+    enum GzipDamage: String, CaseIterable, Sendable {
+        case cutInTheMiddle, cutBeforeItsTrailer, itsChecksumWrong
+
+        func apply(to gz: [UInt8]) -> [UInt8] {
+            switch self {
+            case .cutInTheMiddle: Array(gz.prefix(gz.count / 2))
+            case .cutBeforeItsTrailer: Array(gz.dropLast(8))
+            case .itsChecksumWrong: gz.enumerated().map { $0.offset == gz.count - 6 ? ~$0.element : $0.element }
+            }
+        }
+    }
+
+    /// 400 copies of the run, chained: 1.5 MB, more than zlib inflates in one go (a wrong checksum
+    /// loses what it inflated last; what came before is read).
+    static let longChain = Array(repeating: runBytes, count: 400).flatMap { $0 }
+
+    /// A .fit.gz cut off (or damaged) partway reads as a cut .fit does: what its gzip data inflates
+    /// to, with the issue at the offset the FIT data stops at (it said "byte 0" and read nothing).
+    @Test(arguments: GzipDamage.allCases)
+    func aDamagedFITGzReadsAsFarAsItInflates(_ damage: GzipDamage) throws {
+        try Self.withTemporaryFile("ride.fit.gz") { path in
+            try readsAsFarAsItInflates(damage.rawValue, Data(damage.apply(to: try Self.gzipped(Self.longChain))), at: path)
+        }
+    }
+
+    private func readsAsFarAsItInflates(_ damage: String, _ bytes: Data, at path: String) throws {
+        try bytes.write(to: URL(fileURLWithPath: path))
+        var offsets: [Int] = []
+        let summary = try FITReader().read(fileAt: path) { event in
+            if case let .message(message) = event { offsets.append(message.offset) }
+        }
+        let (plain, _) = try FITReader().messages(of: Self.longChain)
+        let issue = try #require(summary.issues.first, "\(damage): no issue")
+        #expect(summary.issues.count == 1 && summary.compressed, "\(damage): \(summary.issues)")
+        #expect(issue.offset > 0 && issue.offset <= Self.longChain.count, "\(damage): \(issue)")
+        #expect(!offsets.isEmpty && offsets == plain.map(\.offset).filter { $0 < issue.offset }, "\(damage): the messages before it, as the plain file has them")
+        #expect(issue.description.contains("the compressed "), "\(damage): \(issue)")
+        #expect(throws: issue.error, "\(damage): strict refuses it at the same offset") {
+            try FITReader(options: FITReadOptions(strict: true)).read(fileAt: path) { _ in }
+        }
+    }
+
     @Test func aMissingFileOrAFolderCannotBeRead() {
         for path in ["/nonexistent/ride.fit", NSTemporaryDirectory()] {
             #expect {

@@ -165,4 +165,13 @@ import TestSupport
         #expect(read.laps.first?.distance == 200.5 && read.laps.first?.triggerMethod == "Distance" && read.laps.first?.averageWatts == 230)
         #expect(read.activities.first?.notes == "a <note> & more" && read.activities.first?.creator == "tests")
     }
+
+    /// A lap's Intensity and TriggerMethod are one word each; a lap kept up to a megabyte of each
+    /// (the text limit), and an activity keeps 10,000 laps. Each now keeps 64 characters.
+    @Test func aLapsWordsAreKeptShort() throws {
+        let long = String(repeating: "Manual", count: 20_000)
+        let text = #"<TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"><Activities><Activity Sport="Running"><Lap StartTime="2024-05-01T07:00:00Z"><Intensity>\#(long)</Intensity><TriggerMethod>\#(long)</TriggerMethod></Lap></Activity></Activities></TrainingCenterDatabase>"#
+        let lap = try #require(try Self.read(text: text).laps.first)
+        #expect(lap.intensity == String(long.prefix(64)) && lap.triggerMethod == String(long.prefix(64)))
+    }
 }

@@ -81,10 +81,29 @@ final class FITDecodingCore {
         summary.bytes = offset
     }
 
-    /// A problem a lenient read goes past (strict: throws it).
+    /// Whether the input's early end (gzip data cut off or damaged) was reported.
+    private var interruptionReported = false
+
+    /// A problem a lenient read goes past (strict: throws it). A file found cut off where its
+    /// gzip data stopped early says so (as damage, when that data was damaged).
     private func report(_ error: FITError, consequence: String) throws(FITError) {
+        var error = error
+        if case let .truncated(file, offset, reason) = error, exhausted, let interruption = source.interruption, !interruptionReported {
+            interruptionReported = true
+            let reason = "\(reason) (\(interruption.reason), after \(base + end) bytes of FIT data)"
+            error = interruption.isDamage
+                ? .malformed(file: file, offset: offset, reason: reason) : .truncated(file: file, offset: offset, reason: reason)
+        }
         if options.strict { throw error }
         if summary.issues.count < Self.maximumIssues { summary.issues.append(FITIssue(error, consequence: consequence)) }
+    }
+
+    /// The input's early end as an error at `offset`, the end of the FIT data inflated before it.
+    private func interrupted(_ interruption: FITInputInterruption, at offset: Int) -> FITError {
+        interruptionReported = true
+        let reason = "\(interruption.reason), after \(offset) bytes of FIT data"
+        return interruption.isDamage
+            ? .malformed(file: file, offset: offset, reason: reason) : .truncated(file: file, offset: offset, reason: reason)
     }
 
     private func emit(_ event: FITEvent, at offset: Int) throws(FITError) {
@@ -100,11 +119,13 @@ final class FITDecodingCore {
     func run() throws(FITError) -> FITReadSummary {
         while true {
             guard try ensure(1) else {
+                if fileIndex == 0, let interruption = source.interruption { throw interrupted(interruption, at: 0) }
                 if fileIndex == 0 { throw .notFIT(file: file, reason: "the file is empty") }
                 break
             }
             guard var header = try readHeader() else { break }
-            summary.files.append(header)
+            summary.fileCount += 1
+            if summary.files.count < FITReadSummary.maximumFilesListed { summary.files.append(header) }
             try emit(.fileStart(header), at: header.offset)
             guard try readRecords(until: header.offset + header.size + header.dataSize) else { break }
             let crcOffset = offset
@@ -118,13 +139,18 @@ final class FITDecodingCore {
             start += 2
             summary.bytes = offset
             header.fileCRCMatches = stored == computed
-            summary.files[fileIndex] = header
+            if fileIndex < summary.files.count { summary.files[fileIndex] = header }
             if stored != computed {
                 try report(.badCRC(file: file, offset: crcOffset, reason: "the file's CRC is \(Self.hex(stored)), its content's \(Self.hex(computed))"),
                            consequence: "read anyway")
             }
             try emit(.fileEnd(header), at: crcOffset)
             fileIndex += 1
+        }
+        // Gzip data cut off (or damaged) after whole FIT files, or where the decoder stopped for
+        // another reason: the FIT data read stands, the file is still damaged.
+        if let interruption = source.interruption, !interruptionReported {
+            try report(interrupted(interruption, at: base + end), consequence: "the FIT data before it was read")
         }
         summary.compressed = source.isCompressed
         return summary
@@ -141,6 +167,7 @@ final class FITDecodingCore {
             return nil
         }
         guard try ensure(12) else {
+            if fileIndex == 0, let interruption = source.interruption { throw interrupted(interruption, at: base + end) }
             return try reject("\(end - start) byte\(end - start == 1 ? " is" : "s are") too few for a FIT header (12 bytes)")
         }
         let size = Int(byte(0))

@@ -1,10 +1,10 @@
-import CZlib
+import GZipFiles
 #if canImport(Glibc)
 import Glibc
 #endif
 
-// The one file that sees zlib. The FIT reader takes its bytes from a `FITByteSource`: a file read
-// through gzread (plain or gzip-compressed alike), or bytes in memory.
+// The FIT reader takes its bytes from a `FITByteSource`: a file read through the package's one
+// zlib reader (`GZipFiles`: plain or gzip-compressed alike), or bytes in memory.
 
 /// Where the reader's bytes come from.
 package protocol FITByteSource: AnyObject {
@@ -14,13 +14,24 @@ package protocol FITByteSource: AnyObject {
     var isCompressed: Bool { get }
     /// How many bytes of the underlying file have been consumed (compressed bytes for a `.gz`).
     var consumed: Int64 { get }
+    /// Why the bytes ended before the file did, once ``read(into:)`` has returned 0: gzip data
+    /// cut off or damaged partway (the bytes inflated before it were delivered). `nil` when they
+    /// ended with the file.
+    var interruption: FITInputInterruption? { get }
 }
 
-/// A file read through zlib (`gzopen(3)`, `gzread(3)`), which inflates gzip data and passes any
-/// other file through unchanged: whether it was compressed is known from its magic bytes, not its
-/// name.
+/// Why a ``FITByteSource``'s bytes ended before its file did.
+package struct FITInputInterruption: Sendable, Hashable {
+    /// The gzip data is damaged (not merely cut off).
+    package var isDamage: Bool
+    /// zlib's account: "the compressed file is truncated: it ends before its gzip stream does".
+    package var reason: String
+}
+
+/// A file read through ``GZipReader`` (zlib), which inflates gzip data and passes any other file
+/// through unchanged: whether it was compressed is known from its magic bytes, not its name.
 package final class FITFileInput: FITByteSource {
-    private let file: gzFile
+    private let input: GZipReader
     private let path: String
 
     /// Opens `path`. Throws ``FITError/unreadable(file:reason:)`` when it cannot be opened. The
@@ -30,74 +41,52 @@ package final class FITFileInput: FITByteSource {
         if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
             throw .unreadable(file: path, reason: "it is a folder")
         }
-        guard let file = czlib_gzopen(path) else {
-            throw .unreadable(file: path, reason: String(cString: strerror(errno)))
+        do throws(GZipReadError) {
+            input = try GZipReader(path: path)
+        } catch {
+            throw .unreadable(file: path, reason: error.reason)
         }
-        self.file = file
         self.path = path
     }
 
-    deinit {
-        czlib_gzclose(file)
-    }
-
-    /// Reads up to `buffer.count` bytes; 0 at the end. Throws ``FITError/unreadable(file:reason:)``
-    /// on a read error and ``FITError/malformed(file:offset:reason:)`` on damaged or cut-off gzip
-    /// data (offset 0: the compressed stream has no offset in the FIT data). The corresponding C
-    /// function is `gzread(3)`.
+    /// Reads up to `buffer.count` bytes; 0 at the end, and from where gzip data is cut off or
+    /// damaged (``interruption`` then says which, and the reader reports it at the offset it
+    /// reached in the inflated FIT data). Throws ``FITError/unreadable(file:reason:)`` on a read
+    /// error. The corresponding C function is `gzread(3)`.
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws(FITError) -> Int {
-        guard buffer.count > 0 else { return 0 }
-        let count = czlib_gzread(file, buffer.baseAddress, UInt32(min(buffer.count, Int(Int32.max))))
-        let code = czlib_gzerrnum(file)
-        if count == 0, code == Z_BUF_ERROR {
-            throw .malformed(file: path, offset: 0, reason: "the compressed file is truncated: it ends before its gzip stream does")
-        }
-        if count < 0 {
-            let message = czlib_gzerror(file).map { String(cString: $0) }.map { text in
-                text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text
+        guard interruption == nil else { return 0 }
+        do throws(GZipReadError) {
+            return try input.read(into: buffer)
+        } catch {
+            switch error {
+            case let .unreadable(reason): throw .unreadable(file: path, reason: reason)
+            case .truncated: interruption = FITInputInterruption(isDamage: false, reason: error.reason)
+            case .damaged: interruption = FITInputInterruption(isDamage: true, reason: error.reason)
             }
-            if code == Z_DATA_ERROR {
-                throw .malformed(file: path, offset: 0, reason: "the compressed data is damaged (\(message ?? "zlib data error"))")
-            }
-            throw .unreadable(file: path, reason: message ?? String(cString: strerror(errno)))
+            return 0
         }
-        return Int(count)
     }
 
-    /// Whether the file is gzip data (meaningful after the first read). The C function is `gzdirect(3)`.
-    package var isCompressed: Bool { czlib_gzdirect(file) == 0 }
+    /// Why the bytes ended early: gzip data cut off or damaged.
+    package private(set) var interruption: FITInputInterruption?
 
-    /// How many bytes of the file zlib has consumed (`gzoffset(3)`).
-    package var consumed: Int64 { Int64(czlib_gzoffset(file)) }
+    /// Whether the file is gzip data (meaningful after the first read).
+    package var isCompressed: Bool { input.isCompressed }
 
-    /// The file's first `count` bytes, decompressed when it is gzip data (fewer when it is
-    /// shorter): for telling a file's format from its content.
-    package static func head(of path: String, count: Int) throws(FITError) -> [UInt8] {
-        let input = try FITFileInput(path: path)
-        var bytes: [UInt8]
-        var filled = 0
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
-        defer { buffer.deallocate() }
-        while filled < count {
-            let read = try input.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
-            if read == 0 { break }
-            filled += read
-        }
-        bytes = Array(buffer.prefix(filled))
-        return bytes
-    }
+    /// How many bytes of the file zlib has consumed.
+    package var consumed: Int64 { input.fileOffset }
 }
 
 /// Bytes in memory (tests, fuzzing), handed out as a file's would be.
-final class FITMemoryInput: FITByteSource {
+package final class FITMemoryInput: FITByteSource {
     private let bytes: [UInt8]
     private var position = 0
 
-    init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(FITError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(FITError) -> Int {
         let count = min(buffer.count, bytes.count - position)
         guard count > 0 else { return 0 }
         bytes.withUnsafeBytes { source in
@@ -107,6 +96,7 @@ final class FITMemoryInput: FITByteSource {
         return count
     }
 
-    var isCompressed: Bool { false }
-    var consumed: Int64 { Int64(position) }
+    package var isCompressed: Bool { false }
+    package var consumed: Int64 { Int64(position) }
+    package var interruption: FITInputInterruption? { nil }
 }

@@ -4,16 +4,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 import GPSCore
 
-// The one file that sees libxml2 and zlib. Everything else in the GPX reader (and the TCX reader,
-// which uses this file's two types with `package` access) works on Swift types and raw UTF-8
-// bytes: `XMLPushParser` forwards libxml2's SAX2 callbacks to an `XMLSAXReceiver` (the GPX
-// reader's `GPXParseCore`, the TCX reader's core), and `GZipInput` reads a file, plain or
-// gzip-compressed, in chunks.
+// The one file that sees libxml2. Everything else in the GPX reader (and the TCX reader, which
+// uses this file's types with `package` access) works on Swift types and raw UTF-8 bytes:
+// `XMLPushParser` forwards libxml2's SAX2 callbacks to an `XMLSAXReceiver` (the GPX reader's
+// `GPXParseCore`, the TCX reader's core). Files, plain or gzip-compressed, are read in chunks
+// through `GZipFiles`' reader, which the FIT reader shares.
 
 /// What receives the SAX2 events of an ``XMLPushParser``: a format's state machine.
 package protocol XMLSAXReceiver: AnyObject {
@@ -186,53 +183,4 @@ private func refuse(_ user: UnsafeMutableRawPointer?, _ what: String) {
 
 private func xmlName(_ text: UnsafePointer<xmlChar>?) -> String {
     text.map { String(cString: $0) } ?? ""
-}
-
-/// A file read through zlib (`gzopen(3)`, `gzread(3)`), which inflates gzip data and passes any
-/// other file through unchanged; whether it was compressed is known from its magic bytes, not its
-/// name.
-package final class GZipInput {
-    private let file: gzFile
-    private let path: String
-
-    /// Opens `path`. Throws ``GPXError/unreadable(file:reason:)`` when it cannot be opened.
-    package init(path: String) throws(GPXError) {
-        guard let file = clibxml2_gzopen(path) else {
-            throw .unreadable(file: path, reason: String(cString: strerror(errno)))
-        }
-        self.file = file
-        self.path = path
-    }
-
-    deinit {
-        gzclose_r(file)
-    }
-
-    /// Reads up to `buffer.count` bytes; 0 at the end. Throws ``GPXError/unreadable(file:reason:)``
-    /// on a read error or corrupt gzip data. The corresponding C function is `gzread(3)`.
-    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(GPXError) -> Int {
-        let count = clibxml2_gzread(file, buffer.baseAddress, UInt32(buffer.count))
-        let code = clibxml2_gzerrnum(file)
-        // zlib's message starts with the path; the error names the file already.
-        let message = clibxml2_gzerror(file).map { String(cString: $0) }.map { text in
-            text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text
-        }
-        if count == 0, code == Z_BUF_ERROR {
-            // Bad data, not a file that cannot be read: the error tells it apart (exit 65, not 66).
-            throw .malformed(file: path, line: 0, column: 0, reason: "the compressed file is truncated: it ends before its gzip stream does")
-        }
-        if count < 0 {
-            if code == Z_DATA_ERROR {
-                throw .malformed(file: path, line: 0, column: 0, reason: "the compressed data is damaged (\(message ?? "zlib data error"))")
-            }
-            throw .unreadable(file: path, reason: message ?? String(cString: strerror(errno)))
-        }
-        return Int(count)
-    }
-
-    /// Whether the file is gzip data (meaningful after the first read). The C function is `gzdirect(3)`.
-    package var isCompressed: Bool { gzdirect(file) == 0 }
-
-    /// How many bytes of the file zlib has consumed (`gzoffset(3)`).
-    package var fileOffset: Int64 { Int64(clibxml2_gzoffset(file)) }
 }

@@ -26,6 +26,9 @@ final class TCXParseCore: XMLSAXReceiver {
         case other
     }
 
+    /// The most characters kept of a lap's `Intensity` and `TriggerMethod`, one word each.
+    static let maximumWordLength = 64
+
     static let namespaces = [
         "http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2", "http://www.garmin.com/xmlschemas/ActivityExtension/v2",
     ]
@@ -79,7 +82,7 @@ final class TCXParseCore: XMLSAXReceiver {
         if options.strict {
             fail(.invalidValue(file: file, line: parser.line, column: parser.column, reason: reason))
         } else {
-            summary.skipped.append(GPXSkip(line: parser.line, column: parser.column, reason: reason))
+            summary.add(GPXSkip(line: parser.line, column: parser.column, reason: reason))
         }
     }
 
@@ -223,8 +226,9 @@ final class TCXParseCore: XMLSAXReceiver {
         case (.maximumSpeed, .lap): lap!.maximumSpeed = number("the lap's MaximumSpeed")
         case (.calories, .lap): lap!.calories = number("the lap's Calories")
         case (.cadence, .lap): lap!.cadence = number("the lap's Cadence")
-        case (.intensity, .lap): lap!.intensity = string()
-        case (.triggerMethod, .lap): lap!.triggerMethod = string()
+        // Words of a few letters ("Active", "Manual"): a megabyte of text is not kept with each lap.
+        case (.intensity, .lap): lap!.intensity = string().map { String($0.prefix(Self.maximumWordLength)) }
+        case (.triggerMethod, .lap): lap!.triggerMethod = string().map { String($0.prefix(Self.maximumWordLength)) }
         case (.value, .averageHeartRateBpm): lap!.averageHeartRate = number("the lap's AverageHeartRateBpm")
         case (.value, .maximumHeartRateBpm): lap!.maximumHeartRate = number("the lap's MaximumHeartRateBpm")
         case (.avgSpeed, .lx): lap!.averageSpeed = number("the lap's AvgSpeed")
@@ -265,7 +269,7 @@ final class TCXParseCore: XMLSAXReceiver {
             if options.strict {
                 fail(.invalidValue(file: file, line: current.line, column: current.column, reason: problem))
             } else {
-                summary.skipped.append(GPXSkip(line: current.line, column: current.column, reason: problem))
+                summary.add(GPXSkip(line: current.line, column: current.column, reason: problem))
             }
             return
         }

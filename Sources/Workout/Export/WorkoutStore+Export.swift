@@ -23,10 +23,14 @@ extension WorkoutStore {
     /// let summary = try await store.export(id, format: .gpx) { gpx.append(contentsOf: $0) }
     /// ```
     ///
+    /// The export reads the workout as it was when it began (a file store's snapshot): what is
+    /// written to the store meanwhile is not in it.
+    ///
     /// Throws ``WorkoutStoreError/workoutNotSaved(workoutID:step:)`` when the store does not hold
     /// the workout (before anything is written), ``WorkoutStoreError/exportFailed(workoutID:path:reason:)``
     /// when `write` throws, ``WorkoutStoreError/cancelled(operation:)`` when the task is
-    /// cancelled, and the errors of ``routePoints(of:batchSize:)``.
+    /// cancelled, ``WorkoutStoreError/changedWhileExporting(workoutID:)`` when an in-memory
+    /// store's workout changes during a FIT export, and the errors of ``routePoints(of:batchSize:)``.
     @discardableResult
     nonisolated(nonsending)
     public func export(
@@ -76,12 +80,15 @@ extension WorkoutStore {
     private func export(
         _ workoutID: UUID, format: WorkoutExportFormat, into output: inout ExportOutput, sink: ExportSink
     ) async throws(WorkoutStoreError) -> ExportSummary {
-        let source = try await exportSource(workoutID, loadingSamples: format == .gpx || format == .geojson)
+        // Every read of the export (the workout, its events, laps, route and samples, in batches;
+        // twice for FIT) sees the store as it was when the export began.
+        let store = try snapshot()
+        let source = try await store.exportSource(workoutID, loadingSamples: format == .gpx || format == .geojson)
         var summary = switch format {
-        case .gpx: try await writeGPX(source, into: &output, sink: sink)
-        case .geojson: try await writeGeoJSON(source, into: &output, sink: sink)
-        case .fit: try await writeFIT(source, into: &output, sink: sink)
-        case .tcx: try await writeTCX(source, into: &output, sink: sink)
+        case .gpx: try await store.writeGPX(source, into: &output, sink: sink)
+        case .geojson: try await store.writeGeoJSON(source, into: &output, sink: sink)
+        case .fit: try await store.writeFIT(source, into: &output, sink: sink)
+        case .tcx: try await store.writeTCX(source, into: &output, sink: sink)
         }
         try output.flush(sink)
         summary.bytes = output.count

@@ -10,14 +10,19 @@ import LocationCore
 /// the points and the samples are merged by time,
 /// a sample at a point's time (within half a millisecond) goes in that point's `record`, and one
 /// at a time no point has makes a `record` without a position. Records are whole seconds (FIT's
-/// `date_time`), so two instants in one second make two records with the same time. Pauses (the
+/// `date_time`), so two instants in one second make two records with the same time: every value is
+/// in the file, but a reader that keeps one value a second (our FIT import among them: it keeps the
+/// first sample of each type in a second and reports the others) loses the rest. Pauses (the
 /// stored events; for a workout without any, such as a GPX import, each break between route
 /// segments) become timer stop and start events; auto-pauses say so (timer trigger `auto`).
 /// Each record's `distance` is the distance the workout's time line has counted at it. Laps
 /// are ``laps(of:)``'s, the session's totals the workout's.
 ///
 /// The header declares the size of the data, so the file is encoded twice: once to measure it,
-/// once to write it, each reading the route and samples in batches: memory stays flat.
+/// once to write it, each reading the route and samples in batches: memory stays flat. Both
+/// passes read one snapshot of the store (``export(_:format:to:)`` takes it), so a write meanwhile
+/// cannot make them differ; where the store has no snapshot (in memory) and they do differ, the
+/// export throws ``WorkoutStoreError/changedWhileExporting(workoutID:)``.
 extension WorkoutStore {
     nonisolated(nonsending)
     func writeFIT(_ source: ExportSource, into output: inout ExportOutput, sink: ExportSink) async throws(WorkoutStoreError) -> ExportSummary {
@@ -95,13 +100,6 @@ extension WorkoutStore {
             timer.apply(events[nextEvent], at: FITTime.value(fromSeconds: events[nextEvent].time.timeIntervalSince1970) ?? end, to: &encoder)
             nextEvent += 1
         }
-        let lapTriggers = events.filter { $0.kind == .lap }.map { event -> UInt8 in
-            switch event.trigger {
-            case .time: 1
-            case .distance: 2
-            case .manual, nil: 0
-            }
-        }
         let sport = workout.activityType.fitSport
         // A workout without a route has no laps of its own; its file has one, the whole workout.
         let wholeLap = WorkoutLap(
@@ -114,21 +112,38 @@ extension WorkoutStore {
                 start: FITTime.value(fromSeconds: lap.start.timeIntervalSince1970) ?? start,
                 end: FITTime.value(fromSeconds: lap.end.timeIntervalSince1970) ?? end, elapsed: lap.duration,
                 timer: lap.activeDuration, distance: lap.distance, samples: lap.samples, sport: sport),
-                index: index, trigger: index < lapTriggers.count ? lapTriggers[index] : 7)
+                index: index, trigger: Self.fitLapTrigger(lap, isLast: index == fileLaps.count - 1))
         }
         // The timer ran for the laps' active time (the time line's), or, without laps, the workout's moving time.
         let timerTime = laps.isEmpty ? (workout.totals.movingTime ?? workout.duration) : laps.map(\.activeDuration).reduce(0, +)
-        encoder.end(
-            FITActivityEncoder.Summary(
-                start: start, end: end, elapsed: workout.elapsedTime, timer: timerTime,
-                distance: workout.totals.distance ?? (points > 1 ? feed.timeline.distance : nil), samples: figures, sport: sport),
-            laps: fileLaps.count, ascent: workout.totals.elevationGain, descent: workout.totals.elevationLoss,
-            calories: workout.totals.energy, localOffset: workout.metadata.values["utc_offset_s"].flatMap { Int($0) },
-            startPosition: firstPosition, timerRunning: timer.isRunning)
+        do throws(FITWriteError) {
+            try encoder.end(
+                FITActivityEncoder.Summary(
+                    start: start, end: end, elapsed: workout.elapsedTime, timer: timerTime,
+                    distance: workout.totals.distance ?? (points > 1 ? feed.timeline.distance : nil), samples: figures, sport: sport),
+                laps: fileLaps.count, ascent: workout.totals.elevationGain, descent: workout.totals.elevationLoss,
+                calories: workout.totals.energy, localOffset: workout.metadata.values["utc_offset_s"].flatMap { Int($0) },
+                startPosition: firstPosition, timerRunning: timer.isRunning)
+        } catch {
+            // Both passes read one snapshot of a file store; an in-memory store has none, and a
+            // write between the passes there makes them differ: an error, never a trap.
+            throw .changedWhileExporting(workoutID: workout.id)
+        }
         try Self.drain(&encoder, into: &output, sink: sink)
         let summary = ExportSummary(
             format: .fit, points: points, segments: segments, samplesWritten: samples - lost, samplesNotWritten: lost, bytes: 0)
         return (summary, encoder.writer.dataSize)
+    }
+
+    /// FIT's `lap_trigger` of a lap: its own (0 manual, 1 time, 2 distance), 7 (session end) for
+    /// the last lap the workout's end ended, 0 for one ended by a lap event without a trigger.
+    private static func fitLapTrigger(_ lap: WorkoutLap, isLast: Bool) -> UInt8 {
+        switch lap.trigger {
+        case .time: 1
+        case .distance: 2
+        case .manual: 0
+        case nil: isLast ? 7 : 0
+        }
     }
 
     private static func drain(_ encoder: inout FITActivityEncoder, into output: inout ExportOutput, sink: ExportSink) throws(WorkoutStoreError) {

@@ -6,8 +6,8 @@ import TCX
 
 /// TCX export: one `<Activity>` (TCX v2 with ActivityExtension v2), a `<Lap>` per lap of
 /// ``laps(of:)`` with its totals (active time, distance, calories in proportion to its active
-/// time, heart rate, cadence, and the extension's average speed and watts) and what ended it (its
-/// lap event's trigger, as a `TriggerMethod`), and a `<Track>` per stretch of route segment
+/// time, heart rate, cadence, and the extension's average speed and watts) and what ended it (the
+/// lap's ``WorkoutLap/trigger``, as a `TriggerMethod`), and a `<Track>` per stretch of route segment
 /// within the lap (a new one after each pause, as devices write them).
 ///
 /// Every route point and every sample TCX can hold is written, merged by time as the FIT export
@@ -26,7 +26,6 @@ extension WorkoutStore {
                 index: 1, start: workout.start, end: workout.end, distance: workout.totals.distance ?? 0, duration: workout.elapsedTime,
                 activeDuration: workout.totals.movingTime ?? workout.duration)]
         }
-        let triggers = source.events.filter { $0.kind == .lap }.map(\.trigger)
         let active = max(1e-9, laps.map(\.activeDuration).reduce(0, +))
         TCXWriter.appendHeader(to: &output.bytes)
         TCXWriter.appendActivityStart(sport: workout.activityType.tcxSport, id: workout.start, to: &output.bytes)
@@ -49,7 +48,7 @@ extension WorkoutStore {
             header.averageSpeed = lap.activeDuration > 0 ? lap.distance / lap.activeDuration : nil
             header.averageWatts = lap.samples[.power]?.average
             header.maximumWatts = lap.samples[.power]?.maximum
-            header.triggerMethod = switch index < triggers.count ? triggers[index] : nil {
+            header.triggerMethod = switch lap.trigger {
             case .distance: "Distance"
             case .time: "Time"
             default: "Manual"

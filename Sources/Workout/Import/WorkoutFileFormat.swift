@@ -1,5 +1,6 @@
 import FIT
 import Foundation
+import GZipFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,7 +30,7 @@ public enum WorkoutFileFormat: String, Sendable, Hashable, CaseIterable {
     public init?(contentsOf path: String) {
         var status = stat()
         guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
-              let head = try? FITFileInput.head(of: path, count: 4_096)
+              let head = try? GZipReader.head(of: path, count: 4_096)
         else { return nil }
         self.init(head: head)
     }

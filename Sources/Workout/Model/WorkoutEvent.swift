@@ -75,11 +75,16 @@ public struct WorkoutLap: Sendable, Hashable, Codable {
     public var heartRateAverage: Double?
     /// The figures of each type of sample taken in the lap (heart rate, cadence, power...).
     public var samples: [QuantityType: SampleFigures] = [:]
+    /// What ended the lap: the ``WorkoutEvent/trigger`` of the lap event that ended it; `nil` for
+    /// a lap the workout's end ended (the last), and for one whose lap event has no trigger (stored
+    /// before triggers were kept). The FIT and TCX exports write it with the lap, whatever lap
+    /// events the workout has besides (one at its start ends no lap).
+    public var trigger: WorkoutEvent.LapTrigger?
 
     /// A lap with its figures.
     public init(
         index: Int, start: Date, end: Date, distance: Double, duration: TimeInterval, activeDuration: TimeInterval,
-        heartRateAverage: Double? = nil
+        heartRateAverage: Double? = nil, trigger: WorkoutEvent.LapTrigger? = nil
     ) {
         self.index = index
         self.start = start
@@ -88,6 +93,7 @@ public struct WorkoutLap: Sendable, Hashable, Codable {
         self.duration = duration
         self.activeDuration = activeDuration
         self.heartRateAverage = heartRateAverage
+        self.trigger = trigger
     }
 }
 

@@ -28,12 +28,28 @@ extension WorkoutStore {
         }
     }
 
-    /// Runs `body` in a read transaction (in parallel with other reads and the writer, in a file store).
+    /// Runs `body` in a read transaction (in parallel with other reads and the writer, in a file
+    /// store; in a snapshot, on the state the snapshot holds).
     func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws(WorkoutStoreError) -> T {
         do {
-            return try await writer.read(body)
+            return try await reader.read(body)
         } catch {
             throw mapped(error, during: .read)
+        }
+    }
+
+    /// The store as it is now, for reads that must agree with each other across many calls (an
+    /// export reads the route and samples in batches, the FIT export twice): a file store gives a
+    /// snapshot, one read transaction held open on a connection of its own (GRDB's
+    /// `DatabaseSnapshot`), which later writes by this process or another do not change; an
+    /// in-memory or read-only store (one connection, every access serialized) gives itself.
+    /// Released, the snapshot closes.
+    func snapshot() throws(WorkoutStoreError) -> WorkoutStore {
+        guard reader === writer, let pool = writer as? DatabasePool else { return self }
+        do {
+            return WorkoutStore(viewing: self, through: try pool.makeSnapshot())
+        } catch {
+            throw mapped(error, during: .export)
         }
     }
 

@@ -93,9 +93,8 @@ extension WorkoutStore {
                 try self.reach(.begin(.finishRoute))
             }
             for (ordinal, event) in events.enumerated() {
-                try db.execute(
-                    sql: "INSERT INTO workout_event (workout, ordinal, type, time, name) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [stored.key, ordinal, event.kind.rawValue, event.time.timeIntervalSince1970, event.name])
+                // With its lap trigger, as every other writer of events stores them.
+                try WorkoutStore.insert(event, ordinal: ordinal, workoutKey: stored.key, in: db)
             }
             return .saved(workoutID: workout.id)
         }

@@ -38,6 +38,9 @@ public final class WorkoutStore: Sendable {
     public let path: String?
 
     let writer: any DatabaseWriter
+    /// Where reads go: the writer, or in a snapshot (``snapshot()``) a connection that sees the
+    /// store as it was when the snapshot was taken.
+    let reader: any DatabaseReader
     let faultHook: (any StoreFaultHook)?
     let logger: Logger
 
@@ -116,11 +119,21 @@ public final class WorkoutStore: Sendable {
             }
         }
         writer = opened.writer
+        reader = opened.writer
         if let path { warnIfNotPrivate(path) }
         let (pending, writable) = (opened.pending, opened.writable)
         guard writable else { return }
         if !pending.isEmpty { try applyMigrations() }
         try removeStagingOfEndedProcesses()
+    }
+
+    /// `store`, read through `reader` (a snapshot of it): see ``snapshot()``.
+    init(viewing store: WorkoutStore, through reader: any DatabaseReader) {
+        path = store.path
+        faultHook = store.faultHook
+        logger = store.logger
+        writer = store.writer
+        self.reader = reader
     }
 
     /// Opens the file at `path` (or memory): the writer, the migrations the file lacks, and

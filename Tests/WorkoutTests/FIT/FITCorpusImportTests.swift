@@ -58,31 +58,67 @@ struct FITCorpusImportTests {
 
     /// What the importer keeps of a peer's records, by its rules: a date (not a time since power-up),
     /// time order, no jump of more than a day (damage), no exact repeat of the point before; one
-    /// heart rate per time.
+    /// heart rate per time; and a record dated more than ten minutes ahead of the record after it,
+    /// which goes back, skipped as the odd one out (the first record too). (The importer also lets
+    /// a record held through after 1,024 messages behind it; the peers' records alone cannot say
+    /// that, and no corpus file comes near it.)
     struct Expected {
         var points = 0
         var heartRates = 0
         /// Records with any value to keep as a sample.
         var values = 0
+        private var last: Double?
+        private var lastPoint: [Double?]?
+        private var lastHeartRateTime: Double?
+        private var held: (record: [Double?], after: [[Double?]])?
 
         init(_ records: [[Double?]]) {
-            var last: Double?
-            var lastPoint: [Double?]?
-            var lastHeartRateTime: Double?
-            for record in records {
-                guard let time = record[0], time >= 0x1000_0000 else { continue }
-                if let last, time < last || time - last > 86_400 { continue }
-                last = time
-                if record[3...8].contains(where: { $0 != nil }) { values += 1 }
-                if record[3] != nil, lastHeartRateTime != time {
-                    heartRates += 1
-                    lastHeartRateTime = time
-                }
-                guard let lat = record[1], let lon = record[2], abs(lat) <= 1_073_741_824, abs(lon) <= 2_147_483_648 else { continue }
-                let point = [time, lat, lon, record[6]]
-                if point != lastPoint { points += 1 }
-                lastPoint = point
+            for record in records { take(record) }
+            while let waiting = held {
+                held = nil
+                admit(waiting.record)
+                for record in waiting.after { take(record) }
             }
+        }
+
+        /// The record's time if the importer can take it after the last one.
+        private func admissible(_ record: [Double?]) -> Double? {
+            guard let time = record[0], time >= 0x1000_0000 else { return nil }
+            if let last, time < last || time - last > 86_400 { return nil }
+            return time
+        }
+
+        private mutating func take(_ record: [Double?]) {
+            if let time = admissible(record) {
+                if let waiting = held {
+                    held = nil
+                    if waiting.record[0]! - time <= 600 { admit(waiting.record) }
+                    for later in waiting.after { take(later) }
+                    return take(record)
+                }
+                if last.map({ time - $0 > 600 }) ?? true {
+                    held = (record, [])
+                    return
+                }
+            } else if held != nil {
+                held!.after.append(record)
+                return
+            }
+            admit(record)
+        }
+
+        private mutating func admit(_ record: [Double?]) {
+            guard let time = admissible(record) else { return }
+            last = time
+            if record[3...8].contains(where: { $0 != nil }) { values += 1 }
+            if record[3] != nil, lastHeartRateTime != time {
+                heartRates += 1
+                lastHeartRateTime = time
+            }
+            guard let lat = record[1], let lon = record[2], abs(lat) <= 1_073_741_824, abs(lon) <= 2_147_483_648 else { return }
+            let point = [time, lat, lon, record[6]]
+            if point != lastPoint { points += 1 }
+            lastPoint = point
         }
     }
 }

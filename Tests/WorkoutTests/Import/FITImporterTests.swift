@@ -100,6 +100,35 @@ import WorkoutSimulators
         }
     }
 
+    /// A cut .fit.gz imports what its gzip data inflates to, as a cut .fit does (it was refused
+    /// whole, at "byte 0"); strict refuses it at the offset where the FIT data stops.
+    @Test func aFITGzCutShortImportsWhatItInflatesTo() async throws {
+        let folder = try TemporaryFolder()
+        let plain = folder.file("ride.fit")
+        try FileManager.default.copyItem(atPath: Self.run, toPath: plain)
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gzip.arguments = ["-c", "gzip -n '\(plain)'"]
+        try gzip.run()
+        gzip.waitUntilExit()
+        let gz = try Data(contentsOf: URL(fileURLWithPath: plain + ".gz"))
+        let cut = folder.file("cut.fit.gz")
+        try gz.prefix(gz.count * 2 / 3).write(to: URL(fileURLWithPath: cut))
+        let report = try await importFile(cut)
+        let run = try #require(report.workouts.first)
+        #expect(run.points > 0 && run.points < 100)
+        let issue = try #require(report.read.issues.first)
+        #expect(report.read.issues.count == 1 && report.read.compressed)
+        #expect(issue.offset > 0 && issue.description.contains("truncated") && issue.description.contains("gzip"), "\(issue)")
+
+        await #expect {
+            try await importFile(cut, options: FITImportOptions(strict: true), into: try WorkoutStore.inMemory())
+        } throws: { error in
+            guard let error = error as? FITImportError, case let .read(.truncated(file, offset, _), imported) = error else { return false }
+            return file == cut && offset == issue.offset && imported.isEmpty
+        }
+    }
+
     @Test func aBadCRCImportsWithAWarningAndStrictRefusesIt() async throws {
         let folder = try TemporaryFolder()
         let damaged = folder.file("crc.fit")

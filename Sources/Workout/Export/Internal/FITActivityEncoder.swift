@@ -185,11 +185,12 @@ struct FITActivityEncoder {
     }
 
     /// The `session` and the `activity`, and the timer's last stop before them (unless a pause
-    /// stopped it already).
+    /// stopped it already). Throws ``FITWriteError`` when the records do not have the size
+    /// measured (the workout changed between the passes).
     mutating func end(
         _ session: Summary, laps: Int, ascent: Double?, descent: Double?, calories: Double?, localOffset: Int?,
         startPosition: (latitude: Double, longitude: Double)?, timerRunning: Bool
-    ) {
+    ) throws(FITWriteError) {
         if timerRunning { timer(starts: false, at: session.end, automatic: false) }
         writer.define(localType: Local.session.rawValue, globalNumber: FITMessageNumber.session, fields: [
             Self.field(253, .uint32), Self.field(2, .uint32), Self.field(7, .uint32), Self.field(8, .uint32), Self.field(9, .uint32),
@@ -217,6 +218,6 @@ struct FITActivityEncoder {
             .integer(Int64(session.end)), Self.scaled(session.timer, scale: 1000), .integer(1), .integer(0), .integer(26), .integer(1),
             localOffset.map { .integer(Int64(session.end) + Int64($0)) },
         ])
-        writer.finish()
+        try writer.finish()
     }
 }

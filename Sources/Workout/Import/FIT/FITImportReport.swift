@@ -8,8 +8,15 @@ public struct FITImportReport: Sendable {
     public var file: String
     /// One entry per activity that became (or already was) a workout, in file order.
     public var workouts: [FITImportedWorkout]
-    /// FIT files of the input that did not become a workout (not an activity, no records...), with the reason.
+    /// FIT files of the input that did not become a workout (not an activity, no records...), with
+    /// the reason: the first ``maximumNotImportedListed``; ``notImportedCount`` counts them all.
     public var notImported: [FITActivityNotImported]
+    /// How many FIT files of the input did not become a workout, listed in ``notImported`` or not.
+    public var notImportedCount: Int
+
+    /// The most files ``notImported`` lists: a chain of empty FIT files (16 bytes each) must not
+    /// grow the report with the input.
+    public static let maximumNotImportedListed = 100
     /// What the reader read: headers, counts, and the issues it went past (a bad CRC, a file cut
     /// off partway), each with its offset.
     public var read: FITReadSummary
@@ -108,7 +115,8 @@ public struct FITImportOptions: Sendable, Hashable {
     /// The activity of every imported workout; `nil`: from the file's sport.
     public var activity: WorkoutActivityType?
     /// Refuse a file with a bad CRC, or cut off or damaged partway, instead of importing what it
-    /// holds with a warning (`FITReadOptions.strict`).
+    /// holds with a warning (`FITReadOptions.strict`); and stop at the first record (or value)
+    /// the import would skip, instead of skipping it.
     public var strict: Bool
     /// The ``WorkoutMetadata/sourceApp`` of imported workouts.
     public var sourceApp: String
@@ -132,13 +140,17 @@ public enum FITImportError: Error, Sendable, CustomStringConvertible {
     case read(FITError, imported: [FITImportedWorkout])
     /// The store refused or failed to save the workout of the FIT file at `offset`.
     case save(file: String, offset: Int, WorkoutStoreError, imported: [FITImportedWorkout])
+    /// Strict mode: the record at `offset` (or one of its values) is one the import would skip,
+    /// for `reason` (no date, earlier than the record before, an impossible value...).
+    case invalidRecord(file: String, offset: Int, reason: String, imported: [FITImportedWorkout])
     /// The importing task was cancelled; the activity being read was not saved.
     case cancelled(file: String, imported: [FITImportedWorkout])
 
     /// The workouts imported before the failure (kept in the store).
     public var imported: [FITImportedWorkout] {
         switch self {
-        case let .read(_, imported), let .save(_, _, _, imported), let .cancelled(_, imported): imported
+        case let .read(_, imported), let .save(_, _, _, imported), let .invalidRecord(_, _, _, imported), let .cancelled(_, imported):
+            imported
         }
     }
 
@@ -150,6 +162,8 @@ public enum FITImportError: Error, Sendable, CustomStringConvertible {
             return "\(error)\(kept)"
         case let .save(file, offset, error, _):
             return "\(file): byte \(offset): the activity was not saved: \(error)\(kept)"
+        case let .invalidRecord(file, offset, reason, _):
+            return "\(file): byte \(offset): invalid record (strict): \(reason); the activity was not saved\(kept)"
         case let .cancelled(file, _):
             return "\(file): import cancelled\(kept)"
         }

@@ -19,15 +19,20 @@ import LocationCore
 ///   altitude (enhanced when given), speed, and the device's GPS accuracy as horizontal accuracy.
 ///   A record without a time (or with a time since power-up, not a date) or earlier than the one
 ///   before it is skipped and reported with its offset; one equal to the record before (time,
-///   position, altitude) is dropped as a duplicate.
+///   position, altitude) is dropped as a duplicate. A lone record dated more than ten minutes
+///   ahead of the record after it, which goes back, is the odd one out (a misdated record, two
+///   recordings spliced) and is skipped, as a live session's admission skips such a fix: it no
+///   longer makes every record after it "earlier than the one before".
 /// - **Samples**: heart rate, cadence (with its fraction), power and temperature of every record,
 ///   and the speed of records without a position, as instantaneous ``QuantitySample``s. A record
 ///   without a position keeps its samples. A developer field that says which record field it is
 ///   (a power pod's "Power") stands in for that field when the record lacks it; the other
-///   developer fields of a point are kept with it as XML (exported back in GPX).
+///   developer fields of a point are kept with it as XML (exported back in GPX), up to 8 KB a
+///   point (the fields past it are reported).
 /// - **Pauses**: timer stops and starts become ``WorkoutEvent``s, `pause` and `resume`, or
 ///   `motion_paused` and `motion_resumed` when the device auto-paused; each resume starts a new
-///   route segment. Laps: a `lap` event at the end of every lap but the last, with its trigger.
+///   route segment, and is dated no later than the record after it (a timer started after the
+///   last record makes no resume: the workout ends paused at its last record). Laps: a `lap` event at the end of every lap but the last, with its trigger.
 ///   ``WorkoutStore/laps(of:)`` then gives the file's laps, worked out from the points.
 /// - **Activity**: ``FITImportOptions/activity`` when set, else the session's sport through
 ///   ``WorkoutActivityType/init(fitSport:)`` (a multisport file's sessions of several sports: ``WorkoutActivityType/other``).
@@ -51,9 +56,11 @@ import LocationCore
 ///
 /// ## Failure
 /// A bad CRC, or a file cut off or damaged partway, imports what came before it and lists the
-/// issue in ``FITImportReport/read``; with ``FITImportOptions/strict`` the import stops with
-/// ``FITImportError`` instead, and the workout being read is not saved. Workouts of activities
-/// finished before a failure stay saved.
+/// issue in ``FITImportReport/read``; a record or value the rules above skip is listed with the
+/// workout. With ``FITImportOptions/strict`` the import stops at the first of either with
+/// ``FITImportError`` instead (``FITImportError/invalidRecord(file:offset:reason:imported:)`` for
+/// a record), and the workout being read is not saved. Workouts of activities finished before a
+/// failure stay saved.
 public struct FITImporter: Sendable {
     /// The store imported into.
     public let store: WorkoutStore
@@ -91,9 +98,15 @@ public struct FITImporter: Sendable {
                 do {
                     try collector.finish()
                     _ = handOff.send(.end(summary))
-                } catch {}
+                } catch {
+                    if let refusal = collector.refusal { _ = handOff.send(.refused(refusal)) }
+                }
             } catch {
-                if !collector.stopped { _ = handOff.send(.failed(error)) }
+                if let refusal = collector.refusal {
+                    _ = handOff.send(.refused(refusal))
+                } else if !collector.stopped {
+                    _ = handOff.send(.failed(error))
+                }
             }
             handOff.finish()
         }
@@ -114,6 +127,7 @@ public struct FITImporter: Sendable {
     private func save(from handOff: HandOff<FITImportItem>, file: String) async throws(FITImportError) -> FITImportReport {
         var imported: [FITImportedWorkout] = []
         var notImported: [FITActivityNotImported] = []
+        var notImportedCount = 0
         var builder: RouteBuilder?
         var workoutID = UUID()
         func failed(_ error: WorkoutStoreError, offset: Int, offsets: [Int] = []) async -> FITImportError {
@@ -142,9 +156,12 @@ public struct FITImporter: Sendable {
                 guard activity.notImported == nil, let current = builder else {
                     await builder?.discard()
                     builder = nil
-                    notImported.append(FITActivityNotImported(
-                        fileIndex: activity.fileIndex, offset: activity.offset,
-                        reason: activity.notImported ?? "it has no records to keep", skipped: activity.skipped))
+                    notImportedCount += 1
+                    if notImported.count < FITImportReport.maximumNotImportedListed {
+                        notImported.append(FITActivityNotImported(
+                            fileIndex: activity.fileIndex, offset: activity.offset,
+                            reason: activity.notImported ?? "it has no records to keep", skipped: activity.skipped))
+                    }
                     continue
                 }
                 builder = nil
@@ -164,10 +181,13 @@ public struct FITImporter: Sendable {
                     heartRateAverage: activity.heartRateAverage, heartRateMaximum: activity.heartRateMaximum,
                     deviceTotals: activity.deviceTotals, skipped: activity.skipped))
             case let .end(summary):
-                return FITImportReport(file: file, workouts: imported, notImported: notImported, read: summary)
+                return FITImportReport(file: file, workouts: imported, notImported: notImported, notImportedCount: notImportedCount, read: summary)
             case let .failed(error):
                 await builder?.discard()
                 throw .read(error, imported: imported)
+            case let .refused(skip):
+                await builder?.discard()
+                throw .invalidRecord(file: file, offset: skip.offset, reason: skip.reason, imported: imported)
             }
         }
         await builder?.discard()

@@ -73,8 +73,15 @@ struct ActivityAssembler {
     private var sampleFingerprint = TrackFingerprint()
     private var feed = TimelineFeed(options: .asStored, events: [])
 
+    /// Moments and values skipped, listed or not.
+    private(set) var skipCount = 0
+    /// The last skip, listed or not: what a strict import refuses.
+    private(set) var lastSkip: Skip?
+
     mutating func skip(_ position: Int, _ reason: String) {
-        if skipped.count < Self.maximumSkipsListed { skipped.append(Skip(position: position, reason: reason)) } else { skippedNotListed += 1 }
+        skipCount += 1
+        lastSkip = Skip(position: position, reason: reason)
+        if skipped.count < Self.maximumSkipsListed { skipped.append(lastSkip!) } else { skippedNotListed += 1 }
     }
 
     /// The skips, the last saying how many more there were when not all are listed.
@@ -102,7 +109,16 @@ struct ActivityAssembler {
         return time
     }
 
-    private static func text(_ time: Double) -> String {
+    /// The time of a moment at `time` if ``check(time:at:)`` would admit it, without reporting
+    /// anything: what ``OutlierHold`` judges by.
+    func admissible(_ time: Double?) -> Double? {
+        guard let time else { return nil }
+        if let lastTime, time < lastTime || time - lastTime > Self.maximumGap { return nil }
+        return time
+    }
+
+    /// `time` as RFC 3339, for messages.
+    static func text(_ time: Double) -> String {
         RFC3339.string(from: Date(timeIntervalSince1970: time))
     }
 

@@ -54,7 +54,9 @@ public struct TCXNotImported: Sendable, Hashable, CustomStringConvertible {
 public struct TCXImportOptions: Sendable, Hashable {
     /// The activity of every imported workout; `nil`: from each activity's `Sport`.
     public var activity: WorkoutActivityType?
-    /// Fail on the first invalid value instead of skipping it (`TCXReadOptions.strict`).
+    /// Fail on the first invalid value instead of skipping it (`TCXReadOptions.strict`), and on
+    /// the first point (or value) the import would skip (earlier than the point before, more than
+    /// a day after it, the odd one out, an impossible value).
     public var strict: Bool
     /// The ``WorkoutMetadata/sourceApp`` of imported workouts.
     public var sourceApp: String

@@ -15,7 +15,9 @@ import TCX
 /// ## How an activity becomes a workout
 /// - **Route**: the track points with a position, in time order, as `Location`s with their
 ///   altitude and (ActivityExtension) speed; a point without a valid time, or earlier than the
-///   one before it, is skipped and reported with its line; an exact repeat is dropped.
+///   one before it, is skipped and reported with its line; an exact repeat is dropped; a lone
+///   point dated more than ten minutes ahead of the point after it, which goes back, is the odd
+///   one out and is skipped (as in ``FITImporter``).
 /// - **Samples**: heart rate, cadence (a bike's `<Cadence>`, else the extension's `RunCadence`)
 ///   and watts of every point, and the speed of points without a position.
 /// - **Laps**: a `lap` event where each lap but the first begins (its `StartTime`), with the
@@ -36,7 +38,9 @@ import TCX
 ///
 /// ## Failure
 /// As ``GPXImporter``: the workouts of activities finished before an error stay saved; the one
-/// being read is not saved; ``TCXImportError`` names the file, line and column.
+/// being read is not saved; ``TCXImportError`` names the file, line and column. With
+/// ``TCXImportOptions/strict``, the first point or value the rules above would skip (and every
+/// invalid value the reader finds) stops the import as an invalid value, at its line.
 public struct TCXImporter: Sendable {
     /// The store imported into.
     public let store: WorkoutStore
@@ -69,7 +73,12 @@ public struct TCXImporter: Sendable {
                 }
                 _ = handOff.send(.end(summary))
             } catch {
-                if !collector.stopped { _ = handOff.send(.failed(error)) }
+                if let refusal = collector.refusal {
+                    // Strict mode: a point the import would skip is an invalid value, as the reader's are.
+                    _ = handOff.send(.failed(.invalidValue(file: path, line: refusal.line, column: refusal.column, reason: refusal.reason)))
+                } else if !collector.stopped {
+                    _ = handOff.send(.failed(error))
+                }
             }
             handOff.finish()
         }

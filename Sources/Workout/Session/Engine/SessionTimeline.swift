@@ -146,7 +146,7 @@ struct SessionTimeline: Sendable {
         case .motionPaused: pause = Pause(user: isPausedByUser, motion: true)
         case .motionResumed: pause = Pause(user: isPausedByUser, motion: false)
         case .lap:
-            endLap(at: time)
+            endLap(at: time, trigger: event.trigger)
             return nil
         case .marker:
             return nil
@@ -232,10 +232,11 @@ struct SessionTimeline: Sendable {
         }
     }
 
-    private mutating func endLap(at time: Double) {
+    private mutating func endLap(at time: Double, trigger: WorkoutEvent.LapTrigger?) {
         // A lap event at the start begins nothing.
         guard let start, time > start else { return }
-        let ended = lap(from: lapStart, to: time)
+        var ended = lap(from: lapStart, to: time)
+        ended.trigger = trigger
         laps.append(ended)
         lapStart = (time, distance, activeTime(at: time))
     }

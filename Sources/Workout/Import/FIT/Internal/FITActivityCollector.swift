@@ -13,6 +13,8 @@ enum FITImportItem: Sendable {
     case end(FITReadSummary)
     /// Reading failed.
     case failed(FITError)
+    /// Strict mode: a record the import would have skipped.
+    case refused(FITSkip)
 }
 
 /// A FIT file's activity as the reader thread saw it: the workout it makes (its id is the
@@ -47,8 +49,18 @@ final class FITActivityCollector {
     private let isClosed: () -> Bool
     private var activity: FITActivityState?
     private var batch = PointBatch()
+    /// Bytes of developer-field XML in the batch.
+    private var batchExtensionBytes = 0
+    /// The most developer-field XML a batch holds before it is handed on, whatever its points.
+    static let maximumBatchExtensionBytes = 1 << 20
+    /// A record dated far ahead, held with the messages after it until the next record shows
+    /// whether it is the odd one out.
+    private var hold = OutlierHold<FITMessage>()
     /// Set when the consumer went away; the handler then stops the reader.
     private(set) var stopped = false
+    /// In strict mode, the first record (or value) the import would have skipped: it stops the
+    /// reader, and the import fails with it.
+    private(set) var refusal: FITSkip?
 
     struct Stopped: Error {}
 
@@ -74,12 +86,56 @@ final class FITActivityCollector {
         case let .message(message):
             guard activity != nil else { return }
             try take(message)
+            try refuseSkipsIfStrict()
         case .fileEnd:
             try finish()
         }
     }
 
+    /// In strict mode, stops at the first record or value skipped (``refusal``).
+    private func refuseSkipsIfStrict() throws {
+        guard options.strict, let activity, activity.skips.count > 0, let skip = activity.skips.last else { return }
+        refusal = FITSkip(offset: skip.position, reason: skip.reason)
+        throw Stopped()
+    }
+
+    /// Takes a message through the ``OutlierHold``: a record dated far ahead waits for the next
+    /// record the activity can take, and the messages between them wait with it.
     private func take(_ message: FITMessage) throws {
+        if message.globalNumber == FITMessageNumber.record, activity!.isActivity, let record = FITRecord(message),
+           let time = activity!.admissibleTime(record.time) {
+            if hold.isHolding {
+                switch hold.judge(next: time) {
+                case let .odd(held):
+                    activity!.skip(held.position, OutlierHold<FITMessage>.reason(held, next: time, moment: "record"))
+                    try replay(held.after)
+                case let .stands(held):
+                    try pass(held)
+                }
+                return try take(message)
+            }
+            if OutlierHold<FITMessage>.mustWait(time, after: activity!.lastTime) {
+                return hold.hold(message, time: time, position: record.offset)
+            }
+        } else if hold.isHolding {
+            if let released = hold.queue(message, bytes: 64 + message.content.count) { try pass(released) }
+            return
+        }
+        try apply(message)
+    }
+
+    /// Takes the messages that waited behind a record held, in file order.
+    private func replay(_ messages: [FITMessage]) throws {
+        for message in messages { try take(message) }
+    }
+
+    /// Lets a record held (and what waited behind it) through.
+    private func pass(_ held: OutlierHold<FITMessage>.Held) throws {
+        try apply(held.moment)
+        try replay(held.after)
+    }
+
+    private func apply(_ message: FITMessage) throws {
         switch message.globalNumber {
         case FITMessageNumber.record:
             if let record = FITRecord(message) { try add(record) }
@@ -110,15 +166,24 @@ final class FITActivityCollector {
             if batch.locations.isEmpty { batch.newSegment = point.startsSegment }
             batch.locations.append(location)
             batch.lines.append(record.offset)
-            if let xml = admitted.extensionXML { batch.extensions.append((batch.locations.count - 1, xml)) }
+            if let xml = admitted.extensionXML {
+                batch.extensions.append((batch.locations.count - 1, xml))
+                batchExtensionBytes += xml.utf8.count
+            }
         }
         batch.samples += point.samples
-        if batch.locations.count >= options.batchSize || batch.samples.count >= 4 * options.batchSize { try flush() }
+        if batch.locations.count >= options.batchSize || batch.samples.count >= 4 * options.batchSize
+            || batchExtensionBytes >= Self.maximumBatchExtensionBytes {
+            try flush()
+        }
     }
 
     /// Ends the activity being read, if any: after its file's CRC, at the next file's header, or
     /// when the read ends (a file cut off partway ends with what it had).
     func finish() throws {
+        guard activity != nil else { return }
+        while let held = hold.release() { try pass(held) }
+        try refuseSkipsIfStrict()
         guard var state = activity else { return }
         activity = nil
         try flush()
@@ -133,6 +198,7 @@ final class FITActivityCollector {
         batch.lines.removeAll(keepingCapacity: true)
         batch.samples.removeAll(keepingCapacity: true)
         batch.extensions.removeAll()
+        batchExtensionBytes = 0
         batch.newSegment = false
         try deliver(.points(full))
     }

@@ -14,11 +14,22 @@ struct FITActivityState {
         var extensionXML: String?
     }
 
+    /// A stop of the timer: when, whether the device stopped it (auto-pause), and whether it is
+    /// an event yet (a record came after it).
+    struct Stop {
+        var since: Double
+        var automatic: Bool
+        var emitted: Bool
+    }
+
     /// The timer, as its events leave it.
     enum Timer {
         case running
-        /// Stopped at `since`; `emitted` once the pause is an event (a record came while stopped).
-        case stopped(since: Double, automatic: Bool, emitted: Bool)
+        /// Stopped.
+        case stopped(Stop)
+        /// Started again at `at` after `stop`, with no record since: the resume becomes an event
+        /// when a record comes (a start after the last record makes none: the workout ends paused).
+        case restarted(Stop, at: Double)
     }
 
     static let maximumSummaries = 10_000
@@ -33,8 +44,6 @@ struct FITActivityState {
     private(set) var laps: [FITTotals] = []
     private var assembler = ActivityAssembler(moment: "record")
     private var timer = Timer.running
-    /// A stop and a start with no record between them yet: a pause once a record comes.
-    private var pending: (pause: (time: Double, automatic: Bool), resume: Double)?
     /// The last time the timer stopped after a record: the end, when it is the last thing that happened.
     private var lastStop: Double?
 
@@ -59,52 +68,65 @@ struct FITActivityState {
     // MARK: - Pauses
 
     /// Takes a timer event: a stop becomes a pause (by the user, or auto-pause when the device
-    /// says so) once a record comes after it, and a start after it the matching resume. Stops and
-    /// starts with no record between them make one pause; those before the first record or after
-    /// the last make none.
+    /// says so) once a record comes after it, and a start after it the matching resume once a
+    /// record comes after that. Stops and starts with no record between them make one pause; those
+    /// before the first record make none, and a start after the last record no resume (an event
+    /// after the workout's end would refuse the whole save).
     mutating func timer(_ event: FITEventMessage) {
         guard let starts = event.startsTimer, let time = event.time else { return }
         switch (starts, timer) {
-        case let (true, .stopped(since, automatic, emitted)):
-            timer = .running
-            guard assembler.moments > 0 else { return }
-            if emitted {
-                assembler.resume(at: max(time, since), automatic: automatic)
-            } else {
-                pending = ((since, automatic), max(time, since))
-            }
+        case let (true, .stopped(stop)):
+            timer = assembler.moments > 0 ? .restarted(stop, at: max(time, stop.since)) : .running
         case (false, .running):
             if assembler.moments > 0 { lastStop = time }
-            if let (pause, _) = pending {
-                // A stop soon after a start no record followed: the earlier pause goes on.
-                timer = .stopped(since: pause.time, automatic: pause.automatic, emitted: false)
-                pending = nil
-            } else {
-                timer = .stopped(since: time, automatic: event.isAutomatic, emitted: false)
-            }
+            timer = .stopped(Stop(since: time, automatic: event.isAutomatic, emitted: false))
+        case let (false, .restarted(stop, _)):
+            // A stop soon after a start no record followed: the earlier pause goes on.
+            if assembler.moments > 0 { lastStop = time }
+            timer = .stopped(stop)
         default:
             break
         }
     }
 
-    /// Makes the pauses a record at `time` settles: one held back until a record came after it.
+    /// Makes the pause and resume a record at `time` settles: a stop before it, and a start
+    /// between them (dated no later than the record, which begins the new stretch).
     private mutating func settlePauses(before time: Double) {
         if assembler.moments == 0 {
             timer = .running  // a timer stopped before anything was recorded pauses nothing
-            pending = nil
             return
         }
-        if case let .stopped(since, automatic, false) = timer, time > since {
-            assembler.pause(at: since, automatic: automatic)
-            timer = .stopped(since: since, automatic: automatic, emitted: true)
-        } else if let (pause, resume) = pending {
-            pending = nil
-            assembler.pause(at: pause.time, automatic: pause.automatic)
-            assembler.resume(at: resume, automatic: pause.automatic)
+        switch timer {
+        case var .stopped(stop) where !stop.emitted && time > stop.since:
+            assembler.pause(at: stop.since, automatic: stop.automatic)
+            stop.emitted = true
+            timer = .stopped(stop)
+        case let .restarted(stop, at) where stop.emitted || time > stop.since:
+            if !stop.emitted { assembler.pause(at: stop.since, automatic: stop.automatic) }
+            assembler.resume(at: max(stop.since, min(at, time)), automatic: stop.automatic)
+            timer = .running
+        default:
+            break
         }
     }
 
     // MARK: - Records
+
+    /// The time of a record at `time` if the activity can take it (see ``ActivityAssembler/admissible(_:)``).
+    func admissibleTime(_ time: Double?) -> Double? {
+        assembler.admissible(time)
+    }
+
+    /// The time of the last record admitted.
+    var lastTime: Double? { assembler.lastTime }
+
+    /// How many records and values were skipped so far, and the last: a strict import refuses it.
+    var skips: (count: Int, last: ActivityAssembler.Skip?) { (assembler.skipCount, assembler.lastSkip) }
+
+    /// Reports a record skipped for a reason found outside ``admit(_:)`` (the odd one out).
+    mutating func skip(_ offset: Int, _ reason: String) {
+        assembler.skip(offset, reason)
+    }
 
     /// Takes the next record: what it becomes, or `nil` when it is skipped (and reported). A
     /// developer field that says which record field it is (a power pod's "Power") stands in for
@@ -139,7 +161,12 @@ struct FITActivityState {
             time: time, at: record.offset, latitude: record.latitude, longitude: record.longitude, altitude: altitude,
             accuracy: record.gpsAccuracy, values: values)
         else { return nil }
-        return Admitted(moment: moment, extensionXML: moment.location == nil ? nil : FITDeveloperXML.fragment(unclaimed))
+        guard moment.location != nil else { return Admitted(moment: moment) }
+        let (xml, dropped) = FITDeveloperXML.fragment(unclaimed)
+        if dropped > 0 {
+            assembler.skip(record.offset, "\(dropped) of its developer fields were dropped: a point keeps at most \(FITDeveloperXML.maximumBytes / 1024) KB of them as XML")
+        }
+        return Admitted(moment: moment, extensionXML: xml)
     }
 
     // MARK: - The end

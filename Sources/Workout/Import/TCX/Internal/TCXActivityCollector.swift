@@ -48,7 +48,13 @@ final class TCXActivityCollector {
     private let isClosed: () -> Bool
     private var activity: State?
     private var batch = PointBatch()
+    /// A point dated far ahead, held with the events after it until the next point shows whether
+    /// it is the odd one out.
+    private var hold = OutlierHold<TCXEvent>()
     private(set) var stopped = false
+    /// In strict mode, the first point (or value) the import would have skipped: it stops the
+    /// reader, and the import fails with it as an invalid value.
+    private(set) var refusal: GPXSkip?
 
     struct Stopped: Error {}
 
@@ -56,13 +62,21 @@ final class TCXActivityCollector {
     struct State {
         let start: TCXActivityStart
         var assembler = ActivityAssembler(moment: "point")
+        /// The laps' own totals, of the first ``maximumLaps`` laps.
         var laps: [TCXLap] = []
-        /// Each lap's start: its `StartTime`, else its first point's time.
+        /// Each lap's start: its `StartTime`, else its first point's time (the first ``maximumLaps``
+        /// laps: the later ones are part of the last one kept).
         var lapStarts: [Double?] = []
+        /// Whether the lap being read is one of those kept.
+        var lapKept = false
         var tracksInLap = 0
         /// A second `<Track>` in a lap: the device paused; the pause is dated at the next point.
         var trackBreak = false
     }
+
+    /// The most laps an activity keeps (their starts, their totals): a file of a million laps must
+    /// not grow the import with the input.
+    static let maximumLaps = 10_000
 
     init(file: String, options: TCXImportOptions, send: @escaping (TCXImportItem) -> Bool, isClosed: @escaping () -> Bool) {
         self.file = file
@@ -76,14 +90,74 @@ final class TCXActivityCollector {
             stopped = true
             throw Stopped()
         }
+        try take(event)
+        try refuseSkipsIfStrict()
+    }
+
+    /// In strict mode, stops at the first point or value skipped (``refusal``).
+    private func refuseSkipsIfStrict() throws {
+        guard options.strict, let assembler = activity?.assembler, assembler.skipCount > 0, let skip = assembler.lastSkip else { return }
+        refusal = GPXSkip(line: skip.position, column: 0, reason: skip.reason)
+        throw Stopped()
+    }
+
+    /// Takes an event through the ``OutlierHold``: a point dated far ahead waits for the next
+    /// point the activity can take, and the events between them wait with it.
+    private func take(_ event: TCXEvent) throws {
+        if case let .trackpoint(point) = event, activity != nil,
+           let time = activity!.assembler.admissible(point.time.date.timeIntervalSince1970) {
+            if hold.isHolding {
+                switch hold.judge(next: time) {
+                case let .odd(held):
+                    activity!.assembler.skip(held.position, OutlierHold<TCXEvent>.reason(held, next: time, moment: "point"))
+                    for later in held.after { try take(later) }
+                case let .stands(held):
+                    try pass(held)
+                }
+                return try take(event)
+            }
+            if OutlierHold<TCXEvent>.mustWait(time, after: activity!.assembler.lastTime) {
+                return hold.hold(event, time: time, position: point.line)
+            }
+        } else if hold.isHolding {
+            if case .activityEnd = event {
+                while let held = hold.release() { try pass(held) }
+            } else {
+                if let released = hold.queue(event, bytes: Self.bytes(of: event)) { try pass(released) }
+                return
+            }
+        }
+        try apply(event)
+    }
+
+    /// About how many bytes an event holds: its text (a lap's intensity, a sport) may be long.
+    private static func bytes(of event: TCXEvent) -> Int {
+        switch event {
+        case let .lapEnd(lap): 256 + (lap.intensity?.utf8.count ?? 0) + (lap.triggerMethod?.utf8.count ?? 0)
+        case let .activityStart(start): 256 + (start.sport?.utf8.count ?? 0)
+        case let .activityEnd(activity): 256 + (activity.notes?.utf8.count ?? 0) + (activity.creator?.utf8.count ?? 0)
+        case let .course(course): 256 + (course.name?.utf8.count ?? 0)
+        default: 256
+        }
+    }
+
+    /// Lets a point held (and what waited behind it) through.
+    private func pass(_ held: OutlierHold<TCXEvent>.Held) throws {
+        try apply(held.moment)
+        for later in held.after { try take(later) }
+    }
+
+    private func apply(_ event: TCXEvent) throws {
         switch event {
         case let .activityStart(start):
             activity = State(start: start)
             batch.trackIndex = start.index
             batch.trackLine = start.line
         case let .lapStart(lap):
-            activity?.lapStarts.append(lap.startTime?.date.timeIntervalSince1970)
-            activity?.tracksInLap = 0
+            guard activity != nil else { return }
+            activity!.lapKept = activity!.lapStarts.count < Self.maximumLaps
+            if activity!.lapKept { activity!.lapStarts.append(lap.startTime?.date.timeIntervalSince1970) }
+            activity!.tracksInLap = 0
         case .trackStart:
             guard activity != nil else { return }
             if activity!.tracksInLap > 0, activity!.assembler.points > 0 { activity!.trackBreak = true }
@@ -93,8 +167,9 @@ final class TCXActivityCollector {
         case .trackEnd:
             break
         case let .lapEnd(lap):
-            if (activity?.laps.count ?? .max) < 10_000 { activity!.laps.append(lap) }
+            if (activity?.laps.count ?? .max) < Self.maximumLaps { activity!.laps.append(lap) }
         case let .activityEnd(whole):
+            try refuseSkipsIfStrict()
             guard var state = activity else { return }
             activity = nil
             try flush()
@@ -111,7 +186,7 @@ final class TCXActivityCollector {
             activity!.assembler.resume(at: time, automatic: false)
         }
         activity!.trackBreak = false
-        if let index = activity!.lapStarts.indices.last, activity!.lapStarts[index] == nil { activity!.lapStarts[index] = time }
+        if activity!.lapKept, let index = activity!.lapStarts.indices.last, activity!.lapStarts[index] == nil { activity!.lapStarts[index] = time }
         let values = InstantValues(heartRate: point.heartRate, cadence: point.cadence, power: point.power, speed: point.speed)
         guard let admitted = activity!.assembler.add(
             time: time, at: point.line, latitude: point.latitude, longitude: point.longitude, altitude: point.altitude,

@@ -1,0 +1,77 @@
+import FIT
+import Foundation
+import GRDB
+import LocationCore
+import Testing
+@testable import Workout
+
+/// The FIT export encodes a workout twice (to measure, then to write), and read the store in
+/// separate transactions for each: a sample added between the two made them differ, and
+/// FITWriter's precondition stopped the program. Both passes now read one snapshot of a file
+/// store; an in-memory store has none, and there the export throws instead.
+@Suite(.timeLimit(.minutes(2))) struct FITExportSnapshotTests {
+    static let start = Date(timeIntervalSince1970: 1_714_546_800)
+    static let count = 20_000
+
+    /// A run of `count` points a second apart, with a heart rate at each point.
+    static func saveRun(in store: WorkoutStore) async throws -> WorkoutRecord {
+        let workout = WorkoutRecord(activityType: .running, start: start, end: start.addingTimeInterval(Double(count)))
+        let points = (0..<count).map { index in
+            let time = start.addingTimeInterval(Double(index))
+            return Location(latitude: 51.5 + Double(index) * 1e-5, longitude: 0, altitude: 10, time: time, receivedAt: time)
+        }
+        let samples = points.map { QuantitySample(type: .heartRate, value: 120, at: $0.time!) }
+        try await store.saveWorkout(workout, samples: samples, route: points)
+        return workout
+    }
+
+    /// Writes a heart rate between two points near the end, at once (the sink is synchronous):
+    /// another record in the second pass, had it seen it.
+    static func addSampleNow(to workout: WorkoutRecord, in store: WorkoutStore) throws {
+        let sample = QuantitySample(type: .heartRate, value: 150, at: start.addingTimeInterval(Double(count) - 10.5))
+        try store.writer.write { db in
+            let key = try #require(try WorkoutRows.find(workout.id, in: db)).key
+            try store.insert([sample], workoutKey: key, workoutID: workout.id, in: db)
+        }
+    }
+
+    @Test func aSampleAddedWhileAFileStoreExportsIsNotInTheFile() async throws {
+        let folder = try TemporaryFolder()
+        let store = try WorkoutStore(path: folder.file("workouts.sqlite"))
+        let workout = try await Self.saveRun(in: store)
+        let before = try await store.exportData(workout.id, format: .fit)
+
+        var written = Data()
+        var added = false
+        try await store.export(workout.id, format: .fit) { bytes in
+            if !added {
+                added = true
+                try Self.addSampleNow(to: workout, in: store)
+            }
+            written.append(contentsOf: bytes)
+        }
+        #expect(added && written == before, "the file is the workout as it was when the export began")
+        let (_, summary) = try FITReader(options: FITReadOptions(strict: true)).messages(of: Array(written))
+        #expect(summary.issues.isEmpty)
+        let after = try await store.exportData(workout.id, format: .fit)
+        #expect(after.count > before.count, "the next export has the sample")
+    }
+
+    @Test func aSampleAddedWhileAnInMemoryStoreExportsFailsTheExport() async throws {
+        let store = try WorkoutStore.inMemory()
+        let workout = try await Self.saveRun(in: store)
+        var added = false
+        await #expect {
+            try await store.export(workout.id, format: .fit) { _ in
+                if !added {
+                    added = true
+                    try Self.addSampleNow(to: workout, in: store)
+                }
+            }
+        } throws: { error in
+            guard case let .changedWhileExporting(id) = error as? WorkoutStoreError else { return false }
+            return id == workout.id
+        }
+        #expect(added)
+    }
+}
