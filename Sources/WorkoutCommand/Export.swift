@@ -6,14 +6,16 @@ import Workout
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write a workout as GPX 1.1 (heart rate and cadence in Garmin's TrackPointExtension v2), GeoJSON or a FIT activity file.",
+        abstract: "Write a workout as GPX 1.1 (heart rate and cadence in Garmin's TrackPointExtension v2), GeoJSON, a FIT activity file or TCX.",
         discussion: """
             To standard output, or with -o to a file written whole (a temporary file renamed into place). \
             GPX and GeoJSON: heart rate and cadence go on the points whose time they were taken at; \
             samples between points, and of other types, are counted on standard error. FIT: every \
             point and sample, in records to the second, timer events around the pauses, a lap per \
             lap, the session and the activity (a value FIT cannot hold, such as a heart rate over 254, \
-            is counted on standard error). Interrupted (Ctrl-C, SIGTERM), \
+            is counted on standard error). TCX: the same points and samples as trackpoints, a lap per \
+            lap with its totals, power and speed in ActivityExtension v2 (temperatures, and values its \
+            fields cannot hold, are counted on standard error). Interrupted (Ctrl-C, SIGTERM), \
             it exits \(ExitStatus.temporaryFailure.rawValue) and leaves no partial or temporary file.
             """)
 

@@ -18,7 +18,8 @@ extension WorkoutCommandTests {
         #expect(result.status == 0)
         #expect(Self.unwrapped(result.output).contains("""
             Exit codes follow sysexits: 0 success, 64 usage, 65 bad input data (the message names file, line and \
-            column), 66 no such file or workout, 73 an output file cannot be written, 74 the store failed, 75 interrupted.
+            column), 66 no such file or workout, 69 gpsd or BlueZ unavailable, 73 an output file cannot be written, \
+            74 the store failed, 75 interrupted.
             """))
     }
 
