@@ -15,10 +15,11 @@ import PackageDescription
 //   GeoClueSimulators  a fake GeoClue, the real one run privately      -> GeoClue, Simulators
 //   Simulators         location fakes: replay, NMEA, fake gpsd, clock  -> LocationFacade, GPX
 //   Workout            the store (GRDB), import/export, sessions       -> LocationCore, GPX, FIT, TCX, GZipFiles
-//   BluetoothSensors   BLE heart rate, speed/cadence, power via BlueZ  -> Workout, DBus
-//   WorkoutSimulators  workout fakes: store faults, heart rate, runs   -> Workout, Simulators, GPX
+//   BluetoothGATT      BLE measurements, decoded and encoded          -> (nothing)
+//   BluetoothSensors   BLE heart rate, speed/cadence, power via BlueZ  -> BluetoothGATT, Workout, DBus
+//   WorkoutSimulators  workout fakes: store faults, sensors, BlueZ     -> Workout, BluetoothSensors, Simulators, GPX
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators
-//   WorkoutCommand     `workout`                                       -> Workout, WorkoutSimulators
+//   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators
 let package = Package(
     name: "swift-gps-facade",
     platforms: [.macOS(.v15)],
@@ -144,10 +145,13 @@ let package = Package(
             name: "GeoClueSimulators",
             dependencies: ["DBus", "GeoClue", "GPSCore", "LocationCore", "Simulators"]
         ),
-        // Bluetooth LE workout sensors through BlueZ: the GATT decoders, and sample sources for sessions.
+        // The Bluetooth SIG's measurements, decoded and encoded: pure Swift, no D-Bus (fuzzed alone).
+        .target(name: "BluetoothGATT"),
+        // Bluetooth LE workout sensors through BlueZ: sample sources for sessions.
         .target(
             name: "BluetoothSensors",
             dependencies: [
+                "BluetoothGATT",
                 "DBus",
                 "GPSCore",
                 "LocationCore",
@@ -206,6 +210,12 @@ let package = Package(
             name: "FITFuzz",
             dependencies: ["FIT"],
             path: "Fuzz/FITFuzz"
+        ),
+        // The Bluetooth measurement decoders under libFuzzer, built the same way by scripts/fuzz-ble.
+        .executableTarget(
+            name: "BLEFuzz",
+            dependencies: ["BluetoothGATT"],
+            path: "Fuzz/BLEFuzz"
         ),
         .target(
             name: "TestSupport",

@@ -11,7 +11,7 @@ import GPSCore
 /// let bluez = try await FakeBlueZ(bus: bus.address)
 /// let strap = try await bluez.add(FakeBluetoothDevice(address: "C0:FF:EE:00:00:01", name: "HRM-Pro", sensors: [.heartRate]))
 /// let sensor = BluetoothSensor(address: "C0:FF:EE:00:00:01", bus: .address(bus.address))
-/// strap.send(heartRate: 142)            // a notification, once the sensor subscribed
+/// strap.send(HeartRateMeasurement(heartRate: 142))   // a notification, once the sensor subscribed
 /// ```
 ///
 /// It follows BlueZ's D-Bus API (`doc/org.bluez.*.rst` in BlueZ's source) where a client meets
