@@ -9,7 +9,7 @@ import LocationCore
 import Logging
 import Workout
 
-/// A Bluetooth LE workout sensor read through BlueZ, as a ``SampleSource`` of a
+/// A Bluetooth LE workout sensor read through BlueZ, as a `SampleSource` of a
 /// `WorkoutSession`: a heart-rate strap (heart rate, and the times between beats), a speed and
 /// cadence sensor (wheel speed and distance, cadence), or a power meter (power, cadence, speed).
 ///
@@ -156,7 +156,7 @@ public struct BluetoothSensorStatus: Sendable, Hashable {
     /// The measurements read (notifications that decoded).
     public var notifications = 0
     /// Notifications dropped because they were not what their specification says, by reason
-    /// (``MalformedNotification/reasonKey``).
+    /// (`MalformedNotification.reasonKey`).
     public var dropped: [String: Int] = [:]
     /// How many times the connection was lost after it was up.
     public var gaps = 0

@@ -72,8 +72,9 @@ struct Show: AsyncParsableCommand {
         }
         for type in QuantityType.allCases {
             guard let figures = statistics[type] else { continue }
-            let name = "\(type)".padding(toLength: 10, withPad: " ", startingAt: 0)
-            var line = "  \(name) avg \(String(format: "%.0f", figures.average)) max \(String(format: "%.0f", figures.maximum)) \(type.unit) (\(figures.count) samples)"
+            let name = "\(type)" + String(repeating: " ", count: max(0, 10 - "\(type)".count))
+            let format = Self.valueFormat(of: type)
+            var line = "  \(name) avg \(String(format: format, figures.average)) max \(String(format: format, figures.maximum)) \(type.unit) (\(figures.count) samples)"
             if type == .heartRate, let average = device?.heartRateAverage, let maximum = device?.heartRateMaximum,
                String(format: "%.0f/%.0f", average, maximum) != String(format: "%.0f/%.0f", figures.average, figures.maximum) {
                 line += " (the device: avg \(String(format: "%.0f", average)) max \(String(format: "%.0f", maximum)))"
@@ -100,6 +101,16 @@ struct Show: AsyncParsableCommand {
     /// A stored workout as `show --json` prints it: the keys of `list --json`, with the route's
     /// points and segments, the samples' figures, the active time, the events, the laps, and for
     /// a FIT or TCX import `device`, the device's own totals (keys as in the metadata).
+    /// How a value of `type` is printed: to the precision its sensors give (beats per minute and
+    /// watts whole, speeds and distances to a tenth, the times between beats to the millisecond).
+    static func valueFormat(of type: QuantityType) -> String {
+        switch type {
+        case .heartRate, .cadence, .power: "%.0f"
+        case .speed, .distance, .temperature: "%.1f"
+        case .heartbeatInterval: "%.3f"
+        }
+    }
+
     static func object(_ workout: WorkoutRecord, in store: WorkoutStore) async throws -> [String: Any] {
         let route = try await storeCall { try await store.route(of: workout.id) }
         var samples: [String: Any] = [:]

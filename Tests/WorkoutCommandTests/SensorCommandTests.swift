@@ -109,6 +109,10 @@ struct SensorCommandTests {
         #expect(sensors.first?["gaps"] as? Int == 1 && sensors.first?["battery"] as? Int == 81)
         #expect(sensors.dropFirst().allSatisfy { $0["gaps"] as? Int == 0 })
         #expect(!strap.isConnected && !cadence.isConnected && !meter.isConnected, "the recording disconnects its sensors as it ends")
+        // `workout show` prints each type to its sensors' precision: the times between beats to the millisecond.
+        let shown = try await run(["show", "--store", store, try #require(recorded["id"] as? String)])
+        let intervals = try #require(shown.output.first { $0.contains("heartbeat interval") }, "\(shown.output)")
+        #expect(intervals.wholeMatch(of: #/  heartbeat interval avg 0\.\d{3} max \d\.\d{3} s \(\d+ samples\)/#) != nil, "\(intervals)")
     }
 
     /// `workout sensors` lists the devices BlueZ knows and those a scan finds, with their workout
