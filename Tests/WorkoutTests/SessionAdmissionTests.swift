@@ -198,6 +198,7 @@ import Testing
 
     @Test func samplesNotAfterTheLastOfTheirTypeOrImpossibleAreDropped() {
         var engine = engine()
+        _ = feed(Self.run(1), into: &engine)
         let at = Self.start
         let taken = [
             QuantitySample(type: .heartRate, value: 120, at: at), QuantitySample(type: .heartRate, value: 121, at: at),
@@ -207,5 +208,19 @@ import Testing
         #expect(taken == [true, false, true, false, false])
         #expect(engine.admission.counts == [.sampleNotAfterLast: 1, .invalidSample: 2])
         #expect(engine.samples[.heartRate] == SampleFigures(120))
+    }
+
+    /// A strap connected while the receiver searches the sky sends before the first fix, dated by
+    /// the machine's clock (here a day ahead, as a machine without a real-time clock may be): those
+    /// samples are not the workout's, and must not have every later one dropped as not after them.
+    @Test func samplesBeforeTheFirstFixAreDroppedAndDecideNothing() {
+        var engine = engine()
+        let early = (0..<3).map { QuantitySample(type: .heartRate, value: 100, at: Self.start.addingTimeInterval(86_400 + Double($0))) }
+        #expect(early.map { engine.take($0) } == [false, false, false])
+        _ = feed(Self.run(3), into: &engine)
+        let dated = (0..<3).map { QuantitySample(type: .heartRate, value: 130 + Double($0), at: Self.start.addingTimeInterval(Double($0))) }
+        #expect(dated.map { engine.take($0) } == [true, true, true])
+        #expect(engine.admission.counts == [.sampleBeforeFirstFix: 3])
+        #expect(engine.samples[.heartRate]?.maximum == 132 && engine.samples[.heartRate]?.count == 3)
     }
 }

@@ -206,8 +206,7 @@ struct SessionStateMachine: Sendable {
             return broadcast()
         }
         guard engine.take(sample) else { return broadcast() }
-        // A sample that comes before any fix is shown, not kept: it is not the workout's.
-        if engine.now != nil || engine.admission.isHolding { queue.samples.append(sample) }
+        queue.samples.append(sample)
         return broadcast()
     }
 

@@ -36,8 +36,14 @@ public enum InputIssue: String, Sendable, Hashable, Codable, CaseIterable, Custo
     /// A fix whose horizontal accuracy is worse than ``FixRules/maximumHorizontalAccuracy``:
     /// kept as a route point, but not counted for distance, elevation or auto-pause.
     case inaccurate
-    /// A sample not after the last sample of its type (a sensor repeating itself). Dropped.
+    /// A sample not after the last sample of its type (a sensor repeating itself, or two sensors
+    /// measuring the same thing at the same time). Dropped.
     case sampleNotAfterLast = "sample_not_after_last"
+    /// A sample that came before the first fix: the workout begins at its first fix. Dropped,
+    /// and it does not decide which samples come after it (one dated by a clock the fixes have
+    /// not yet set, as a sensor's is on a machine without a real-time clock, would otherwise
+    /// have every later sample of its type dropped as not after it).
+    case sampleBeforeFirstFix = "sample_before_first_fix"
     /// A sample whose value is not a finite number, or negative where its type cannot be (or
     /// that the store refused). Dropped.
     case invalidSample = "invalid_sample"
@@ -61,14 +67,14 @@ public enum InputIssue: String, Sendable, Hashable, Codable, CaseIterable, Custo
         case .fixWithoutTime, .jump, .inaccurate: .kept
         case .weekRollover, .fixSameTime: .corrected
         case .fixWithoutTimeBeforeFirst, .fixNotAfterLast, .implausibleTime, .invalidFix, .sampleNotAfterLast,
-             .invalidSample, .backlogFull: .dropped
+             .sampleBeforeFirstFix, .invalidSample, .backlogFull: .dropped
         }
     }
 
     /// Whether it is about a fix (the others are about samples, or both).
     public var isAboutFixes: Bool {
         switch self {
-        case .sampleNotAfterLast, .invalidSample, .backlogFull: false
+        case .sampleNotAfterLast, .sampleBeforeFirstFix, .invalidSample, .backlogFull: false
         default: true
         }
     }
@@ -86,6 +92,7 @@ public enum InputIssue: String, Sendable, Hashable, Codable, CaseIterable, Custo
         case .jump: "jumps faster than the activity allows, not counted as distance"
         case .inaccurate: "fixes less accurate than the limit, not counted as distance"
         case .sampleNotAfterLast: "samples not after the sample before them, dropped"
+        case .sampleBeforeFirstFix: "samples before the first fix, dropped"
         case .invalidSample: "samples with an impossible value, dropped"
         case .backlogFull: "fixes and samples that came while the store was failing and the session held all it may, dropped"
         }

@@ -115,8 +115,14 @@ struct SessionEngine: Sendable {
         return output
     }
 
-    /// Takes a sample, unless the admission drops it. Returns whether it was taken.
+    /// Takes a sample, unless the admission drops it. Returns whether it was taken. Before the
+    /// first fix (taken or held) none is: the workout begins at its first fix
+    /// (``InputIssue/sampleBeforeFirstFix``).
     mutating func take(_ sample: QuantitySample) -> Bool {
+        guard now != nil || admission.isHolding else {
+            admission.note(.sampleBeforeFirstFix)
+            return false
+        }
         guard admission.admit(sample) else { return false }
         samples[sample.type].add(sample.value)
         if let lapStart = timeline.lapStartTime, sample.start.timeIntervalSince1970 >= lapStart {
