@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "GeoClue", targets: ["GeoClue"]),
         .library(name: "GeoClueSimulators", targets: ["GeoClueSimulators"]),
         .library(name: "BluetoothSensors", targets: ["BluetoothSensors"]),
+        .library(name: "BluetoothGATT", targets: ["BluetoothGATT"]),
         .library(name: "Simulators", targets: ["Simulators"]),
         .library(name: "Workout", targets: ["Workout"]),
         .library(name: "WorkoutSimulators", targets: ["WorkoutSimulators"]),

@@ -1,0 +1,67 @@
+import BluetoothSensors
+import DBus
+import Foundation
+import LocationFacade
+import Simulators
+import Testing
+import Workout
+import WorkoutSimulators
+
+/// The README's Bluetooth examples, compiled and run as printed.
+@Suite(.enabled(if: PrivateBus.isAvailable, "needs dbus-daemon: scripts/test installs it"), .timeLimit(.minutes(1)))
+struct ReadmeExampleTests {
+    @Test func theStrapsHeartRateArrivesAsASample() async throws {
+        let bus = try await PrivateBus()                  // a dbus-daemon of your own
+        let bluez = try await FakeBlueZ(bus: bus.address) // BlueZ's D-Bus API and an adapter, no radio
+        defer { bluez.stop(); bus.stop() }
+        let strap = try await bluez.add(FakeBluetoothDevice(address: "C0:FF:EE:00:00:01", name: "HRM-Pro", sensors: [.heartRate]))
+
+        let sensor = BluetoothSensor(address: "C0:FF:EE:00:00:01", bus: .address(bus.address))
+        var samples = sensor.start().makeAsyncIterator()  // finds it, connects, turns notifications on
+        for await status in sensor.statusUpdates() where status.connection == .connected { break }
+        strap.send(HeartRateMeasurement(heartRate: 142, rrIntervals: [0.421875]))
+        let heartRate = try #require(await samples.next())
+        let interval = try #require(await samples.next())
+        #expect(heartRate.type == .heartRate && heartRate.value == 142)
+        #expect(interval.type == .heartbeatInterval && interval.value == 0.421875)
+        strap.disconnect()                                // out of range: the sensor connects again
+        strap.setBattery(5)                               // or send(bytes, as:) that are not a measurement
+        sensor.stop()
+    }
+
+    /// The README's recording example: a strap and a power meter beside a replayed ride, their
+    /// samples dated by the fixes' time. (A few seconds of real time: the sensors are on a real bus.)
+    @Test func aRideIsRecordedWithTheSensorsBesideTheFixes() async throws {
+        let privateBus = try await PrivateBus()
+        let fake = try await FakeBlueZ(bus: privateBus.address)
+        defer { fake.stop(); privateBus.stop() }
+        let strap = try await fake.add(FakeBluetoothDevice(address: "C0:FF:EE:00:00:01", name: "HRM-Pro", sensors: [.heartRate]))
+        let meter = try await fake.add(FakeBluetoothDevice(address: "C0:FF:EE:00:00:03", name: "Assioma", sensors: [.power]))
+        let riding = [strap.ride(seed: 1, every: .milliseconds(100)), meter.ride(seed: 2, every: .milliseconds(100))]
+        defer { riding.forEach { $0.cancel() } }
+        let store = try WorkoutStore.inMemory()
+        let gps = ReplayLocationSource(locations: SyntheticTrack.generate(count: 600, seed: 1))
+        let bluetooth = DBusConnection.Address.address(privateBus.address)
+
+        let time = FixTime(following: gps)                   // date the samples by the fixes' time
+        let sensors = ["C0:FF:EE:00:00:01", "C0:FF:EE:00:00:03"].map {
+            BluetoothSensor(address: $0, bus: bluetooth, now: time.now)   // a strap and a power meter
+        }
+        let session = WorkoutSession(
+            store: store, source: gps, samples: sensors,
+            configuration: .init(activityType: .cycling, autoLapDistance: 1_000))
+        try session.start()
+        for await figures in session.statistics() {
+            print(figures.heartRate ?? 0, figures.samples[.power]?.latest ?? 0, figures.samples[.cadence]?.latest ?? 0)
+            if figures.elapsedTime >= 3, figures.samples[.power] != nil { break }
+        }
+        let workout = try await session.end()
+
+        for type in [QuantityType.heartRate, .power, .cadence] {
+            let samples = try await store.samples(of: workout.id, type: type)
+            #expect(!samples.isEmpty, "no \(type)")
+            // Dated by the fixes (2024 for the synthetic track), not by this machine's clock.
+            #expect(samples.allSatisfy { $0.start >= workout.start.addingTimeInterval(-2) && $0.end <= workout.end.addingTimeInterval(2) }, "\(type)")
+        }
+    }
+}
