@@ -57,6 +57,10 @@ struct SessionStateMachine: Sendable {
     private var watchers: [UInt64: AsyncStream<WorkoutSession.Statistics>.Continuation] = [:]
     /// The count of fixes admission had held at the last tick.
     private var heldAtLastTick = 0
+    /// When the figures were last sent for a sample (on the session's clock).
+    private var lastSampleBroadcast: Duration?
+    /// Whether a sample changed the figures since they were last sent.
+    private var sampleChangesUnsent = false
     private var nextWatcher: UInt64 = 0
 
     init(configuration: WorkoutSession.Configuration) {
@@ -194,19 +198,34 @@ struct SessionStateMachine: Sendable {
         return broadcast()
     }
 
-    /// A sample from a sample source; taken while ending too (the sources are stopping). `nil`:
-    /// not recording.
-    mutating func take(_ sample: QuantitySample) -> Broadcast? {
+    /// A sample from a sample source, at `now` on the session's clock; taken while ending too
+    /// (the sources are stopping). `nil`: not recording, or nothing to send yet: the figures a
+    /// sample changes are sent at most every ``sampleBroadcastInterval`` (the first of each type
+    /// at once), and what waits goes with the next fix, change or tick. A sensor may send a
+    /// thousand measurements a second; a reader woken for each would cost more than the rest.
+    mutating func take(_ sample: QuantitySample, at now: Duration) -> Broadcast? {
         switch lifecycle {
         case .running, .paused, .ending: break
         default: return nil
         }
         guard !queue.isFull else {
             engine.note(.backlogFull)
-            return broadcast()
+            return sampleBroadcast(at: now, firstOfItsType: false)
         }
-        guard engine.take(sample) else { return broadcast() }
+        guard engine.take(sample) else { return sampleBroadcast(at: now, firstOfItsType: false) }
         queue.samples.append(sample)
+        return sampleBroadcast(at: now, firstOfItsType: engine.samples[sample.type]?.count == 1)
+    }
+
+    /// How often, at most, the figures a sample changes are sent.
+    static let sampleBroadcastInterval = Duration.milliseconds(200)
+
+    private mutating func sampleBroadcast(at now: Duration, firstOfItsType: Bool) -> Broadcast? {
+        if !firstOfItsType, let last = lastSampleBroadcast, now - last < Self.sampleBroadcastInterval {
+            sampleChangesUnsent = true
+            return nil
+        }
+        lastSampleBroadcast = now
         return broadcast()
     }
 
@@ -220,7 +239,9 @@ struct SessionStateMachine: Sendable {
         }
         let held = engine.admission.heldCount
         defer { heldAtLastTick = held }
-        guard engine.admission.isHolding, held == heldAtLastTick, !queue.isFull else { return nil }
+        guard engine.admission.isHolding, held == heldAtLastTick, !queue.isFull else {
+            return sampleChangesUnsent ? broadcast() : nil
+        }
         record(engine.flushHeldFix())
         return broadcast()
     }
@@ -299,8 +320,10 @@ struct SessionStateMachine: Sendable {
         watchers[key] = nil
     }
 
-    private func broadcast() -> Broadcast {
-        Broadcast(statistics: statistics, watchers: Array(watchers.values))
+    /// The figures now, for every watcher: they carry any a sample changed that were not sent.
+    private mutating func broadcast() -> Broadcast {
+        sampleChangesUnsent = false
+        return Broadcast(statistics: statistics, watchers: Array(watchers.values))
     }
 
     var statistics: WorkoutSession.Statistics {

@@ -225,8 +225,9 @@ public final class WorkoutSession: Sendable {
         }
     }
 
-    /// The live figures: the current ones at once, then after each fix, sample and change, until
-    /// the session ends. `buffering` says what a slow reader gets: the newest `n` (by default
+    /// The live figures: the current ones at once, then after each fix and change, and after
+    /// samples at most five times a second of the session's clock (the first of each type at
+    /// once; what waits goes with the next fix, change or second), until the session ends. `buffering` says what a slow reader gets: the newest `n` (by default
     /// the newest one: a screen redrawn now and then shows the latest), or `.all` (a reader that
     /// must see each update, such as a log of every second).
     public func statistics(buffering: LocationManager.UpdateBuffering = .newest(1)) -> AsyncStream<Statistics> {
@@ -268,7 +269,7 @@ public final class WorkoutSession: Sendable {
 
     private func take(_ sample: QuantitySample) {
         let due = machine.withLock { machine in
-            machine.take(sample)?.send()
+            machine.take(sample, at: clock.now)?.send()
             return machine.isWriteDue
         }
         if due { wakeWriter() }

@@ -33,7 +33,9 @@ extension WorkoutStore {
         _ batch: WriteQueue.Batch, id: UUID, configuration: WorkoutSession.Configuration, inputIssues: [InputIssue: Int]
     ) async throws(WorkoutStoreError) -> SessionStaging {
         let owner = Self.sessionOwner(id)
-        let configurationJSON = Self.encode(configuration)
+        // Written once, with the session's first rows: encoding it for every write cost more
+        // than the write (a strap sending 1,000 measurements a second).
+        let configurationJSON = batch.staging == nil ? Self.encode(configuration) : ""
         var metadata = configuration.metadata.values
         for (issue, count) in inputIssues where count > 0 { metadata[issue.metadataKey] = String(count) }
         let metadataJSON = WorkoutRows.encode(metadata)

@@ -40,13 +40,16 @@ struct WriteQueue: Sendable {
         }
     }
 
-    /// An event is written at once (a pause may be the last thing before a crash); fixes when a
-    /// second's worth (by their own times) has come; a sample with the next fix, or at once when
-    /// no fix is held (the flusher writes anything held within a second of the clock anyway).
+    /// An event is written at once (a pause may be the last thing before a crash); fixes, and
+    /// samples, when a second's worth (by their own times) has come. The flusher writes anything
+    /// held within a second of the clock anyway, so a lone sample waits no longer. (Samples were
+    /// written at once when no fix was held: a sensor sending 1,000 measurements a second then
+    /// made a transaction of each.)
     func isDue(now: Double?) -> Bool {
         if !events.isEmpty { return true }
-        if let first = points.first?.location.time?.timeIntervalSince1970, let now { return now - first >= 1 }
-        return !samples.isEmpty
+        if let first = points.first?.location.time?.timeIntervalSince1970, let now, now - first >= 1 { return true }
+        if let first = samples.first?.start, let last = samples.last?.start { return last.timeIntervalSince(first) >= 1 }
+        return false
     }
 
     func batch(start: Double?) -> Batch? {
