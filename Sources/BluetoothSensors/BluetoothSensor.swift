@@ -106,7 +106,9 @@ public final class BluetoothSensor: SampleSource {
         runner.status
     }
 
-    /// The sensor's status each time it changes, newest first (a slow reader gets the latest).
+    /// The sensor's status each time its connection, battery, services or dropped notifications
+    /// change (a slow reader gets the latest). A measurement read changes only ``BluetoothSensorStatus/notifications``
+    /// and ``BluetoothSensorStatus/latest``, which ``status`` gives when asked: it sends no update.
     public func statusUpdates() -> AsyncStream<BluetoothSensorStatus> {
         runner.statusUpdates()
     }

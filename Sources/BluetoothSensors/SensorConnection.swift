@@ -75,9 +75,11 @@ struct SensorConnection {
             device = try await discover(on: bus, adapter: adapter)
         }
         runner.update(generation: generation) { $0.name = device.name }
-        // Everything about the device from here: its properties and its characteristics' values.
+        // The device's own properties from here (Connected, ServicesResolved); its battery's and
+        // its characteristics' values come to a handler below.
         let changes = try await bus.signals(matching: DBusMatchRule(
-            sender: BlueZ.service, pathNamespace: device.path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
+            sender: BlueZ.service, pathNamespace: device.path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+            arguments: [0: "org.bluez.Device1"]))
         var iterator = changes.makeAsyncIterator()
         // A device another program connected is used as it is, and left connected at the end;
         // one we connect, we disconnect.
@@ -102,6 +104,15 @@ struct SensorConnection {
             throw BluetoothError.noWorkoutService(address: configuration.address, services: current.serviceUUIDs.map(BluetoothUUID.serviceName))
         }
         try await readOnce(characteristics, device: current, on: bus)
+        // Measurements are read on the bus's thread as they come: through a stream, each would
+        // wake a thread of the task reading it, which at a thousand a second cost more than
+        // everything else about a measurement.
+        let measurements = try await bus.onSignals(matching: DBusMatchRule(
+            sender: BlueZ.service, pathNamespace: device.path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"
+        )) { [runner, generation, samples = Locked(SensorSamples(wheelCircumference: configuration.wheelCircumference))] change in
+            Self.read(change, characteristics: characteristics, samples: samples, runner: runner, generation: generation)
+        }
+        defer { measurements.cancel() }
         for path in measured.keys.sorted() {
             _ = try await bus.call(BlueZ.service, path: path, interface: "org.bluez.GattCharacteristic1", member: "StartNotify", timeout: configuration.connectTimeout)
             notifying.withLock { $0.characteristics.append(path) }
@@ -109,36 +120,45 @@ struct SensorConnection {
         connected.withLock { $0 = true }
         runner.update(generation: generation) { $0.services = current.workoutServices.filter { $0 != "battery" } }
         runner.connected(generation: generation)
-        var samples = SensorSamples(wheelCircumference: configuration.wheelCircumference)
         while let change = await iterator.next() {
             try Task.checkCancellation()
-            guard change.arguments.count >= 2, let interface = change.arguments[0].stringValue,
-                  let properties = change.arguments[1].stringKeyedValue
-            else { continue }
-            switch interface {
-            case "org.bluez.Device1" where change.path == device.path:
-                if properties["Connected"]?.boolValue == false {
-                    throw BluetoothError.connectionFailed(address: configuration.address, reason: "the device disconnected")
-                }
-            case "org.bluez.Battery1":
-                if let percent = properties["Percentage"]?.intValue { runner.update(generation: generation) { $0.batteryPercent = percent } }
-            case "org.bluez.GattCharacteristic1":
-                guard let uuid = characteristics[change.path], let bytes = properties["Value"]?.bytes else { continue }
-                if uuid == BluetoothUUID.batteryLevel, let level = try? BatteryLevel(bytes: bytes) {
-                    runner.update(generation: generation) { $0.batteryPercent = level.percent }
-                    continue
-                }
-                do {
-                    runner.deliver(try samples.samples(of: uuid, bytes, at: runner.now(), now: runner.clock.now), generation: generation)
-                } catch {
-                    runner.logger.debug("a notification was dropped", metadata: ["reason": "\(error)"])
-                    runner.update(generation: generation) { $0.dropped[error.reasonKey, default: 0] += 1 }
-                }
-            default:
-                continue
+            guard change.path == device.path, let properties = change.arguments.dropFirst().first?.stringKeyedValue else { continue }
+            if properties["Connected"]?.boolValue == false {
+                throw BluetoothError.connectionFailed(address: configuration.address, reason: "the device disconnected")
             }
         }
         try Task.checkCancellation()
+    }
+
+    /// A change of the battery's or a characteristic's properties, on the bus's thread: a
+    /// battery level, or a measurement's samples handed to the runner (or its malformation counted).
+    private static func read(
+        _ change: DBusSignal, characteristics: [String: String], samples: Locked<SensorSamples>, runner: SensorRunner, generation: UInt64
+    ) {
+        guard change.arguments.count >= 2, let interface = change.arguments[0].stringValue,
+              let properties = change.arguments[1].stringKeyedValue
+        else { return }
+        switch interface {
+        case "org.bluez.Battery1":
+            if let percent = properties["Percentage"]?.intValue { runner.update(generation: generation) { $0.batteryPercent = percent } }
+        case "org.bluez.GattCharacteristic1":
+            guard let uuid = characteristics[change.path], let bytes = properties["Value"]?.bytes else { return }
+            if uuid == BluetoothUUID.batteryLevel, let level = try? BatteryLevel(bytes: bytes) {
+                runner.update(generation: generation) { $0.batteryPercent = level.percent }
+                return
+            }
+            do {
+                let taken = try samples.withLock { samples throws(MalformedNotification) in
+                    try samples.samples(of: uuid, bytes, at: runner.now(), now: runner.clock.now)
+                }
+                runner.deliver(taken, generation: generation)
+            } catch {
+                runner.logger.debug("a notification was dropped", metadata: ["reason": "\(error)"])
+                runner.update(generation: generation) { $0.dropped[error.reasonKey, default: 0] += 1 }
+            }
+        default:
+            return
+        }
     }
 
     /// Scans until BlueZ knows the device (it advertises), for at most the connect timeout.

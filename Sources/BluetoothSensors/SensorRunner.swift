@@ -106,7 +106,8 @@ final class SensorRunner: Sendable {
                 state.status.latest[sample.type] = sample.value
                 state.samples?.yield(sample)
             }
-            for watcher in state.watchers.values { watcher.yield(state.status) }
+            // No status update for a measurement: it would wake every watcher as often as the
+            // sensor sends (a thousand times a second), for counters `status` gives when asked.
         }
     }
 

@@ -123,6 +123,20 @@ public final class DBusConnection: Sendable {
         return stream
     }
 
+    /// Calls `handler` with each signal that matches `rule`, on the connection's own thread as
+    /// the signal is read, until the returned registration is cancelled or the connection ends
+    /// (then `ended` is called, once). For signals that come by the thousand a second, such as a
+    /// Bluetooth sensor's notifications: a stream wakes its reader's thread for each signal,
+    /// where a handler runs on the thread that read it. `handler` must be quick and must not
+    /// block or call this connection and wait: the connection waits for it.
+    ///
+    /// - Throws: ``DBusError`` when the bus refuses the rule or the connection is closed.
+    public func onSignals(
+        matching rule: DBusMatchRule, ended: @escaping @Sendable () -> Void = {}, _ handler: @escaping @Sendable (DBusSignal) -> Void
+    ) async throws -> DBusRegistration {
+        DBusRegistration(try await loop.addMatch(rule.description, received: handler, ended: ended))
+    }
+
     // MARK: - Objects of our own
 
     /// Puts `interface` on the bus at `path`, for others to call, read and watch, and returns the
@@ -146,7 +160,7 @@ public final class DBusConnection: Sendable {
     }
 }
 
-/// Something registered on the bus (an object manager) until cancelled.
+/// Something registered on the bus (an object manager, a signal handler) until cancelled.
 public final class DBusRegistration: Sendable {
     private let slot: SlotBox
 
