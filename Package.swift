@@ -304,6 +304,7 @@ let package = Package(
         .executableTarget(
             name: "gpsbench",
             dependencies: [
+                "BluetoothGATT",
                 "DBus",
                 "GeoClue",
                 "LocationFacade",

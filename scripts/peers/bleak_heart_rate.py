@@ -2,19 +2,23 @@
 """Reads a heart-rate strap with bleak, a BLE client library we did not write, through BlueZ on the
 bus DBUS_SYSTEM_BUS_ADDRESS names (the fake BlueZ in our tests).
 
-Usage: bleak_heart_rate.py ADDRESS COUNT
+Usage: bleak_heart_rate.py ADDRESS COUNT [--quiet]
 
 Finds the device by a scan, connects, reads its body sensor location, turns notifications of the
 Heart Rate Measurement on and prints `ready`; then prints each notification as
 one JSON line: its bytes, and the heart rate and RR intervals decoded here, by the Heart Rate
 Service specification (not by our decoder); after COUNT of them turns notifications off and
-disconnects. The first line is a JSON object of what it found: name, services, location. (Its
+disconnects. The first line is a JSON object of what it found: name, services, location. With
+--quiet (for scripts/bench.d/75-bluetooth-sensor.py) it decodes each notification but prints, after
+the COUNT-th, one JSON line: the notifications, and the wall and CPU seconds they took, counted
+from the first one (so neither Python's start nor the scan and connection are in them). (Its
 battery is not among them: BlueZ's battery plugin takes the Battery Service, and shows the level as
 the device's org.bluez.Battery1, which bleak does not read.)
 """
 import asyncio
 import json
 import sys
+import time
 
 from bleak import BleakClient, BleakScanner
 
@@ -50,7 +54,7 @@ def decode(data):
     return rate, intervals
 
 
-async def main(address, count):
+async def main(address, count, quiet=False):
     device = await BleakScanner.find_device_by_address(address, timeout=10)
     if device is None:
         print(json.dumps({"error": f"{address} not found"}), flush=True)
@@ -64,13 +68,20 @@ async def main(address, count):
         received = asyncio.Queue()
         await client.start_notify(HEART_RATE_MEASUREMENT, lambda _, data: received.put_nowait(bytes(data)))
         print("ready", flush=True)
+        started = None
         for _ in range(count):
             data = await received.get()
+            if started is None:
+                started = (time.perf_counter(), time.process_time())
             rate, intervals = decode(data)
-            print(json.dumps({"bytes": data.hex(), "heart_rate": rate, "rr": intervals}), flush=True)
+            if not quiet:
+                print(json.dumps({"bytes": data.hex(), "heart_rate": rate, "rr": intervals}), flush=True)
+        if quiet:
+            print(json.dumps({"notifications": count, "seconds": time.perf_counter() - started[0],
+                              "cpu_seconds": time.process_time() - started[1]}), flush=True)
         await client.stop_notify(HEART_RATE_MEASUREMENT)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main(sys.argv[1], int(sys.argv[2]))))
+    sys.exit(asyncio.run(main(sys.argv[1], int(sys.argv[2]), quiet="--quiet" in sys.argv[3:])))
