@@ -64,7 +64,8 @@ public final class BluetoothSensor: SampleSource {
     private let runner: SensorRunner
 
     /// A sensor at `address` on `bus`; its backoff and timeouts timed on `clock`, its samples dated
-    /// by `now`. Nothing happens until ``start()``.
+    /// by `now` (called on the bus connection's thread as each measurement is read: it must be
+    /// quick, as `FixTime.now` is). Nothing happens until ``start()``.
     public convenience init(
         address: String, bus: DBusConnection.Address = .system, wheelCircumference: Double = 2.105,
         clock: some Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
