@@ -52,7 +52,7 @@ struct SensorCommandTests {
 
     /// `workout record --sensor` three times records heart rate, cadence and power from a strap,
     /// a speed and cadence sensor and a power meter riding a seeded model, dated by the ride's
-    /// fixes, into a saved workout whose every lap has them. The strap drops out in the middle: a
+    /// fixes, into a saved workout whose laps have them. The strap drops out in the middle: a
     /// line says it was lost, another that it is back, and the JSON counts the gap.
     @Test func recordingFromThreeSensorsSavesThemPerLap() async throws {
         let bus = try await PrivateBus()
@@ -70,7 +70,7 @@ struct SensorCommandTests {
         defer { riding.forEach { $0.cancel() } }
 
         let recorder = try workout([
-            "record", "--store", store, "--simulate", try writeRide(), "--speed", "10", "--activity", "cycling", "--auto-lap", "200",
+            "record", "--store", store, "--simulate", try writeRide(), "--speed", "10", "--activity", "cycling", "--auto-lap", "150",
             "--sensor", Self.strap, "--sensor", Self.cadence.lowercased(), "--sensor", Self.meter, "--bus", bus.address, "--json",
         ])
         await waitUntil { [strap, cadence, meter].allSatisfy { $0.isNotifying($0.sensors[0]) } || recorder.exitStatus != nil }
@@ -80,7 +80,7 @@ struct SensorCommandTests {
         strap.disconnect()
         await waitUntil { strap.connections == 2 && strap.isNotifying(.heartRate) }
         let sentBefore = strap.sentNotifications
-        await waitUntil { strap.sentNotifications >= sentBefore + 30 }
+        await waitUntil { strap.sentNotifications >= sentBefore + 50 }
         recorder.send(signal: SIGINT)
         #expect(await recorder.waitUntilExit() == 0, "\(recorder.lines(.error))")
 
@@ -98,11 +98,13 @@ struct SensorCommandTests {
         #expect((110...175).contains(samples["heart_rate"]?["maximum"] as? Double ?? 0))
         #expect((120...320).contains(samples["power"]?["maximum"] as? Double ?? 0))
         let laps = try #require(recorded["laps"] as? [[String: Any]])
-        #expect(laps.count >= 2, "\(laps.count) laps of 200 m")
-        for lap in laps.dropLast() {  // the last may be a moment long
-            let lapSamples = lap["samples"] as? [String: Any] ?? [:]
-            #expect(lapSamples["heart_rate"] != nil && lapSamples["cadence"] != nil && lapSamples["power"] != nil, "lap \(lap["index"] ?? "?"): \(lapSamples.keys)")
-        }
+        #expect(laps.count >= 4, "\(laps.count) laps of 150 m")
+        // The laps between the first (the recording starts at once: a sensor may connect a few
+        // seconds into it) and the last (it may be a moment long) have cadence and power; heart
+        // rate all but one at most: 150 m is under 2 s here, and the strap is gone about as long.
+        let middle = laps.dropFirst().dropLast().map { $0["samples"] as? [String: Any] ?? [:] }
+        #expect(middle.allSatisfy { $0["cadence"] != nil && $0["power"] != nil }, "\(middle.map(\.keys))")
+        #expect(middle.filter { $0["heart_rate"] == nil }.count <= 1, "\(middle.map(\.keys))")
         let sensors = try #require(recorded["sensors"] as? [[String: Any]])
         #expect(sensors.compactMap { $0["address"] as? String } == [Self.strap, Self.cadence, Self.meter])
         #expect(sensors.allSatisfy { ($0["measurements"] as? Int ?? 0) > 10 })
