@@ -53,7 +53,7 @@ struct ReadmeExampleTests {
         try session.start()
         for await figures in session.statistics() {
             print(figures.heartRate ?? 0, figures.samples[.power]?.latest ?? 0, figures.samples[.cadence]?.latest ?? 0)
-            if figures.elapsedTime >= 3, figures.samples[.power] != nil { break }
+            if figures.elapsedTime >= 3, figures.heartRate != nil, figures.samples[.cadence] != nil { break }
         }
         let workout = try await session.end()
 
