@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
+import GPSCore
 
 /// The time as a location source's fixes tell it: the latest fix's time, plus the time gone by
 /// since it came. For dating what comes beside the fixes (a heart-rate strap's measurements) on
@@ -34,11 +34,13 @@ public final class FixTime: Sendable {
         var given: Date?
     }
 
-    private let state = Mutex(State())
+    // GPSCore's pthread lock, which ThreadSanitizer sees (Synchronization.Mutex it does not): two
+    // sensors read the time on their buses' threads at once.
+    private let state = Locked(State())
     private let clock: ElapsedClock
     private let rate: Double
     private let fallback: @Sendable () -> Date
-    private let observation = Mutex<LocationObservation?>(nil)
+    private let observation = Locked<LocationObservation?>(nil)
 
     /// The time of `source`'s fixes: `rate` seconds of fix time go by per second of `clock` (a
     /// replay played 10 times as fast: 10).
