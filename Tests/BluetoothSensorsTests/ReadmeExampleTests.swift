@@ -4,6 +4,7 @@ import Foundation
 import LocationFacade
 import Simulators
 import Testing
+import TestSupport
 import Workout
 import WorkoutSimulators
 
@@ -40,7 +41,8 @@ struct ReadmeExampleTests {
         let riding = [strap.ride(seed: 1, every: .milliseconds(100)), meter.ride(seed: 2, every: .milliseconds(100))]
         defer { riding.forEach { $0.cancel() } }
         let store = try WorkoutStore.inMemory()
-        let gps = ReplayLocationSource(locations: SyntheticTrack.generate(count: 600, seed: 1))
+        let track = SyntheticTrack.generate(count: 600, seed: 1)
+        let gps = ReplayLocationSource(locations: track)
         let bluetooth = DBusConnection.Address.address(privateBus.address)
 
         let time = FixTime(following: gps)                   // date the samples by the fixes' time
@@ -55,6 +57,12 @@ struct ReadmeExampleTests {
             print(figures.heartRate ?? 0, figures.samples[.power]?.latest ?? 0, figures.samples[.cadence]?.latest ?? 0)
             if figures.elapsedTime >= 3, figures.heartRate != nil, figures.samples[.cadence] != nil { break }
         }
+        // The samples so far are dated by FixTime, which runs on from the last fix by the clock:
+        // on a starved CI machine the replay's fixes fell seconds behind it, and a session ended
+        // at once left every heart rate after its last fix. Its fixes catch up first.
+        let sampledUntil = time.now()
+        let first = try #require(track.first?.time)
+        await waitUntil { first.addingTimeInterval(session.currentStatistics.elapsedTime) >= sampledUntil }
         let workout = try await session.end()
 
         for type in [QuantityType.heartRate, .power, .cadence] {
