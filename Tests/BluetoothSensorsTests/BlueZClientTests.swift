@@ -170,6 +170,10 @@ struct BlueZClientTests {
             await clock.advance(by: .seconds(1))
             await waitUntil { sensor.status.notifications >= 3 * second }
         }
+        // A notification is counted as it is read, on the bus's thread; its samples reach the
+        // stream's reader a moment later.
+        await collected.waitFor(seconds, of: .heartRate)
+        await collected.waitFor(seconds, of: .power)
         var model = FakeBluetoothDevice.RideModel(seed: 7)
         let made = (1...seconds).map { model.next(after: 1, at: Date(timeIntervalSince1970: Double($0))) }
         let value = { (type: QuantityType) in made.map { samples in samples.first { $0.type == type }!.value } }
