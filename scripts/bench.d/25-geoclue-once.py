@@ -24,20 +24,12 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import BIN, c_tool, row  # noqa: E402
+from benchlib import BIN, BUS_CONFIG, c_tool, row  # noqa: E402
 
 RUNS = int(os.environ.get("GEOCLUE_RUNS", "30"))
 GEOCLUE = "/usr/libexec/geoclue"
 WHERE_AM_I = "/usr/libexec/geoclue-2.0/demos/where-am-i"
 GGA = b"$GPGGA,100000.00,5128.675680,N,00000.092700,W,1,07,0.9,30.000,M,45.6,M,,*4D\r\n"
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>system</type><listen>unix:path={folder}/bus</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow user="*"/><allow own="*"/>
-<allow send_type="method_call"/><allow send_type="signal"/><allow send_type="method_return"/><allow send_type="error"/>
-<allow receive_type="method_call"/><allow receive_type="signal"/><allow receive_type="method_return"/><allow receive_type="error"/>
-</policy></busconfig>
-"""
 GEOCLUE_CONFIG = "".join(f"[{source}]\nenable=false\n" for source in ["3g", "cdma", "modem-gps", "wifi", "compass", "static-source"])
 GEOCLUE_CONFIG = "[agent]\nwhitelist=geoclue-demo-agent\n[network-nmea]\nenable=true\n" + GEOCLUE_CONFIG
 

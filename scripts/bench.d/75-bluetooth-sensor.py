@@ -30,21 +30,13 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import BENCH_DIR, BIN, row  # noqa: E402
+from benchlib import BENCH_DIR, BIN, BUS_CONFIG, row  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DURATION = int(os.environ.get("SENSOR_BENCH_SECONDS", "30"))
 RATE = 1000
 STRAP = "C0:FF:EE:00:00:01"
 TRACK = os.path.join(ROOT, "fixtures/gpx/greenwich-walk.gpx")  # 109 s at 1 Hz: longer than DURATION
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>system</type><listen>unix:path={folder}/bus</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow user="*"/><allow own="*"/>
-<allow send_type="method_call"/><allow send_type="signal"/><allow send_type="method_return"/><allow send_type="error"/>
-<allow receive_type="method_call"/><allow receive_type="signal"/><allow receive_type="method_return"/><allow receive_type="error"/>
-</policy></busconfig>
-"""
 
 
 def cpu_of(pid):

@@ -116,3 +116,14 @@ def big_gpx(points=500_000):
         out.write(' </trkseg>\n </trk>\n</gpx>\n')
     os.rename(path + ".tmp", path)
     return path
+
+
+# A system-type D-Bus configuration for a private dbus-daemon in `folder` (GeoClue, the fake BlueZ).
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>system</type><listen>unix:path={folder}/bus</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow user="*"/><allow own="*"/>
+<allow send_type="method_call"/><allow send_type="signal"/><allow send_type="method_return"/><allow send_type="error"/>
+<allow receive_type="method_call"/><allow receive_type="signal"/><allow receive_type="method_return"/><allow receive_type="error"/>
+</policy></busconfig>
+"""
