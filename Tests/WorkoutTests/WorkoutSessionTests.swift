@@ -492,6 +492,39 @@ import WorkoutSimulators
 
     /// The current speed is smoothed (one noisy fix does not swing the pace on the screen), and
     /// standing still has no pace.
+    /// A sensor may send a thousand measurements a second; a reader of the live figures is woken
+    /// by them at most every 200 ms of the session's clock. The first sample of a type goes out at
+    /// once; what waits goes out with the next sample after the interval, or with the next tick.
+    @Test func samplesAreSentToReadersAtMostFiveTimesASecond() async throws {
+        let clock = VirtualClock()
+        let source = FakeLocationSource()
+        let strap = HandFedSampleSource()
+        let session = WorkoutSession(
+            store: try WorkoutStore.inMemory(), source: source, samples: [strap], configuration: Self.running, clock: clock)
+        let figures = session.statistics(buffering: .all)
+        try session.start()
+        let first = Self.runWithStops(0)[0]
+        source.send(.location(first))
+        func send(_ range: Range<Int>) async {
+            for index in range {
+                strap.send(QuantitySample(type: .heartRate, value: 100 + Double(index % 50), at: first.time!.addingTimeInterval(Double(index) / 1_000)))
+            }
+            await waitUntil { session.currentStatistics.samples[.heartRate]?.count == range.upperBound }
+        }
+        await send(0..<1_000)  // all at 0 s on the session's clock: the first is sent, the rest wait
+        await clock.advance(by: .milliseconds(199))
+        await send(1_000..<1_001)  // still within 200 ms of the last sent: waits
+        await clock.advance(by: .milliseconds(1))
+        await send(1_001..<1_003)  // 200 ms on: the first of these is sent with all before it
+        await clock.advance(by: .milliseconds(800))  // the tick at 1 s sends the last
+        _ = try await session.end()
+        var counts: [Int] = []
+        for await figure in figures {
+            if let count = figure.samples[.heartRate]?.count, count != counts.last { counts.append(count) }
+        }
+        #expect(counts == [1, 1_002, 1_003])
+    }
+
     @Test func theCurrentSpeedIsSmoothedAndAStopHasNoPace() async throws {
         var track = Self.runWithStops(1)
         for index in 1...60 { track[index].speed = index.isMultiple(of: 2) ? 2 : 4 }  // 3 m/s, noisy
@@ -540,4 +573,19 @@ private final class FixesAtStart: LocationSource {
 
     func stop() {}
     func requestLatestFix() {}
+}
+
+/// A sample source a test hands each sample to: what it sends before the session starts reading
+/// waits in the stream.
+private final class HandFedSampleSource: SampleSource {
+    private let stream: AsyncStream<QuantitySample>
+    private let continuation: AsyncStream<QuantitySample>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: QuantitySample.self)
+    }
+
+    func start() -> AsyncStream<QuantitySample> { stream }
+    func send(_ sample: QuantitySample) { continuation.yield(sample) }
+    func stop() { continuation.finish() }
 }
