@@ -35,6 +35,7 @@ package final class ChildProcess: Sendable {
     }
 
     private let pid: pid_t
+    private let reaper: Reaper
     private let inputDescriptor: Int32
     private let state = Locked(State())
 
@@ -54,13 +55,53 @@ package final class ChildProcess: Sendable {
         let (child, input, output, error) = try Self.spawn(executable, arguments, environment: environment, standardInput: standardInput)
         pid = child
         inputDescriptor = input
+        let reaper = Reaper(pid: child)
+        self.reaper = reaper
         startReading(output, for: .output)
         startReading(error, for: .error)
-        Threads.detach { [weak self, child] in
-            var status: Int32 = 0
-            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        Threads.detach { [weak self] in
+            let status = reaper.waitAndReap()
             let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
             self?.exited(with: exitStatus)
+        }
+    }
+
+    /// Reaps the child, and sends it signals only while it is there to get them.
+    ///
+    /// Once a child is reaped its process id is free, and the system gives it to the next process
+    /// started on the machine (ids run to 32,768 here, and a test run starts thousands): a signal
+    /// sent to the id after that lands on a stranger. A test run lost its own output pipe that
+    /// way, to a SIGTERM meant for a gpsd that had ended long before. (Foundation's
+    /// `Process.terminate()` sends it all the same, which is one reason these fakes do not use it.)
+    ///
+    /// So the reaper first waits for the child to end without reaping it (`WNOWAIT`: the id stays
+    /// the child's, a zombie's), then reaps it under the lock a signal is sent under, and a signal
+    /// is sent only before that.
+    private final class Reaper: Sendable {
+        let pid: pid_t
+        private let reaped = Locked(false)
+
+        init(pid: pid_t) {
+            self.pid = pid
+        }
+
+        /// Sends `signal` unless the child has been reaped.
+        func send(_ signal: Int32) {
+            reaped.withLock { reaped in
+                if !reaped { kill(pid, signal) }
+            }
+        }
+
+        /// Waits for the child to end, then reaps it; returns its wait status.
+        func waitAndReap() -> Int32 {
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+            return reaped.withLock { reaped in
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}  // it has ended: at once
+                reaped = true
+                return status
+            }
         }
     }
 
@@ -151,7 +192,7 @@ package final class ChildProcess: Sendable {
     }
 
     deinit {
-        kill(pid, SIGTERM)
+        reaper.send(SIGTERM)
         closeInput()
     }
 
@@ -191,17 +232,34 @@ package final class ChildProcess: Sendable {
         }
     }
 
-    /// Writes `text` to the process's standard input.
-    package func write(_ text: String) {
-        guard !state.withLock({ $0.inputClosed }) else { return }
+    /// Writes `text` to the process's standard input; `false` if not all of it could be written
+    /// (the process has closed its input, or ended).
+    ///
+    /// A write to a pipe whose reader has gone raises SIGPIPE, which ends the whole test process
+    /// without a word: so SIGPIPE is blocked on this thread while it writes, and one the write
+    /// raised is taken off before it is unblocked. The write fails with EPIPE instead.
+    @discardableResult
+    package func write(_ text: String) -> Bool {
+        guard !state.withLock({ $0.inputClosed }) else { return false }
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        defer {
+            var noWait = timespec(tv_sec: 0, tv_nsec: 0)
+            while sigtimedwait(&pipeSignal, nil, &noWait) == SIGPIPE {}
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(inputDescriptor, $0.baseAddress, $0.count) }
             if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
+            if written <= 0 { return false }
             offset += written
         }
+        return true
     }
 
     /// Closes the process's standard input (once: a second close could close a descriptor that
@@ -221,7 +279,7 @@ package final class ChildProcess: Sendable {
 
     /// Sends `signal`, unless the process has ended.
     package func send(signal: Int32) {
-        if state.withLock({ $0.exitStatus == nil }) { kill(pid, signal) }
+        reaper.send(signal)
     }
 
     private func exited(with status: Int32) {
