@@ -306,6 +306,11 @@ import WorkoutSimulators
         let figures = session.statistics()
         try session.start()
         await clock.advance(by: .seconds(Double(track.count)))
+        // The samples reach the session through their stream, a moment after the fixes they
+        // follow, and the last of them wait for the next tick to be sent.
+        let sent = sensor.samples(for: track).count
+        await waitUntil { session.currentStatistics.samples[.heartRate]?.count == sent }
+        await clock.advance(by: .seconds(1))
         var iterator = figures.makeAsyncIterator()
         let latest = try #require(await iterator.next())
         let workout = try await session.end()
