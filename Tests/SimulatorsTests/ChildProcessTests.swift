@@ -12,7 +12,7 @@ import TestSupport
 
     /// Once a child has ended and been reaped, the system gives its id to the next process started.
     /// A signal the ended child's object sends after that (its `terminate()`, its deinit) must not
-    /// reach that stranger: a CI run lost its own output pipe to such a SIGTERM.
+    /// reach that stranger (the test run's own `tee`, say, or another test's daemon).
     @Test(.enabled(if: choosesProcessIDs, "needs to choose the next process id: root"))
     func signalsForAnEndedChildReachNoProcessGivenItsID() async throws {
         var ended: ChildProcess? = try ChildProcess("true", [])

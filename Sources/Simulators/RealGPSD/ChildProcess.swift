@@ -70,9 +70,8 @@ package final class ChildProcess: Sendable {
     ///
     /// Once a child is reaped its process id is free, and the system gives it to the next process
     /// started on the machine (ids run to 32,768 here, and a test run starts thousands): a signal
-    /// sent to the id after that lands on a stranger. A test run lost its own output pipe that
-    /// way, to a SIGTERM meant for a gpsd that had ended long before. (Foundation's
-    /// `Process.terminate()` sends it all the same, which is one reason these fakes do not use it.)
+    /// sent to the id after that lands on a stranger: the test run's own `tee`, or another test's
+    /// daemon. (Foundation's `Process.terminate()` sends it all the same.)
     ///
     /// So the reaper first waits for the child to end without reaping it (`WNOWAIT`: the id stays
     /// the child's, a zombie's), then reaps it under the lock a signal is sent under, and a signal
