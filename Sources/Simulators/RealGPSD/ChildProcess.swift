@@ -34,7 +34,6 @@ package final class ChildProcess: Sendable {
         var inputClosed = false
     }
 
-    private let pid: pid_t
     private let reaper: Reaper
     private let inputDescriptor: Int32
     private let state = Locked(State())
@@ -53,7 +52,6 @@ package final class ChildProcess: Sendable {
     package init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, standardInput: String? = nil) throws {
         commandLine = ([executable] + arguments).joined(separator: " ")
         let (child, input, output, error) = try Self.spawn(executable, arguments, environment: environment, standardInput: standardInput)
-        pid = child
         inputDescriptor = input
         let reaper = Reaper(pid: child)
         self.reaper = reaper
@@ -196,7 +194,7 @@ package final class ChildProcess: Sendable {
     }
 
     /// The process id.
-    package var processIdentifier: Int32 { pid }
+    package var processIdentifier: Int32 { reaper.pid }
 
     /// How it ended (the exit code, or 128 + the signal), or `nil` while it runs.
     package var exitStatus: Int32? { state.withLock { $0.exitStatus } }
