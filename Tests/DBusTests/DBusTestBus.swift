@@ -35,8 +35,12 @@ struct DBusTestBus {
         echo.addMethod("FailPlainly") { _ in throw PlainError() }
         echo.addMethod("Hang") { _ in
             hangStarted.yield()
-            try await Task.sleep(for: .seconds(3600))
-            return []
+            // Answers nothing until the call is cancelled: a stream nothing is sent on ends for its
+            // reader when the reader's task is cancelled.
+            let (never, sender) = AsyncStream.makeStream(of: Never.self)
+            defer { sender.finish() }
+            for await _ in never {}
+            throw CancellationError()
         }
         echo.addMethod("Sender", output: "s") { call in [.string(call.sender ?? "")] }
         echo.addMethod("BadPath", output: "o") { _ in [.objectPath("not a path")] }
