@@ -5,8 +5,9 @@ import TestSupport
 
 /// The child processes the fakes and the tests start (gpsd, gpsfake, dbus-daemon, the commands):
 /// a signal meant for one never reaches another process, and writing to one that has gone never
-/// ends the test process.
-@Suite struct ChildProcessTests {
+/// ends the test process. One at a time, and alone in `scripts/test`: a process started anywhere
+/// takes the id the first test hands on.
+@Suite(.serialized) struct ChildProcessTests {
     /// Whether this process may choose the id the next process gets (root, on Linux).
     static let choosesProcessIDs = access("/proc/sys/kernel/ns_last_pid", W_OK) == 0
 
