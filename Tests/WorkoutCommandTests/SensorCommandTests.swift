@@ -164,9 +164,13 @@ struct SensorCommandTests {
         try await expectUnavailable("has no Bluetooth adapter", bus: bus.address)
         withoutAdapter.stop()
 
-        let poweredOff = try await FakeBlueZ(bus: bus.address, powered: false)
+        // On a bus of its own: the bus may not yet have seen the fake before it go, and still
+        // give org.bluez to that one (a fresh-clone run failed so).
+        let secondBus = try await PrivateBus()
+        defer { secondBus.stop() }
+        let poweredOff = try await FakeBlueZ(bus: secondBus.address, powered: false)
         defer { poweredOff.stop() }
-        try await expectUnavailable("The Bluetooth adapter hci0 is powered off. Turn it on (bluetoothctl power on).", bus: bus.address)
+        try await expectUnavailable("The Bluetooth adapter hci0 is powered off. Turn it on (bluetoothctl power on).", bus: secondBus.address)
         let listed = FileManager.default.fileExists(atPath: store) ? try await run(["list", "--store", store]).output : []
         #expect(listed.isEmpty, "nothing was recorded: \(listed)")
     }

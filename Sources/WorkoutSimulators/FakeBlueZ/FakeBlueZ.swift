@@ -113,7 +113,9 @@ public final class FakeBlueZ: Sendable {
         return device
     }
 
-    /// Takes BlueZ off the bus, as `bluetoothd` exiting does.
+    /// Takes BlueZ off the bus, as `bluetoothd` exiting does. The bus sees the connection close a
+    /// moment later: until then `org.bluez` is still this fake's, and another `FakeBlueZ` started
+    /// on the same bus at once may be refused it.
     public func stop() {
         advertiser.withLock { $0?.cancel() }
         connection.close()
