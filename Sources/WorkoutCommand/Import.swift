@@ -15,7 +15,9 @@ struct Import: AsyncParsableCommand {
             its byte offset in a FIT file). Importing a track or activity the store already holds \
             saves nothing and says so. A FIT file with a bad CRC, or cut off partway, is imported \
             with a warning (--strict refuses it); one that is not an activity (a FIT or TCX course, settings) \
-            or has no records says so and saves nothing. With --json, one JSON object per workout \
+            or has no records says what it holds and saves nothing. A file from which nothing is imported \
+            (no workout new or already in the store) is bad input: it exits \(ExitStatus.dataError.rawValue), \
+            as a file that is not GPX, FIT or TCX does. With --json, one JSON object per workout \
             per line. A file that cannot be read or is not well-formed stops with its file and its \
             line and column, or byte offset (exit \
             \(ExitStatus.dataError.rawValue); \(ExitStatus.noInput.rawValue) when it cannot be opened); \
@@ -82,7 +84,7 @@ struct Import: AsyncParsableCommand {
             let report = try await importer.importFile(at: file, progress: progress)
             bar?.finish()
             print(report)
-            return (nil, false)
+            return (report.workouts.isEmpty ? nothingImported(file) : nil, false)
         } catch {
             bar?.finish()
             for imported in error.imported { print(WorkoutSummary(imported, file: file)) }
@@ -108,7 +110,7 @@ struct Import: AsyncParsableCommand {
             if report.notImportedCount > report.notImported.count {
                 Output.error("\(file): and \(report.notImportedCount - report.notImported.count) more FIT files of its chain not imported")
             }
-            return (nil, false)
+            return (report.workouts.isEmpty ? nothingImported(file) : nil, false)
         } catch {
             bar?.finish()
             for imported in error.imported { print(WorkoutSummary(imported, file: file)) }
@@ -134,7 +136,7 @@ struct Import: AsyncParsableCommand {
             if report.workouts.isEmpty && report.notImported.isEmpty {
                 Output.error("\(file): no activity to import.")
             }
-            return (nil, false)
+            return (report.workouts.isEmpty ? nothingImported(file) : nil, false)
         } catch {
             bar?.finish()
             for imported in error.imported { print(WorkoutSummary(tcx: imported, file: file)) }
@@ -150,6 +152,13 @@ struct Import: AsyncParsableCommand {
         case .save: .dataError
         case .cancelled: .temporaryFailure
         }
+    }
+
+    /// A file that gave no workout (new or already stored): bad input, as a file that is not GPX,
+    /// FIT or TCX is. What it held was said above it (a course, settings, waypoints...).
+    private func nothingImported(_ file: String) -> ExitStatus {
+        Output.error("workout import: \(file): nothing imported from it.")
+        return .dataError
     }
 
     /// Says why a file failed, on standard error; an interruption also says the files after it were not read.

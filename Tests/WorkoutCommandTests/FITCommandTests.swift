@@ -82,10 +82,12 @@ struct FITCommandTests {
         #expect(try await workout(["list", "--store", folder + "/strict.sqlite"]).output.isEmpty, "nothing saved")
     }
 
-    @Test func aFileWithNothingToImportSaysWhyAndSavesNothing() async throws {
+    @Test func aFileWithNothingToImportSaysWhatItHoldsExits65AndSavesNothing() async throws {
         let result = try await workout(["import", "--store", store, Repository.fixture("fit/garmin-sdk-course.fit").path])
-        #expect(result.status == 0)
-        #expect(result.error.contains { $0.contains("garmin-sdk-course.fit: byte 0: not imported: it is a course") }, "\(result.error)")
+        // Issue 24: a file that imports nothing is bad input, as a file that is not GPX is (it exited 0).
+        #expect(result.status == 65)
+        #expect(result.error.contains { $0.contains("garmin-sdk-course.fit: byte 0: not imported: it is a course (a route to follow, 10 records)") }, "\(result.error)")
+        #expect(result.error.last?.contains("garmin-sdk-course.fit: nothing imported from it.") == true, "\(result.error)")
         #expect(try await workout(["list", "--store", store]).output.isEmpty)
     }
 

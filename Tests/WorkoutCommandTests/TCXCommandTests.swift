@@ -18,8 +18,10 @@ struct TCXCommandTests {
         #expect(object["points"] as? Int == 100 && object["laps"] as? Int == 2 && object["pauses"] as? Int == 1)
         #expect(object["tcx_activity"] as? Int == 0)
         let courses = try await commands.workout(["import", "--store", commands.store, Repository.fixture("tcx/gpsbabel-two-runs-course.tcx").path])
-        #expect(courses.status == 0 && courses.output.isEmpty)
-        #expect(courses.error.count == 3 && courses.error.allSatisfy { $0.contains("not imported: it is a course") }, "\(courses.error)")
+        // Issue 24: a file that imports nothing exits 65, as a file that is not TCX does (it exited 0).
+        #expect(courses.status == 65 && courses.output.isEmpty)
+        #expect(courses.error.count == 4 && courses.error.dropLast().allSatisfy { $0.contains("not imported: it is a course") }, "\(courses.error)")
+        #expect(courses.error.last?.hasSuffix("gpsbabel-two-runs-course.tcx: nothing imported from it.") == true, "\(courses.error)")
     }
 
     @Test func exportWritesTCXThatImportsAsTheSameWorkout() async throws {

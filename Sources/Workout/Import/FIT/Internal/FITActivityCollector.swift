@@ -159,7 +159,11 @@ final class FITActivityCollector {
     }
 
     private func add(_ record: FITRecord) throws {
-        guard activity!.isActivity, let admitted = activity!.admit(record) else { return }
+        guard activity!.isActivity else {
+            activity!.recordsNotTaken += 1
+            return
+        }
+        guard let admitted = activity!.admit(record) else { return }
         let point = admitted.moment
         if point.startsSegment { try flush() }
         if let location = point.location {

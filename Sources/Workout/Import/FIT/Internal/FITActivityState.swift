@@ -40,6 +40,8 @@ struct FITActivityState {
     var creator: String?
     var sport: FITSportMessage?
     var utcOffset: Int?
+    /// Records of a file that is not an activity (a course's points), counted to say what it holds.
+    var recordsNotTaken = 0
     private(set) var sessions: [FITTotals] = []
     private(set) var laps: [FITTotals] = []
     private var assembler = ActivityAssembler(moment: "record")
@@ -179,9 +181,10 @@ struct FITActivityState {
         result.skipped = assembler.allSkips.map { FITSkip(offset: $0.position, reason: $0.reason) }
         if !isActivity {
             let type = fileID?.fileType.map { "a \($0) file" } ?? "a file of FIT type \(fileID?.type.map(String.init) ?? "?")"
+            let records = recordsNotTaken == 1 ? "1 record" : "\(recordsNotTaken) records"
             result.notImported = fileID?.fileType == .course
-                ? "it is a course (a route to follow), not a recorded workout"
-                : "it is \(type), not a recorded activity"
+                ? "it is a course (a route to follow, \(records)), not a recorded workout"
+                : "it is \(type)\(recordsNotTaken > 0 ? " of \(records)" : ""), not a recorded activity"
             return result
         }
         guard let first = assembler.firstTime, let last = assembler.lastTime, assembler.points + assembler.samples > 0 else {
