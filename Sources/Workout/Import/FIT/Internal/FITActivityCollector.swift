@@ -56,6 +56,18 @@ final class FITActivityCollector {
     /// A record dated far ahead, held with the messages after it until the next record shows
     /// whether it is the odd one out.
     private var hold = OutlierHold<FITMessage>()
+    /// Dates for messages in the device's system time, once the file anchors it.
+    private var systemTime = FITSystemTime()
+    /// Records, events, laps and sessions dated in system time before any anchor, in file order,
+    /// waiting for one (``FITSystemTime``).
+    private var undated: [FITMessage] = []
+    private var undatedBytes = 0
+    /// Set when the messages waiting for an anchor passed ``maximumUndatedBytes``: they went on
+    /// undated (and were skipped), and no more wait.
+    private var stoppedWaitingForAnchor = false
+    /// The most bytes of messages held for an anchor: a file of system times and no anchor must
+    /// not grow the import with its size.
+    static let maximumUndatedBytes = 16 << 20
     /// Set when the consumer went away; the handler then stops the reader.
     private(set) var stopped = false
     /// In strict mode, the first record (or value) the import would have skipped: it stops the
@@ -81,15 +93,51 @@ final class FITActivityCollector {
         case let .fileStart(header):
             try finish()
             activity = FITActivityState(fileIndex: header.index, offset: header.offset)
+            systemTime = FITSystemTime()
+            stoppedWaitingForAnchor = false
             batch.trackIndex = header.index
             batch.trackLine = header.offset
         case let .message(message):
             guard activity != nil else { return }
+            if systemTime.anchor(from: message) {
+                try releaseUndated()
+            } else if systemTime.offset == nil, !stoppedWaitingForAnchor, Self.dated.contains(message.globalNumber),
+                      FITSystemTime.isSystemTime(message) {
+                undated.append(message)
+                undatedBytes += 64 + message.content.count
+                if undatedBytes > Self.maximumUndatedBytes {
+                    stoppedWaitingForAnchor = true
+                    try releaseUndated()
+                }
+                return
+            }
             try take(message)
             try refuseSkipsIfStrict()
         case .fileEnd:
             try finish()
         }
+    }
+
+    /// The messages whose time says when the activity happened: held while in system time
+    /// without an anchor.
+    private static let dated: Set<UInt16> = [FITMessageNumber.record, FITMessageNumber.event, FITMessageNumber.lap, FITMessageNumber.session]
+
+    /// Takes the messages held for an anchor, in file order: dated by it if one came.
+    private func releaseUndated() throws {
+        let held = undated
+        undated.removeAll()
+        undatedBytes = 0
+        for message in held {
+            try take(message)
+            try refuseSkipsIfStrict()
+        }
+    }
+
+    /// The record a message holds, its time a date (a system time dated by the file's anchor).
+    private func record(_ message: FITMessage) -> FITRecord? {
+        guard var record = FITRecord(message) else { return nil }
+        if record.time == nil { record.time = systemTime.date(message.timestamp) }
+        return record
     }
 
     /// In strict mode, stops at the first record or value skipped (``refusal``).
@@ -102,7 +150,7 @@ final class FITActivityCollector {
     /// Takes a message through the ``OutlierHold``: a record dated far ahead waits for the next
     /// record the activity can take, and the messages between them wait with it.
     private func take(_ message: FITMessage) throws {
-        if message.globalNumber == FITMessageNumber.record, activity!.isActivity, let record = FITRecord(message),
+        if message.globalNumber == FITMessageNumber.record, activity!.isActivity, let record = record(message),
            let time = activity!.admissibleTime(record.time) {
             if hold.isHolding {
                 switch hold.judge(next: time) {
@@ -138,11 +186,21 @@ final class FITActivityCollector {
     private func apply(_ message: FITMessage) throws {
         switch message.globalNumber {
         case FITMessageNumber.record:
-            if let record = FITRecord(message) { try add(record) }
+            if let record = record(message) { try add(record) }
         case FITMessageNumber.event:
-            if let event = FITEventMessage(message) { activity!.timer(event) }
+            if var event = FITEventMessage(message) {
+                if event.time == nil { event.time = systemTime.date(message.timestamp) }
+                activity!.timer(event)
+            }
         case FITMessageNumber.lap, FITMessageNumber.session:
-            if let totals = FITTotals(message) { activity!.keep(totals) }
+            if var totals = FITTotals(message) {
+                if totals.end == nil, let end = systemTime.date(message.timestamp) {
+                    totals.end = end
+                    totals.start = message.integer(2).flatMap { systemTime.date(UInt32(truncatingIfNeeded: $0)) }
+                        ?? totals.elapsedTime.map { end - $0 }
+                }
+                activity!.keep(totals)
+            }
         case FITMessageNumber.fileID:
             activity!.fileID = FITFileID(message)
         case FITMessageNumber.deviceInfo:
@@ -186,6 +244,9 @@ final class FITActivityCollector {
     /// when the read ends (a file cut off partway ends with what it had).
     func finish() throws {
         guard activity != nil else { return }
+        // Held for an anchor that never came: they go on undated, and are skipped as such.
+        stoppedWaitingForAnchor = true
+        try releaseUndated()
         while let held = hold.release() { try pass(held) }
         try refuseSkipsIfStrict()
         guard var state = activity else { return }
