@@ -75,6 +75,10 @@ public struct GPXPathInfo: Sendable, Hashable {
     public var number: Int?
     /// The line of its start tag.
     public var line: Int
+    /// A track's `<extensions>` children, each as XML text with its namespace declarations (as a
+    /// point's ``GPXPoint/unknownExtensions``), read before its first `<trkseg>` (GPX 1.1 puts them
+    /// there), so they come with ``GPXEvent/trackStart(_:)``.
+    public var extensions: [String] = []
 
     public init(
         index: Int, name: String? = nil, comment: String? = nil, description: String? = nil,

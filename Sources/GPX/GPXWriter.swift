@@ -21,21 +21,25 @@ import GPSCore
 ///
 /// Coordinates and numbers are written in the shortest decimal form that reads back as the same
 /// `Double`, in plain notation (GPX's `xsd:decimal` has no exponent); times in UTC with three
-/// fraction digits; text escaped, without the characters XML cannot hold. A track point's heart
-/// rate, cadence, speed and course go in Garmin's TrackPointExtension v2, in the order its schema
-/// requires; its unknown extensions are written back as they were read.
+/// fraction digits; text escaped, without the characters XML cannot hold. A track point's air
+/// temperature, heart rate, cadence, speed and course go in Garmin's TrackPointExtension v2, in
+/// the order its schema requires, its power in Garmin's PowerExtension v1 (`PowerInWatts`); its
+/// unknown extensions are written back as they were read.
 public enum GPXWriter {
     /// The GPX 1.1 namespace.
     public static let namespace = "http://www.topografix.com/GPX/1/1"
     /// Garmin's TrackPointExtension v2 namespace, bound to the prefix `gpxtpx`.
     public static let trackPointExtensionNamespace = "http://www.garmin.com/xmlschemas/TrackPointExtension/v2"
+    /// Garmin's PowerExtension v1 namespace, bound to the prefix `pwr`.
+    public static let powerExtensionNamespace = "http://www.garmin.com/xmlschemas/PowerExtension/v1"
 
-    /// The XML declaration, the `<gpx>` start tag (GPX 1.1 and TrackPointExtension v2 namespaces)
-    /// and, with a `time`, a `<metadata>` holding it.
+    /// The XML declaration, the `<gpx>` start tag (GPX 1.1, TrackPointExtension v2 and
+    /// PowerExtension v1 namespaces) and, with a `time`, a `<metadata>` holding it.
     public static func appendHeader(creator: String, time: Date? = nil, to bytes: inout [UInt8]) {
         TextBytes.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"", to: &bytes)
         TextBytes.appendXML(creator, attribute: true, to: &bytes)
-        bytes.append(contentsOf: "\" xmlns=\"\(namespace)\" xmlns:gpxtpx=\"\(trackPointExtensionNamespace)\">\n".utf8)
+        bytes.append(contentsOf: "\" xmlns=\"\(namespace)\" xmlns:gpxtpx=\"\(trackPointExtensionNamespace)\"".utf8)
+        bytes.append(contentsOf: " xmlns:pwr=\"\(powerExtensionNamespace)\">\n".utf8)
         if let time {
             TextBytes.append(" <metadata><time>", to: &bytes)
             RFC3339.append(time, fractionDigits: 3, to: &bytes)
@@ -48,8 +52,9 @@ public enum GPXWriter {
         TextBytes.append("</gpx>\n", to: &bytes)
     }
 
-    /// `<trk>`, with `<name>` and `<type>` when given.
-    public static func appendTrackStart(name: String?, type: String?, to bytes: inout [UInt8]) {
+    /// `<trk>`, with `<name>` and `<type>` when given, and `<extensions>` holding `extensions`
+    /// (well-formed elements, each declaring the namespaces it uses) when there are any.
+    public static func appendTrackStart(name: String?, type: String?, extensions: [String] = [], to bytes: inout [UInt8]) {
         TextBytes.append(" <trk>\n", to: &bytes)
         if let name {
             TextBytes.append("  <name>", to: &bytes)
@@ -60,6 +65,15 @@ public enum GPXWriter {
             TextBytes.append("  <type>", to: &bytes)
             TextBytes.appendXML(type, to: &bytes)
             TextBytes.append("</type>\n", to: &bytes)
+        }
+        if !extensions.isEmpty {
+            TextBytes.append("  <extensions>\n", to: &bytes)
+            for fragment in extensions {
+                TextBytes.append("   ", to: &bytes)
+                bytes.append(contentsOf: fragment.utf8)
+                bytes.append(UInt8(ascii: "\n"))
+            }
+            TextBytes.append("  </extensions>\n", to: &bytes)
         }
     }
 
@@ -80,7 +94,8 @@ public enum GPXWriter {
 
     /// One `<trkpt>` on a line of its own: position, `<ele>`, `<time>`, and the extensions.
     /// Heart rate and cadence are rounded to whole numbers (TrackPointExtension types them
-    /// `xsd:unsignedByte`); a speed or course out of its range is left out.
+    /// `xsd:unsignedByte`), power too (PowerExtension's `xsd:unsignedShort`); a speed or course out
+    /// of its range is left out.
     public static func appendTrackPoint(_ point: GPXPoint, to bytes: inout [UInt8]) {
         TextBytes.append("   <trkpt", to: &bytes)
         appendPosition(point, to: &bytes)
@@ -98,17 +113,21 @@ public enum GPXWriter {
         let cadence = point.cadence.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         let speed = point.speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         let course = point.course.flatMap { $0.isFinite && $0 >= 0 && $0 < 360 ? $0 : nil }
-        let known = heartRate != nil || cadence != nil || speed != nil || course != nil
-        if known || !point.unknownExtensions.isEmpty {
+        let temperature = point.airTemperature.flatMap { $0.isFinite ? $0 : nil }
+        let power = point.power.flatMap { $0.isFinite && $0 >= 0 && $0.rounded() <= 65_535 ? $0.rounded() : nil }
+        let known = heartRate != nil || cadence != nil || speed != nil || course != nil || temperature != nil
+        if known || power != nil || !point.unknownExtensions.isEmpty {
             TextBytes.append("<extensions>", to: &bytes)
             if known {
                 TextBytes.append("<gpxtpx:TrackPointExtension>", to: &bytes)
+                if let temperature { element("gpxtpx:atemp", temperature, to: &bytes) }
                 if let heartRate { element("gpxtpx:hr", heartRate.rounded(), to: &bytes) }
                 if let cadence { element("gpxtpx:cad", cadence.rounded(), to: &bytes) }
                 if let speed { element("gpxtpx:speed", speed, to: &bytes) }
                 if let course { element("gpxtpx:course", course, to: &bytes) }
                 TextBytes.append("</gpxtpx:TrackPointExtension>", to: &bytes)
             }
+            if let power { element("pwr:PowerInWatts", power, to: &bytes) }
             // Kept from a read as well-formed elements with their own namespace declarations.
             for fragment in point.unknownExtensions { bytes.append(contentsOf: fragment.utf8) }
             TextBytes.append("</extensions>", to: &bytes)

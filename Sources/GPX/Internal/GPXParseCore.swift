@@ -18,6 +18,8 @@ final class GPXParseCore: XMLSAXReceiver {
         case route, track, segment
         /// A point's `<extensions>`.
         case pointExtensions
+        /// A track's `<extensions>`: each child is kept as XML text (``GPXPathInfo/extensions``).
+        case trackExtensions
         /// A known extension element that holds values (`gpxtpx:TrackPointExtension`).
         case extensionContainer
         /// A leaf whose text the reader keeps (``field`` says which).
@@ -164,7 +166,7 @@ final class GPXParseCore: XMLSAXReceiver {
                     localname: localname, prefix: prefix, uri: uri, namespace: namespace,
                     attributeCount: attributeCount, attributes: attributes)
             }
-        case .fragment:
+        case .fragment, .trackExtensions:
             role = .fragment
             fragment.start(
                 localname: localname, prefix: prefix, uri: uri, namespace: namespace,
@@ -185,7 +187,9 @@ final class GPXParseCore: XMLSAXReceiver {
         case .field:
             finishField()
         case .fragment:
-            if let element = fragment.end() { point.unknownExtensions.append(element) }
+            if let element = fragment.end() {
+                if roles.last == .trackExtensions { path.extensions.append(element) } else { point.unknownExtensions.append(element) }
+            }
         case .waypoint, .routePoint, .trackPoint:
             finishPoint(role)
         case .route:
@@ -198,7 +202,7 @@ final class GPXParseCore: XMLSAXReceiver {
             emit(.segmentEnd)
         case .root:
             sendMetadata()
-        case .metadata, .author, .pointExtensions, .extensionContainer, .ignored:
+        case .metadata, .author, .pointExtensions, .trackExtensions, .extensionContainer, .ignored:
             break
         }
     }
@@ -305,6 +309,7 @@ final class GPXParseCore: XMLSAXReceiver {
         case .src: return capture(.pathSource)
         case .type: return capture(.pathType)
         case .number: return capture(.pathNumber)
+        case .extensions where inTrack: return .trackExtensions
         case .trkseg where inTrack:
             announcePath(track: true)
             summary.segments += 1

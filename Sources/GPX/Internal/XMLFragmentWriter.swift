@@ -7,15 +7,32 @@ import GPSCore
 /// uses is declared in the text (on the outermost element that needs it), so the fragment stands
 /// alone. Unprefixed elements in GPX's own namespace or in none get no declaration: they take the
 /// default namespace of the document they are written back into.
-struct XMLFragmentWriter {
+package struct XMLFragmentWriter {
     private(set) var bytes: [UInt8] = []
     /// Prefix → URI bindings declared so far, one array per open element.
     private var scopes: [[(prefix: [UInt8], uri: [UInt8])]] = []
     /// Whether the last start tag is still open (`<a` written, `>` not yet).
     private var tagOpen = false
 
-    var isEmpty: Bool { scopes.isEmpty }
-    var depth: Int { scopes.count }
+    package init() {}
+
+    /// Whether no element is open.
+    package var isEmpty: Bool { scopes.isEmpty }
+    /// How many elements are open.
+    package var depth: Int { scopes.count }
+    /// The bytes of the element being written, so far.
+    package var count: Int { bytes.count }
+
+    /// Opens an element of any namespace (the TCX reader's extensions): as
+    /// ``start(localname:prefix:uri:namespace:attributeCount:attributes:)`` with the namespace
+    /// classified from `uri`.
+    package mutating func start(
+        localname: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?, uri: UnsafePointer<UInt8>?,
+        attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+    ) {
+        start(localname: localname, prefix: prefix, uri: uri, namespace: GPXNamespace.classify(uri),
+              attributeCount: attributeCount, attributes: attributes)
+    }
 
     private func bound(_ prefix: [UInt8]) -> [UInt8]? {
         for scope in scopes.reversed() {
@@ -106,13 +123,13 @@ struct XMLFragmentWriter {
     private var names: [[UInt8]] = []
 
     /// Text inside the open element.
-    mutating func characters(_ text: UnsafeBufferPointer<UInt8>) {
+    package mutating func characters(_ text: UnsafeBufferPointer<UInt8>) {
         closeTag()
         Self.escape(text, into: &bytes, attribute: false)
     }
 
     /// Closes the open element; returns the text when it was the outermost one.
-    mutating func end() -> String? {
+    package mutating func end() -> String? {
         let name = names.removeLast()
         scopes.removeLast()
         if tagOpen {

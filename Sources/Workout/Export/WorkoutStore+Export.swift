@@ -7,13 +7,11 @@ import GPSCore
 /// the route is read in batches (``routePoints(of:batchSize:)``) and written as it is read.
 ///
 /// ## Samples
-/// Heart rate and cadence are written on route points. A sample belongs to the point whose time
-/// equals the sample's start, within half a millisecond (the precision of the times written); the
-/// samples and the points are merged in one pass, both in time order. A sample that falls between
-/// points is left out rather than moved to a nearby point, so that every value written was
-/// measured at its point's time; it is counted in ``ExportSummary/samplesNotWritten``, as are the
-/// samples of other types. A recorder that wants every heart rate in the file takes its samples
-/// at its fixes' times (as `Simulators`' `SyntheticRun` does).
+/// GPX puts heart rate, cadence, power and temperature on route points: each point carries the
+/// sample of each type nearest its time within its interval (see the GPX export's notes, and
+/// ``PointSampler``). GeoJSON puts heart rate and cadence on the point whose time equals the
+/// sample's start, within half a millisecond. FIT and TCX write every sample they can hold, at
+/// its own time. What a format leaves out is counted in ``ExportSummary/samplesNotWritten``.
 extension WorkoutStore {
     /// Exports the workout `workoutID` in `format`, handing the bytes to `write` in chunks of
     /// about 64 KB as they are produced. The buffer given to `write` is valid only during the call.
@@ -102,12 +100,13 @@ extension WorkoutStore {
             throw .workoutNotSaved(workoutID: workoutID, step: .export)
         }
         let route = try await route(of: workoutID)
-        let (samples, options, events) = try await read { db -> (ExportSource.Samples, SessionTimeline.Options, [WorkoutEvent]) in
+        let (samples, options, events, autoPaused) = try await read { db -> (ExportSource.Samples, SessionTimeline.Options, [WorkoutEvent], Bool) in
             var samples = ExportSource.Samples()
-            guard let stored = try WorkoutRows.find(workoutID, in: db) else { return (samples, .asStored, []) }
+            guard let stored = try WorkoutRows.find(workoutID, in: db) else { return (samples, .asStored, [], false) }
             let options = try Self.timelineOptions(ofWorkoutKey: stored.key, in: db)
             let events = try Self.events(ofWorkoutKey: stored.key, in: db)
-            guard loadingSamples else { return (samples, options, events) }
+            let autoPaused = try Self.sessionConfiguration(ofWorkoutKey: stored.key, in: db)?.autoPause != nil
+            guard loadingSamples else { return (samples, options, events, autoPaused) }
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT type, start_time, value FROM quantity_sample WHERE workout = ? ORDER BY start_time",
                 arguments: [stored.key])
@@ -117,12 +116,15 @@ extension WorkoutStore {
                 switch QuantityType(rawValue: type) {
                 case .heartRate: samples.heartRate.append(sample)
                 case .cadence: samples.cadence.append(sample)
+                case .power: samples.power.append(sample)
+                case .temperature: samples.temperature.append(sample)
                 default: samples.others += 1
                 }
             }
-            return (samples, options, events)
+            return (samples, options, events, autoPaused)
         }
-        return ExportSource(workout: workout, route: route, samples: samples, timelineOptions: options, events: events)
+        return ExportSource(
+            workout: workout, route: route, samples: samples, timelineOptions: options, events: events, autoPaused: autoPaused)
     }
 
     /// Reads the route once, in order, calling `body` for each point with the output's buffer, and
@@ -148,7 +150,9 @@ struct ExportSource: Sendable {
     struct Samples: Sendable {
         var heartRate: [(start: Double, value: Double)] = []
         var cadence: [(start: Double, value: Double)] = []
-        /// Samples of other types: never written.
+        var power: [(start: Double, value: Double)] = []
+        var temperature: [(start: Double, value: Double)] = []
+        /// Samples of the other types: speed, beat-to-beat intervals, distance.
         var others = 0
     }
 
@@ -158,6 +162,8 @@ struct ExportSource: Sendable {
     /// How the workout's time line decides which points count, and its events.
     var timelineOptions: SessionTimeline.Options
     var events: [WorkoutEvent]
+    /// Whether the session that recorded it ran auto-pause.
+    var autoPaused = false
 
     /// The metadata value "name", else the activity and the day: "Running 2024-05-01".
     var name: String {

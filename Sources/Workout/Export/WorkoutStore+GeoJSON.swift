@@ -63,7 +63,7 @@ extension WorkoutStore {
             bytes.append(UInt8(ascii: "\""))
         }
         var written = 0
-        var notWritten = source.samples.others
+        var notWritten = source.samples.others + source.samples.power.count + source.samples.temperature.count
         for (key, samples) in [("heartRates", source.samples.heartRate), ("cadences", source.samples.cadence)] {
             var aligner = SampleAligner(samples)
             if aligner.isEmpty { continue }
