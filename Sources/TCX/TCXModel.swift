@@ -64,6 +64,9 @@ public struct TCXActivity: Sendable, Hashable {
     public var laps: Int
     /// How many of its track points were skipped for want of a valid time (reported in ``TCXReadSummary/skipped``).
     public var pointsWithoutTime = 0
+    /// The `<Extensions>` children of the activity in namespaces other than TCX's and
+    /// ActivityExtension's, each as XML text with its namespace declarations.
+    public var extensions: [String] = []
 
     /// An activity.
     public init(index: Int, sport: String?, id: GPXTime? = nil, notes: String? = nil, creator: String? = nil, line: Int, laps: Int) {
@@ -148,6 +151,9 @@ public struct TCXTrackpoint: Sendable, Hashable {
     public var speed: Double?
     /// The ActivityExtension's `<Watts>`.
     public var power: Double?
+    /// The `<Extensions>` children of the point in namespaces other than ActivityExtension's
+    /// (its `TPX`), each as XML text with its namespace declarations.
+    public var extensions: [String] = []
     /// The line of its start tag.
     public var line: Int
 

@@ -53,8 +53,10 @@ public enum TCXWriter {
         TextBytes.append("</Id>\n", to: &bytes)
     }
 
-    /// The activity's `<Notes>` (when given), `<Creator>` (an application: its name) and end tag.
-    public static func appendActivityEnd(notes: String? = nil, creator: String, to bytes: inout [UInt8]) {
+    /// The activity's `<Notes>` (when given), `<Creator>` (an application: its name), its
+    /// `<Extensions>` holding `extensions` (well-formed elements of other namespaces, each
+    /// declaring the namespaces it uses) when there are any, and its end tag.
+    public static func appendActivityEnd(notes: String? = nil, creator: String, extensions: [String] = [], to bytes: inout [UInt8]) {
         if let notes {
             TextBytes.append("   <Notes>", to: &bytes)
             TextBytes.appendXML(notes, to: &bytes)
@@ -62,7 +64,13 @@ public enum TCXWriter {
         }
         bytes.append(contentsOf: "   <Creator xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:type=\"Device_t\"><Name>".utf8)
         TextBytes.appendXML(creator, to: &bytes)
-        TextBytes.append("</Name><UnitId>0</UnitId><ProductID>0</ProductID><Version><VersionMajor>1</VersionMajor><VersionMinor>0</VersionMinor><BuildMajor>0</BuildMajor><BuildMinor>0</BuildMinor></Version></Creator>\n  </Activity>\n", to: &bytes)
+        TextBytes.append("</Name><UnitId>0</UnitId><ProductID>0</ProductID><Version><VersionMajor>1</VersionMajor><VersionMinor>0</VersionMinor><BuildMajor>0</BuildMajor><BuildMinor>0</BuildMinor></Version></Creator>\n", to: &bytes)
+        if !extensions.isEmpty {
+            TextBytes.append("   <Extensions>", to: &bytes)
+            for fragment in extensions { bytes.append(contentsOf: fragment.utf8) }
+            TextBytes.append("</Extensions>\n", to: &bytes)
+        }
+        TextBytes.append("  </Activity>\n", to: &bytes)
     }
 
     /// `<Lap StartTime="...">` and its totals, up to its tracks.
@@ -106,8 +114,10 @@ public enum TCXWriter {
     }
 
     /// A `<Trackpoint>` on one line: time, position, altitude, distance, heart rate, cadence, and
-    /// the ActivityExtension `<TPX>` with speed and watts when known. A heart rate or cadence TCX
-    /// cannot hold (a byte: 1-255 bpm, 0-254 rpm) is left out: see ``fits(heartRate:cadence:)``.
+    /// `<Extensions>` with the ActivityExtension `<TPX>` (speed and watts) when known and the
+    /// point's other ``TCXTrackpoint/extensions`` (well-formed elements of other namespaces). A
+    /// heart rate or cadence TCX cannot hold (a byte: 1-255 bpm, 0-254 rpm) is left out: see
+    /// ``fits(heartRate:cadence:)``.
     public static func appendTrackpoint(_ point: TCXTrackpoint, to bytes: inout [UInt8]) {
         TextBytes.append("     <Trackpoint><Time>", to: &bytes)
         RFC3339.append(point.time.date, fractionDigits: 3, to: &bytes)
@@ -123,11 +133,17 @@ public enum TCXWriter {
         let (heartRate, cadence) = fits(heartRate: point.heartRate, cadence: point.cadence)
         if let heartRate { bytes.append(contentsOf: "<HeartRateBpm><Value>\(Int(heartRate))</Value></HeartRateBpm>".utf8) }
         if let cadence { inline("Cadence", cadence, to: &bytes) }
-        if point.speed != nil || point.power != nil {
-            TextBytes.append("<Extensions><ax:TPX>", to: &bytes)
-            if let speed = point.speed { inline("ax:Speed", speed, to: &bytes) }
-            if let power = point.power, power >= 0 { inline("ax:Watts", power.rounded(), to: &bytes) }
-            TextBytes.append("</ax:TPX></Extensions>", to: &bytes)
+        let power = point.power.flatMap { $0 >= 0 ? $0.rounded() : nil }
+        if point.speed != nil || power != nil || !point.extensions.isEmpty {
+            TextBytes.append("<Extensions>", to: &bytes)
+            if point.speed != nil || power != nil {
+                TextBytes.append("<ax:TPX>", to: &bytes)
+                if let speed = point.speed { inline("ax:Speed", speed, to: &bytes) }
+                if let power { inline("ax:Watts", power, to: &bytes) }
+                TextBytes.append("</ax:TPX>", to: &bytes)
+            }
+            for fragment in point.extensions { bytes.append(contentsOf: fragment.utf8) }
+            TextBytes.append("</Extensions>", to: &bytes)
         }
         TextBytes.append("</Trackpoint>\n", to: &bytes)
     }

@@ -22,7 +22,7 @@ final class TCXParseCore: XMLSAXReceiver {
         case latitudeDegrees = "LatitudeDegrees", longitudeDegrees = "LongitudeDegrees", altitudeMeters = "AltitudeMeters"
         case heartRateBpm = "HeartRateBpm", tpx = "TPX", speed = "Speed", runCadence = "RunCadence", watts = "Watts"
         case lx = "LX", avgSpeed = "AvgSpeed", avgWatts = "AvgWatts", maxWatts = "MaxWatts"
-        case notes = "Notes", creator = "Creator", name = "Name", course = "Course"
+        case notes = "Notes", creator = "Creator", name = "Name", course = "Course", extensions = "Extensions"
         case other
     }
 
@@ -48,6 +48,9 @@ final class TCXParseCore: XMLSAXReceiver {
     private var lap: TCXLap?
     private var point: (line: Int, column: Int, time: GPXTime?, values: TCXTrackpoint?, problem: String?)?
     private var course: TCXCourse?
+    /// An element of another namespace in an activity's or a point's `<Extensions>`, being kept
+    /// as XML text (``TCXActivity/extensions``, ``TCXTrackpoint/extensions``).
+    private var fragment = XMLFragmentWriter()
 
     init(file: String, options: TCXReadOptions, handler: @escaping (TCXEvent) throws -> Void) {
         self.file = file
@@ -93,11 +96,16 @@ final class TCXParseCore: XMLSAXReceiver {
         attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
     ) {
         guard !isStopped else { return }
-        guard stack.count < options.maximumDepth else {
+        guard stack.count + fragment.depth < options.maximumDepth else {
             return fail(.limitExceeded(file: file, line: parser.line, column: parser.column, reason: "elements nested deeper than \(options.maximumDepth) levels"))
         }
         let namespace = uri.map { String(cString: $0) }
         let known = namespace == nil || Self.namespaces.contains(namespace!)
+        // Another namespace's element in an activity's or a point's <Extensions>: kept as text.
+        if !fragment.isEmpty || (!known && stack.last == .extensions && (point != nil || stack.dropLast().last == .activity)) {
+            fragment.start(localname: localname, prefix: prefix, uri: uri, attributeCount: attributeCount, attributes: attributes)
+            return
+        }
         let name = known ? Name(rawValue: String(cString: localname)) ?? .other : .other
         text.removeAll(keepingCapacity: true)
         if stack.isEmpty {
@@ -152,6 +160,13 @@ final class TCXParseCore: XMLSAXReceiver {
 
     func characters(_ bytes: UnsafePointer<UInt8>, count: Int) {
         guard !isStopped else { return }
+        if !fragment.isEmpty {
+            fragment.characters(UnsafeBufferPointer(start: bytes, count: count))
+            if fragment.count > options.maximumTextLength {
+                fail(.limitExceeded(file: file, line: parser.line, column: parser.column, reason: "an extension element longer than \(options.maximumTextLength) bytes"))
+            }
+            return
+        }
         guard text.count + count <= options.maximumTextLength else {
             return fail(.limitExceeded(file: file, line: parser.line, column: parser.column, reason: "text longer than \(options.maximumTextLength) bytes"))
         }
@@ -159,7 +174,18 @@ final class TCXParseCore: XMLSAXReceiver {
     }
 
     func endElement() {
-        guard !isStopped, let name = stack.popLast() else { return }
+        guard !isStopped else { return }
+        if !fragment.isEmpty {
+            guard let element = fragment.end() else { return }
+            if point != nil {
+                if point!.values == nil { point!.values = TCXTrackpoint(time: GPXTime(date: Date(timeIntervalSince1970: 0)), line: point!.line) }
+                point!.values!.extensions.append(element)
+            } else {
+                activity?.extensions.append(element)
+            }
+            return
+        }
+        guard let name = stack.popLast() else { return }
         let parent = stack.last, grandparent = stack.count > 1 ? stack[stack.count - 2] : nil
         defer { text.removeAll(keepingCapacity: true) }
         if point != nil, name != .trackpoint {

@@ -16,38 +16,35 @@ import LocationCore
 /// Each `<trkpt>` has `lat` and `lon` in the shortest decimal form that reads back as the same
 /// `Double` (so a stored coordinate survives the round trip exactly), `<ele>` (altitude above mean
 /// sea level, the same way) when known, `<time>` in UTC with three fraction digits, and, when any
-/// is known, Garmin's TrackPointExtension v2 with `hr`, `cad`, `speed` and `course` in the order
-/// its schema requires. Heart rate and cadence come from the samples (see ``WorkoutStore``'s
-/// export notes); speed and course from the fix.
+/// is known, Garmin's TrackPointExtension v2 with `atemp`, `hr`, `cad`, `speed` and `course` in
+/// the order its schema requires, and Garmin's PowerExtension v1 `PowerInWatts`. Speed and course
+/// come from the fix.
+///
+/// ## Samples on points
+/// Heart rate, cadence, power and temperature come from the samples around each point: a point
+/// carries, of each type, the sample **nearest its time within its interval**, the time it
+/// stands for (from halfway to the point before to halfway to the point after, at most 5 s either
+/// side: ``PointSampler``). So a strap read between fixes, as every real strap is, puts a heart
+/// rate on every point, and the values written were measured, never interpolated. Read back,
+/// each value holds for its point's interval: the mean of a round trip is the workout's mean to
+/// within the rounding of whole beats. A sample no point takes (one of several in an interval,
+/// or during a pause the export leaves out) is counted in ``ExportSummary/samplesNotWritten``,
+/// as are the types GPX has no place for (speed, beat-to-beat intervals, distance).
+///
+/// ## What our import reads back
+/// The `<trk>`'s `<extensions>` hold the workout's ``WorkoutEnvelope``: its id, start, end, and
+/// every event to the millisecond (elements `sgf:workout` and `sgf:event` of the namespace
+/// `urn:swift-gps-facade:workout:1`), before the segments, so that an import finds the workout
+/// it came from and its pauses exactly; other tools see the pauses as the segment breaks.
 extension WorkoutStore {
     nonisolated(nonsending)
     func writeGPX(_ source: ExportSource, into output: inout ExportOutput, sink: ExportSink) async throws(WorkoutStoreError) -> ExportSummary {
         let workout = source.workout
         GPXWriter.appendHeader(creator: "swift-gps-facade", time: workout.start, to: &output.bytes)
-        GPXWriter.appendTrackStart(name: source.name, type: workout.activityType.rawValue, to: &output.bytes)
+        GPXWriter.appendTrackStart(
+            name: source.name, type: workout.activityType.rawValue, extensions: Self.gpxExtensions(source.envelope), to: &output.bytes)
 
-        var heartRate = SampleAligner(source.samples.heartRate)
-        var cadence = SampleAligner(source.samples.cadence)
-        var segment: Int?
-        var points = 0
-        var segments = 0
-        func write(_ point: RoutePoint, segment index: Int, to bytes: inout [UInt8]) {
-            if index != segment {
-                if segment != nil { GPXWriter.appendSegmentEnd(to: &bytes) }
-                GPXWriter.appendSegmentStart(to: &bytes)
-                segment = index
-                segments += 1
-            }
-            points += 1
-            let time = point.location.time ?? point.location.receivedAt
-            let seconds = time.timeIntervalSince1970
-            let location = point.location
-            GPXWriter.appendTrackPoint(GPXPoint(
-                latitude: location.latitude, longitude: location.longitude, elevation: location.altitude,
-                time: GPXTime(date: time), speed: location.speed, course: location.course,
-                heartRate: heartRate.value(at: seconds), cadence: cadence.value(at: seconds),
-                unknownExtensions: point.unknownExtensions.map { [$0] } ?? []), to: &bytes)
-        }
+        var writer = GPXPointWriter(samples: source.samples)
         // The points the workout counts, as its time line decides (every point of an imported
         // track; a session's points while active, and accurate): what gpxpy or an import then
         // measures is what the session measured.
@@ -56,25 +53,94 @@ extension WorkoutStore {
         try await forEachRoutePoint(of: workout.id, into: &output, sink: sink) { point, bytes in
             let (fate, anchored) = feed.add(TimelinePoint(point))
             if let anchored, let waiting = held, waiting.ordinal == anchored.ordinal {
-                write(waiting, segment: anchored.segment, to: &bytes)
+                writer.add(waiting, segment: anchored.segment, to: &bytes)
             }
             held = nil
             if fate == .counted {
-                write(point, segment: feed.timeline.segment, to: &bytes)
+                writer.add(point, segment: feed.timeline.segment, to: &bytes)
             } else {
                 held = point
             }
         }
         if let anchored = feed.flushEvents(), let waiting = held, waiting.ordinal == anchored.ordinal {
-            write(waiting, segment: anchored.segment, to: &output.bytes)
+            writer.add(waiting, segment: anchored.segment, to: &output.bytes)
         }
-        if segment != nil { GPXWriter.appendSegmentEnd(to: &output.bytes) }
+        writer.finish(to: &output.bytes)
         GPXWriter.appendTrackEnd(to: &output.bytes)
         GPXWriter.appendFooter(to: &output.bytes)
 
-        let written = heartRate.matched + cadence.matched
+        let samplers = writer.samplers
         return ExportSummary(
-            format: .gpx, points: points, segments: segments, samplesWritten: written,
-            samplesNotWritten: heartRate.unmatched + cadence.unmatched + source.samples.others, bytes: 0)
+            format: .gpx, points: writer.points, segments: writer.segments, samplesWritten: samplers.map(\.matched).reduce(0, +),
+            samplesNotWritten: samplers.map(\.unmatched).reduce(0, +) + source.samples.others, bytes: 0)
+    }
+
+    /// The envelope as the `<trk>`'s extension elements: the header, then each event.
+    static func gpxExtensions(_ envelope: WorkoutEnvelope) -> [String] {
+        var bytes: [UInt8] = []
+        WorkoutEnvelope.appendHeader(envelope.header, to: &bytes)
+        var fragments = [String(decoding: bytes, as: UTF8.self)]
+        for event in envelope.events {
+            bytes.removeAll(keepingCapacity: true)
+            WorkoutEnvelope.appendEvent(event, to: &bytes)
+            fragments.append(String(decoding: bytes, as: UTF8.self))
+        }
+        return fragments
+    }
+}
+
+/// Writes the `<trkpt>`s of a GPX export one point behind: a point's samples are chosen once the
+/// point after it is known (its interval ends halfway to it).
+private struct GPXPointWriter {
+    /// Heart rate, cadence, power, temperature.
+    private(set) var samplers: [PointSampler]
+    private var pending: (point: RoutePoint, segment: Int)?
+    private var previousTime: Double?
+    private var segment: Int?
+    private(set) var points = 0
+    private(set) var segments = 0
+
+    init(samples: ExportSource.Samples) {
+        samplers = [samples.heartRate, samples.cadence, samples.power, samples.temperature].map(PointSampler.init)
+    }
+
+    /// Takes the next point to write, in `segment`, and writes the one before it.
+    mutating func add(_ point: RoutePoint, segment: Int, to bytes: inout [UInt8]) {
+        if let pending { write(pending.point, segment: pending.segment, next: Self.time(of: point), to: &bytes) }
+        pending = (point, segment)
+    }
+
+    /// Writes the last point and closes the last segment.
+    mutating func finish(to bytes: inout [UInt8]) {
+        if let pending { write(pending.point, segment: pending.segment, next: nil, to: &bytes) }
+        pending = nil
+        if segment != nil { GPXWriter.appendSegmentEnd(to: &bytes) }
+    }
+
+    private static func time(of point: RoutePoint) -> Double {
+        (point.location.time ?? point.location.receivedAt).timeIntervalSince1970
+    }
+
+    private mutating func write(_ point: RoutePoint, segment index: Int, next: Double?, to bytes: inout [UInt8]) {
+        if index != segment {
+            if segment != nil { GPXWriter.appendSegmentEnd(to: &bytes) }
+            GPXWriter.appendSegmentStart(to: &bytes)
+            segment = index
+            segments += 1
+        }
+        points += 1
+        let time = Self.time(of: point)
+        let (from, to) = PointSampler.interval(at: time, previous: previousTime, next: next)
+        previousTime = time
+        var values = [Double?](repeating: nil, count: samplers.count)
+        for index in samplers.indices {
+            values[index] = samplers[index].value(at: time, from: from, to: to, closed: next == nil)
+        }
+        let location = point.location
+        GPXWriter.appendTrackPoint(GPXPoint(
+            latitude: location.latitude, longitude: location.longitude, elevation: location.altitude,
+            time: GPXTime(date: point.location.time ?? point.location.receivedAt), speed: location.speed, course: location.course,
+            heartRate: values[0], cadence: values[1], power: values[2], airTemperature: values[3],
+            unknownExtensions: point.unknownExtensions.map { [$0] } ?? []), to: &bytes)
     }
 }

@@ -8,81 +8,54 @@ import TCX
 /// ``laps(of:)`` with its totals (active time, distance, calories in proportion to its active
 /// time, heart rate, cadence, and the extension's average speed and watts) and what ended it (the
 /// lap's ``WorkoutLap/trigger``, as a `TriggerMethod`), and a `<Track>` per stretch of route segment
-/// within the lap (a new one after each pause, as devices write them).
+/// within the lap: a new one after each pause, as devices write them.
 ///
 /// Every route point and every sample TCX can hold is written, merged by time as the FIT export
-/// merges them: a sample at no point's time makes a `<Trackpoint>` without a position. Each point's
-/// `DistanceMeters` is the distance the workout's time line has counted at it. What TCX cannot
-/// hold is counted in ``ExportSummary/samplesNotWritten``: temperature, a heart rate outside
-/// 1-255 bpm, a cadence over 254.
+/// merges them: a sample at no point's time makes a `<Trackpoint>` without a position; a moment
+/// with nothing TCX can hold makes none. Each point's `DistanceMeters` is the distance the
+/// workout's time line has counted at it. What TCX cannot hold is counted in
+/// ``ExportSummary/samplesNotWritten``: temperatures, beat-to-beat intervals, a wheel's distances,
+/// a heart rate outside 1-255 bpm, a cadence over 254.
+///
+/// ## What our import reads back
+/// The workout's ``WorkoutEnvelope`` goes in elements of the namespace
+/// `urn:swift-gps-facade:workout:1` (which the schema's `Extensions` take, `processContents="lax"`):
+/// `sgf:workout` (id, start, end) in the `<Activity>`'s `<Extensions>`, and in the first track
+/// point's, so that an import knows from the first point that the file is ours; each event as an
+/// `sgf:event` in the `<Extensions>` of the track point it came after (the first point for an
+/// event before it); `sgf:segment` on the first point of each route segment after the first.
+/// Other tools see the pauses as the breaks between tracks.
 extension WorkoutStore {
+    /// The sample types a TCX track point holds.
+    private static let tcxTypes: [QuantityType] = [.heartRate, .cadence, .power, .speed]
+
     nonisolated(nonsending)
     func writeTCX(_ source: ExportSource, into output: inout ExportOutput, sink: ExportSink) async throws(WorkoutStoreError) -> ExportSummary {
         let workout = source.workout
-        let types = try await sampleTypes(of: workout.id)
+        let counts = try await sampleCounts(of: workout.id)
+        let types = Self.tcxTypes.filter { counts[$0] != nil }
         var laps = try await laps(of: workout.id)
         if laps.isEmpty {
             laps = [WorkoutLap(
                 index: 1, start: workout.start, end: workout.end, distance: workout.totals.distance ?? 0, duration: workout.elapsedTime,
                 activeDuration: workout.totals.movingTime ?? workout.duration)]
         }
-        let active = max(1e-9, laps.map(\.activeDuration).reduce(0, +))
+        let envelope = source.envelope
         TCXWriter.appendHeader(to: &output.bytes)
         TCXWriter.appendActivityStart(sport: workout.activityType.tcxSport, id: workout.start, to: &output.bytes)
+        var writer = TCXTrackWriter(laps: laps, energy: workout.totals.energy, envelope: envelope)
         var feed = TimelineFeed(options: source.timelineOptions, events: source.events)
         var instants = ExportInstants(store: self, workoutID: workout.id, types: types)
-        var lapIndex = -1
-        var trackOpen = false
-        var segment: Int?
-        var lastRouteSegment: Int?
         var (points, segments, written, lost, count) = (0, 0, 0, 0, 0)
-        func openLap(_ index: Int, into bytes: inout [UInt8]) {
-            let lap = laps[index]
-            var header = TCXLap(index: index, startTime: GPXTime(date: lap.start))
-            header.totalTime = lap.activeDuration
-            header.distance = lap.distance
-            header.calories = workout.totals.energy.map { $0 * lap.activeDuration / active }
-            header.averageHeartRate = lap.samples[.heartRate]?.average
-            header.maximumHeartRate = lap.samples[.heartRate]?.maximum
-            header.cadence = lap.samples[.cadence]?.average
-            header.averageSpeed = lap.activeDuration > 0 ? lap.distance / lap.activeDuration : nil
-            header.averageWatts = lap.samples[.power]?.average
-            header.maximumWatts = lap.samples[.power]?.maximum
-            header.triggerMethod = switch lap.trigger {
-            case .distance: "Distance"
-            case .time: "Time"
-            default: "Manual"
-            }
-            TCXWriter.appendLapStart(header, to: &bytes)
-            lapIndex = index
-        }
-        func closeLap(into bytes: inout [UInt8]) {
-            if trackOpen { TCXWriter.appendTrackEnd(to: &bytes) }
-            trackOpen = false
-            var footer = TCXLap(index: lapIndex)
-            let lap = laps[lapIndex]
-            footer.averageSpeed = lap.activeDuration > 0 ? lap.distance / lap.activeDuration : nil
-            footer.averageWatts = lap.samples[.power]?.average
-            footer.maximumWatts = lap.samples[.power]?.maximum
-            TCXWriter.appendLapEnd(footer, to: &bytes)
-        }
+        var lastRouteSegment: Int?
         while let instant = try await instants.next() {
-            // The lap the instant lies in: the last one begun at or before it.
-            var next = max(lapIndex, 0)
-            while next + 1 < laps.count, laps[next + 1].start.timeIntervalSince1970 <= instant.time { next += 1 }
-            if next != lapIndex {
-                if lapIndex >= 0 { closeLap(into: &output.bytes) }
-                openLap(next, into: &output.bytes)
-                segment = nil
-            }
             var point = TCXTrackpoint(time: GPXTime(date: Date(timeIntervalSince1970: instant.time)))
+            (point.heartRate, point.cadence, point.power) = (instant.values.heartRate, instant.values.cadence, instant.values.power)
+            let fitting = TCXWriter.fits(heartRate: point.heartRate, cadence: point.cadence)
+            for (value, kept) in [(point.heartRate, fitting.heartRate), (point.cadence, fitting.cadence)] where value != nil && kept == nil { lost += 1 }
+            written += [instant.values.heartRate, instant.values.cadence, instant.values.power, instant.values.speed].compactMap { $0 }.count
+            var segment: Int?
             if let route = instant.point {
-                // A new route segment (after a pause) is a new track; a lap's first point goes in
-                // the track its first instants opened.
-                if let current = segment, route.segment != current, trackOpen {
-                    TCXWriter.appendTrackEnd(to: &output.bytes)
-                    trackOpen = false
-                }
                 segment = route.segment
                 if route.segment != lastRouteSegment {
                     segments += 1
@@ -96,26 +69,142 @@ extension WorkoutStore {
                 points += 1
             } else {
                 point.speed = instant.values.speed
+                // A moment with nothing TCX holds (a heart rate over 255 alone) makes no track point.
+                guard fitting.heartRate != nil || fitting.cadence != nil || point.power != nil || point.speed != nil else { continue }
             }
-            if !trackOpen {
-                TCXWriter.appendTrackStart(to: &output.bytes)
-                trackOpen = true
-            }
-            (point.heartRate, point.cadence, point.power) = (instant.values.heartRate, instant.values.cadence, instant.values.power)
-            let fitting = TCXWriter.fits(heartRate: point.heartRate, cadence: point.cadence)
-            for (value, kept) in [(point.heartRate, fitting.heartRate), (point.cadence, fitting.cadence)] where value != nil && kept == nil { lost += 1 }
-            if instant.values.temperature != nil { lost += 1 }
-            written += [instant.values.heartRate, instant.values.cadence, instant.values.power, instant.values.speed, instant.values.temperature]
-                .compactMap { $0 }.count
-            TCXWriter.appendTrackpoint(point, to: &output.bytes)
+            writer.add(point, segment: segment, to: &output.bytes)
             try output.flushIfFull(sink)
             count += 1
             if count % 4_096 == 0, Task.isCancelled { throw .cancelled(operation: .export) }
         }
-        if lapIndex < 0 { openLap(0, into: &output.bytes) }
-        closeLap(into: &output.bytes)
-        TCXWriter.appendActivityEnd(notes: workout.metadata.values["description"], creator: workout.metadata.sourceDevice ?? "swift-gps-facade", to: &output.bytes)
+        writer.finish(to: &output.bytes)
+        TCXWriter.appendActivityEnd(
+            notes: workout.metadata.values["description"], creator: workout.metadata.sourceDevice ?? "swift-gps-facade",
+            extensions: [Self.xmlText { WorkoutEnvelope.appendHeader(envelope.header, to: &$0) }], to: &output.bytes)
         TCXWriter.appendFooter(to: &output.bytes)
-        return ExportSummary(format: .tcx, points: points, segments: segments, samplesWritten: written - lost, samplesNotWritten: lost, bytes: 0)
+        let unheld = counts.filter { !Self.tcxTypes.contains($0.key) }.map(\.value).reduce(0, +)
+        return ExportSummary(
+            format: .tcx, points: points, segments: segments, samplesWritten: written - lost, samplesNotWritten: lost + unheld, bytes: 0)
+    }
+
+    /// The text `body` writes.
+    static func xmlText(_ body: (inout [UInt8]) -> Void) -> String {
+        var bytes: [UInt8] = []
+        body(&bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// Writes the laps, tracks and track points of a TCX export, one track point behind: the events
+/// after a point go in its extensions, so it is written once the next point's time is known.
+private struct TCXTrackWriter {
+    private let laps: [WorkoutLap]
+    private let energy: Double?
+    private let active: Double
+    private let envelope: WorkoutEnvelope
+    private var nextEvent = 0
+    private var lapIndex = -1
+    private var trackOpen = false
+    /// The route segment of the track open, if it has points.
+    private var segment: Int?
+    /// The route segment of the last point written (for `sgf:segment` marks).
+    private var lastSegment: Int?
+    private var pending: TCXTrackpoint?
+    private var first = true
+
+    init(laps: [WorkoutLap], energy: Double?, envelope: WorkoutEnvelope) {
+        self.laps = laps
+        self.energy = energy
+        active = max(1e-9, laps.map(\.activeDuration).reduce(0, +))
+        self.envelope = envelope
+    }
+
+    /// Takes the next track point (`segment`: its route segment, `nil` without a position).
+    mutating func add(_ point: TCXTrackpoint, segment: Int?, to bytes: inout [UInt8]) {
+        let time = point.time.date.timeIntervalSince1970
+        // The lap the point lies in: the last one begun at or before it.
+        var next = max(lapIndex, 0)
+        while next + 1 < laps.count, laps[next + 1].start.timeIntervalSince1970 <= time { next += 1 }
+        var point = point
+        if let segment {
+            if lastSegment != nil, segment != lastSegment {
+                point.extensions.append(WorkoutStore.xmlText(WorkoutEnvelope.appendSegmentStart))
+            }
+            lastSegment = segment
+        }
+        if next != lapIndex || (segment != nil && self.segment != nil && segment != self.segment) {
+            flush(before: time, to: &bytes)
+            if next != lapIndex {
+                if lapIndex >= 0 { closeLap(to: &bytes) }
+                openLap(next, to: &bytes)
+            } else if trackOpen {
+                // A new route segment (after a pause) is a new track.
+                TCXWriter.appendTrackEnd(to: &bytes)
+                trackOpen = false
+            }
+            self.segment = nil
+        }
+        if let segment { self.segment = segment }
+        flush(before: time, to: &bytes)
+        if !trackOpen {
+            TCXWriter.appendTrackStart(to: &bytes)
+            trackOpen = true
+        }
+        pending = point
+    }
+
+    /// Writes the last point (with the events after it) and closes the last lap.
+    mutating func finish(to bytes: inout [UInt8]) {
+        flush(before: .infinity, to: &bytes)
+        if lapIndex < 0 { openLap(0, to: &bytes) }
+        closeLap(to: &bytes)
+    }
+
+    /// Writes the point held, with the header (the first point) and the events before `time`.
+    private mutating func flush(before time: Double, to bytes: inout [UInt8]) {
+        guard var point = pending else { return }
+        pending = nil
+        if first {
+            point.extensions.insert(WorkoutStore.xmlText { WorkoutEnvelope.appendHeader(envelope.header, to: &$0) }, at: 0)
+            first = false
+        }
+        let events = envelope.events
+        while nextEvent < events.count, events[nextEvent].time.timeIntervalSince1970 < time {
+            point.extensions.append(WorkoutStore.xmlText { WorkoutEnvelope.appendEvent(events[nextEvent], to: &$0) })
+            nextEvent += 1
+        }
+        TCXWriter.appendTrackpoint(point, to: &bytes)
+    }
+
+    private mutating func openLap(_ index: Int, to bytes: inout [UInt8]) {
+        let lap = laps[index]
+        var header = TCXLap(index: index, startTime: GPXTime(date: lap.start))
+        header.totalTime = lap.activeDuration
+        header.distance = lap.distance
+        header.calories = energy.map { $0 * lap.activeDuration / active }
+        header.averageHeartRate = lap.samples[.heartRate]?.average
+        header.maximumHeartRate = lap.samples[.heartRate]?.maximum
+        header.cadence = lap.samples[.cadence]?.average
+        header.averageSpeed = lap.activeDuration > 0 ? lap.distance / lap.activeDuration : nil
+        header.averageWatts = lap.samples[.power]?.average
+        header.maximumWatts = lap.samples[.power]?.maximum
+        header.triggerMethod = switch lap.trigger {
+        case .distance: "Distance"
+        case .time: "Time"
+        default: "Manual"
+        }
+        TCXWriter.appendLapStart(header, to: &bytes)
+        lapIndex = index
+    }
+
+    private mutating func closeLap(to bytes: inout [UInt8]) {
+        if trackOpen { TCXWriter.appendTrackEnd(to: &bytes) }
+        trackOpen = false
+        var footer = TCXLap(index: lapIndex)
+        let lap = laps[lapIndex]
+        footer.averageSpeed = lap.activeDuration > 0 ? lap.distance / lap.activeDuration : nil
+        footer.averageWatts = lap.samples[.power]?.average
+        footer.maximumWatts = lap.samples[.power]?.maximum
+        TCXWriter.appendLapEnd(footer, to: &bytes)
     }
 }

@@ -27,6 +27,13 @@ import LocationCore
 ///   radius within segments; elevation gain and loss smoothed with a 5 m hysteresis (the raw
 ///   sums are in ``ImportedWorkout/rawElevationGain`` and the metadata value
 ///   `elevation_gain_raw_m`); moving time; duration is the whole time from start to end.
+/// - **Pauses**: each break between segments is a pause (``WorkoutEvent``s `pause` at the last
+///   point before it and `resume` at the first point after it), as a new `<trkseg>` is how GPX
+///   writers mark a pause.
+/// - **Our own exports**: the `<trk>`'s extensions of a file this package exported
+///   (``WorkoutEnvelope``: id, start, end and every event to the millisecond) give the workout
+///   back as it was: under its id (so importing it into the store that holds it finds it there),
+///   from its start to its end, with its pauses, auto-pauses, laps and markers exactly.
 /// - **Identity**: the external id `gpx-track:HASH:COUNT` is a hash of the kept points' times and
 ///   positions, so importing the same track again, from the same file or from a copy that says
 ///   the same, finds the stored workout (``SaveOutcome/alreadySaved(existingID:matchedBy:)``)
@@ -142,7 +149,8 @@ public struct GPXImporter: Sendable {
                 let duplicates = await current.droppedDuplicates + track.duplicates
                 let outcome: SaveOutcome
                 do {
-                    outcome = try await current.commit(workout, samples: [], metadata: ["source": "gpx"])
+                    let events = track.events.filter { workout.contains($0.time) }
+                    outcome = try await current.commit(workout, samples: [], events: events, metadata: ["source": "gpx"])
                 } catch {
                     throw await failed(error, track: track.info.index, line: track.line)
                 }
@@ -173,8 +181,13 @@ public struct GPXImporter: Sendable {
     /// The workout of a finished track.
     private func record(for track: CollectedTrack, id: UUID, file: String) -> WorkoutRecord {
         let statistics = track.statistics
-        let start = statistics.firstTime!.date
-        let end = statistics.lastTime!.date
+        var start = statistics.firstTime!.date
+        var end = statistics.lastTime!.date
+        var id = id
+        // Our own export: the workout it came from, its id and times (which hold its points).
+        if let header = track.marks.header, header.start <= start, header.end >= end {
+            (id, start, end) = (header.id, header.start, header.end)
+        }
         var values = ["file": (file as NSString).lastPathComponent, "gpx_track": String(track.info.index)]
         values["name"] = track.info.name
         values["description"] = track.info.description

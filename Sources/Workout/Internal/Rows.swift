@@ -38,17 +38,19 @@ enum WorkoutRows {
         return db.lastInsertedRowID
     }
 
-    /// Fills in the staged workout `key` with `workout` and makes it visible.
+    /// Fills in the staged workout `key` with `workout` and makes it visible, under `workout`'s id
+    /// (an import learns the id its file gives, ours, only at the end of the activity: the row
+    /// was staged under another; the caller has made sure no stored workout has it).
     static func publish(_ workout: WorkoutRecord, stagedAs key: Int64, path: String?, in db: Database) throws {
         let totals = workout.totals
         let metadata = workout.metadata
         try db.execute(sql: """
-            UPDATE workout SET activity_type = ?, start_time = ?, end_time = ?, duration = ?, moving_time = ?,
+            UPDATE workout SET uuid = ?, activity_type = ?, start_time = ?, end_time = ?, duration = ?, moving_time = ?,
                 distance = ?, elevation_gain = ?, elevation_loss = ?, energy = ?, indoor = ?, source_device = ?,
                 source_app = ?, external_id = ?, metadata = ?, saved_at = ?, builder_owner = NULL
             WHERE id = ? AND builder_owner IS NOT NULL
             """, arguments: [
-                workout.activityType.rawValue, workout.start.timeIntervalSince1970, workout.end.timeIntervalSince1970,
+                workout.id, workout.activityType.rawValue, workout.start.timeIntervalSince1970, workout.end.timeIntervalSince1970,
                 totals.duration, totals.movingTime, totals.distance, totals.elevationGain, totals.elevationLoss,
                 totals.energy, metadata.isIndoor, metadata.sourceDevice, metadata.sourceApp, metadata.externalID,
                 encode(metadata.values), Date().timeIntervalSince1970, key,

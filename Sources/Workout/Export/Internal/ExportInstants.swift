@@ -136,12 +136,21 @@ struct ExportInstants {
 extension WorkoutStore {
     /// The sample types a workout has.
     func sampleTypes(of workoutID: UUID) async throws(WorkoutStoreError) -> [QuantityType] {
+        let counts = try await sampleCounts(of: workoutID)
+        return QuantityType.allCases.filter { counts[$0] != nil }
+    }
+
+    /// How many samples of each type a workout has (types it has none of are absent).
+    func sampleCounts(of workoutID: UUID) async throws(WorkoutStoreError) -> [QuantityType: Int] {
         try await read { db in
-            guard let stored = try WorkoutRows.find(workoutID, in: db) else { return [] }
-            return try QuantityType.allCases.filter { type in
-                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM quantity_sample WHERE workout = ? AND type = ?)",
-                                  arguments: [stored.key, type.rawValue]) ?? false
+            guard let stored = try WorkoutRows.find(workoutID, in: db) else { return [:] }
+            var counts: [QuantityType: Int] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT type, count(*) FROM quantity_sample WHERE workout = ? GROUP BY type", arguments: [stored.key])
+            while let row = try rows.next() {
+                if let type = QuantityType(rawValue: row[0]) { counts[type] = row[1] }
             }
+            return counts
         }
     }
 }

@@ -134,6 +134,18 @@ struct ActivityAssembler {
         segmentPending = true
     }
 
+    /// An event exactly as our own export wrote it (``WorkoutEnvelope``): it changes no route
+    /// segment (our files say where segments begin: ``startSegment()``).
+    mutating func event(_ event: WorkoutEvent) {
+        emit(event)
+        if event.kind == .pause || event.kind == .motionPaused { pauses += 1 }
+    }
+
+    /// The next point begins a new route segment.
+    mutating func startSegment() {
+        segmentPending = true
+    }
+
     private mutating func emit(_ event: WorkoutEvent) {
         guard events.count < Self.maximumEvents else { return }
         events.append(event)
@@ -225,8 +237,9 @@ struct ActivityAssembler {
             }
         }
         totals.movingTime = min(points > 0 ? timeline.activeTime() : activeTime(start: start, end: end), end - start)
+        let lapCount = all.filter { $0.kind == .lap && $0.time.timeIntervalSince1970 > start && $0.time.timeIntervalSince1970 < end }.count
         return Assembled(
-            events: all, laps: laps.count + 1, totals: totals, rawElevationGain: timeline.figures.elevationGain,
+            events: all, laps: lapCount + 1, totals: totals, rawElevationGain: timeline.figures.elevationGain,
             externalID: points > 0 ? fingerprint.externalID : sampleFingerprint.externalID(prefix: samplesPrefix))
     }
 

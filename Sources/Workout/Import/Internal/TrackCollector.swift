@@ -49,6 +49,22 @@ struct CollectedTrack: Sendable {
     var fingerprint = TrackFingerprint()
     /// The file's `creator`.
     var creator: String?
+    /// What our own export wrote in the `<trk>`'s extensions: the workout's id, start, end and
+    /// exact events (none in another tool's file).
+    var marks = WorkoutEnvelope.Marks()
+    /// The pauses the segment breaks stand for: a `pause` at the last point before each break and
+    /// a `resume` at the first point after it (of a file without our events).
+    var segmentPauses: [WorkoutEvent] = []
+    /// A `<trkseg>` began after points: the next point ends a pause.
+    var breakPending = false
+    /// The last point kept.
+    var lastKept: Date?
+
+    /// The events the workout is saved with: ours, exactly, when the file is our export; else the
+    /// segment breaks as pauses.
+    var events: [WorkoutEvent] {
+        marks.header == nil ? segmentPauses : marks.events
+    }
 
     /// The external id that recognises this track when it is imported again, from this file or
     /// from another that holds the same points.
@@ -65,7 +81,9 @@ struct CollectedTrack: Sendable {
 /// without. What it skips, with the point's line: a point without a time (a route point must
 /// have one) and a point whose time is earlier than the point before it (a route is in time
 /// order). A point equal to one kept at the same time (position and elevation) is dropped as a
-/// duplicate, before anything is counted or hashed. Samples: heart rate, cadence, power and air temperature, each an instantaneous sample
+/// duplicate, before anything is counted or hashed. Pauses: each segment break is a `pause` at
+/// the last point before it and a `resume` at the first point after it, unless the track carries
+/// our own export's exact events (``WorkoutEnvelope``), which are taken instead. Samples: heart rate, cadence, power and air temperature, each an instantaneous sample
 /// at its point's time; a second value of the same type at the same time is skipped when it
 /// differs from the first.
 final class TrackCollector {
@@ -104,6 +122,7 @@ final class TrackCollector {
             creator = metadata.creator
         case let .trackStart(info):
             track = CollectedTrack(info: info, line: info.line, creator: creator)
+            track!.marks = WorkoutEnvelope.marks(in: info.extensions)
             batch.newSegment = false
             batch.trackIndex = info.index
             batch.trackLine = info.line
@@ -112,6 +131,7 @@ final class TrackCollector {
         case .segmentStart:
             try flush()
             batch.newSegment = true
+            if track?.points ?? 0 > 0 { track!.breakPending = true }
             track?.statistics.startSegment()
         case let .trackPoint(point):
             try add(point)
@@ -144,6 +164,11 @@ final class TrackCollector {
             return
         }
         atLastTime.append((point.latitude, point.longitude, point.elevation))
+        if track!.breakPending, let last = track!.lastKept, time > last, track!.segmentPauses.count < ActivityAssembler.maximumEvents {
+            track!.segmentPauses += [WorkoutEvent(.pause, at: last), WorkoutEvent(.resume, at: time)]
+        }
+        track!.breakPending = false
+        track!.lastKept = time
         var point = point
         // Each value becomes a sample, or is dropped from the point when impossible (no array per
         // point: this runs for every point of the file).

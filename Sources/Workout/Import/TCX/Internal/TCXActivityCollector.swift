@@ -37,6 +37,8 @@ struct CollectedTCXActivity: Sendable {
     var heartRateMaximum: Double?
     var deviceTotals: DeviceTotals?
     var skipped: [GPXSkip] = []
+    /// Whether it is our own export, whose workout's id ``workout`` has.
+    var isOurs = false
 }
 
 /// Turns the TCX reader's events into route batches and a ``CollectedTCXActivity`` per activity,
@@ -72,6 +74,9 @@ final class TCXActivityCollector {
         var tracksInLap = 0
         /// A second `<Track>` in a lap: the device paused; the pause is dated at the next point.
         var trackBreak = false
+        /// Our own export's header (``WorkoutEnvelope``), from its first point: its events and
+        /// segment starts are then read from its points, and tracks and laps infer none.
+        var header: WorkoutEnvelope.Header?
     }
 
     /// The most laps an activity keeps (their starts, their totals): a file of a million laps must
@@ -180,12 +185,27 @@ final class TCXActivityCollector {
     }
 
     private func add(_ point: TCXTrackpoint) throws {
-        guard activity != nil, let time = activity!.assembler.check(time: point.time.date.timeIntervalSince1970, at: point.line) else { return }
-        if activity!.trackBreak, let last = activity!.assembler.lastTime, time > last {
+        guard activity != nil else { return }
+        let marks = point.extensions.isEmpty ? WorkoutEnvelope.Marks() : WorkoutEnvelope.marks(in: point.extensions)
+        if activity!.header == nil, activity!.assembler.moments == 0, let header = marks.header { activity!.header = header }
+        guard let time = activity!.assembler.check(time: point.time.date.timeIntervalSince1970, at: point.line) else {
+            for event in marks.events { activity!.assembler.event(event) }
+            return
+        }
+        if activity!.header != nil {
+            // Our own file: its events as written (those before the point before it), its segments where it says.
+            for event in marks.events where event.time.timeIntervalSince1970 < time { activity!.assembler.event(event) }
+            if marks.segmentStart { activity!.assembler.startSegment() }
+        } else if activity!.trackBreak, let last = activity!.assembler.lastTime, time > last {
             activity!.assembler.pause(at: last, automatic: false)
             activity!.assembler.resume(at: time, automatic: false)
         }
         activity!.trackBreak = false
+        defer {
+            if activity!.header != nil {
+                for event in marks.events where event.time.timeIntervalSince1970 >= time { activity!.assembler.event(event) }
+            }
+        }
         if activity!.lapKept, let index = activity!.lapStarts.indices.last, activity!.lapStarts[index] == nil { activity!.lapStarts[index] = time }
         let values = InstantValues(heartRate: point.heartRate, cadence: point.cadence, power: point.power, speed: point.speed)
         guard let admitted = activity!.assembler.add(
@@ -218,9 +238,14 @@ final class TCXActivityCollector {
         }
         // It begins at its first lap's StartTime when that is before the first point (by a day at most).
         let lapStart = state.lapStarts.first.flatMap { $0 }.flatMap { $0 <= first && first - $0 < ActivityAssembler.maximumGap ? $0 : nil }
-        let start = min(first, lapStart ?? first), end = last
+        var start = min(first, lapStart ?? first), end = last
+        // Our own export: the workout's times, which hold its points, and its laps among its events.
+        let header = (state.header ?? WorkoutEnvelope.marks(in: whole.extensions).header).flatMap {
+            $0.start.timeIntervalSince1970 <= first && $0.end.timeIntervalSince1970 >= last ? $0 : nil
+        }
+        if let header { (start, end) = (header.start.timeIntervalSince1970, header.end.timeIntervalSince1970) }
         // Lap i ends where lap i + 1 begins, ended as its TriggerMethod says.
-        let lapEnds = state.lapStarts.dropFirst().enumerated().compactMap { index, time -> (time: Double, trigger: WorkoutEvent.LapTrigger?)? in
+        let lapEnds = header != nil ? [] : state.lapStarts.dropFirst().enumerated().compactMap { index, time -> (time: Double, trigger: WorkoutEvent.LapTrigger?)? in
             guard let time else { return nil }
             let trigger: WorkoutEvent.LapTrigger? = switch index < state.laps.count ? state.laps[index].triggerMethod : nil {
             case "Manual": .manual
@@ -233,6 +258,7 @@ final class TCXActivityCollector {
         let assembled = state.assembler.assemble(start: start, end: end, lapEnds: lapEnds, samplesPrefix: "tcx-samples")
         result.events = assembled.events
         result.laps = assembled.laps
+        result.isOurs = header != nil
         result.pauses = assembler.pauses
         result.rawElevationGain = assembled.rawElevationGain
         (result.points, result.duplicates, result.samples) = (assembler.points, assembler.duplicates, assembler.samples)
@@ -251,6 +277,7 @@ final class TCXActivityCollector {
         totals.energy = device.calories
         if assembler.points < 2 { totals.distance = device.distance }
         result.workout = WorkoutRecord(
+            id: header?.id ?? UUID(),
             activityType: options.activity ?? whole.sport.map(WorkoutActivityType.init(tcxSport:)) ?? .other,
             start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: end), totals: totals,
             metadata: WorkoutMetadata(sourceDevice: whole.creator, sourceApp: options.sourceApp, externalID: assembled.externalID, values: values))

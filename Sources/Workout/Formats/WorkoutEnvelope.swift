@@ -1,0 +1,99 @@
+import Foundation
+import GPSCore
+
+/// What this package's own GPX, TCX and FIT files carry beyond the points and samples, so that
+/// importing one gives back the workout it was exported from: its id, start and end, whether
+/// auto-pause decided its stops, and its events exactly (kind, time to the millisecond, a lap's
+/// trigger, a marker's name).
+///
+/// Where a format has a standard place for a fact it goes there too (FIT timer events and laps,
+/// GPX segments, TCX tracks), for other tools; the envelope is what our importers read back.
+///
+/// In GPX and TCX it is written as elements of our own namespace, ``namespace``, prefix `sgf`:
+///
+/// ```xml
+/// <sgf:workout xmlns:sgf="urn:swift-gps-facade:workout:1" id="…" start="2024-05-01T10:00:00.123Z"
+///     end="2024-05-01T10:42:00.000Z" autoPause="true"/>
+/// <sgf:event xmlns:sgf="urn:swift-gps-facade:workout:1" kind="pause" time="2024-05-01T10:12:03.000Z"/>
+/// <sgf:event xmlns:sgf="urn:swift-gps-facade:workout:1" kind="lap" time="…" trigger="distance"/>
+/// <sgf:event xmlns:sgf="urn:swift-gps-facade:workout:1" kind="marker" time="…" name="Summit"/>
+/// <sgf:segment xmlns:sgf="urn:swift-gps-facade:workout:1"/>
+/// ```
+///
+/// (GPX: all of them in the `<trk>`'s `<extensions>`, before its segments. TCX: `workout` in the
+/// `<Activity>`'s `<Extensions>`; each `event` in the `<Extensions>` of the track point it comes
+/// after, so an import reading the file in order meets it where it happened; `segment` on the
+/// first point of each route segment after the first.) In FIT they are developer fields
+/// (``FITWorkoutFields``).
+struct WorkoutEnvelope: Sendable, Hashable {
+    /// The namespace of our elements.
+    static let namespace = "urn:swift-gps-facade:workout:1"
+
+    /// The workout's id, start and end, and whether auto-pause decided its stops: the `workout`
+    /// element, FIT's `session` developer fields.
+    struct Header: Sendable, Hashable {
+        var id: UUID
+        var start: Date
+        var end: Date
+        /// Whether the workout's stops (`motion_paused` ... `motion_resumed`) were decided by its
+        /// recorder's auto-pause: an importer then decides none of its own.
+        var autoPause: Bool
+    }
+
+    var header: Header
+    /// Every event, in order.
+    var events: [WorkoutEvent]
+
+    // MARK: - XML
+
+    private static let declaration = " xmlns:sgf=\"\(namespace)\""
+
+    /// `<sgf:workout …/>`: the header.
+    static func appendHeader(_ header: Header, to bytes: inout [UInt8]) {
+        TextBytes.append("<sgf:workout", to: &bytes)
+        bytes.append(contentsOf: declaration.utf8)
+        bytes.append(contentsOf: " id=\"\(header.id.uuidString)\" start=\"".utf8)
+        RFC3339.append(header.start, fractionDigits: 3, to: &bytes)
+        TextBytes.append("\" end=\"", to: &bytes)
+        RFC3339.append(header.end, fractionDigits: 3, to: &bytes)
+        bytes.append(contentsOf: "\" autoPause=\"\(header.autoPause)\"/>".utf8)
+    }
+
+    /// `<sgf:event …/>`: one event.
+    static func appendEvent(_ event: WorkoutEvent, to bytes: inout [UInt8]) {
+        TextBytes.append("<sgf:event", to: &bytes)
+        bytes.append(contentsOf: declaration.utf8)
+        bytes.append(contentsOf: " kind=\"\(event.kind.rawValue)\" time=\"".utf8)
+        RFC3339.append(event.time, fractionDigits: 3, to: &bytes)
+        TextBytes.append("\"", to: &bytes)
+        if let trigger = event.trigger { bytes.append(contentsOf: " trigger=\"\(trigger.rawValue)\"".utf8) }
+        if let name = event.name {
+            TextBytes.append(" name=\"", to: &bytes)
+            TextBytes.appendXML(name, attribute: true, to: &bytes)
+            TextBytes.append("\"", to: &bytes)
+        }
+        TextBytes.append("/>", to: &bytes)
+    }
+
+    /// `<sgf:segment/>`: the point it is on begins a route segment.
+    static func appendSegmentStart(to bytes: inout [UInt8]) {
+        TextBytes.append("<sgf:segment", to: &bytes)
+        bytes.append(contentsOf: declaration.utf8)
+        TextBytes.append("/>", to: &bytes)
+    }
+
+    /// Times in our files are written to the millisecond: the time an event is read back at.
+    static func written(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+    }
+}
+
+extension ExportSource {
+    /// The envelope of the workout exported.
+    var envelope: WorkoutEnvelope {
+        let autoPause = autoPaused || events.contains { $0.kind == .motionPaused || $0.kind == .motionResumed }
+        return WorkoutEnvelope(
+            header: WorkoutEnvelope.Header(id: workout.id, start: workout.start, end: workout.end, autoPause: autoPause),
+            events: events)
+    }
+}
