@@ -132,6 +132,22 @@ public struct FITWriter: Sendable {
         counted(from: start)
     }
 
+    /// Writes a data message under `localType` whose content is `content`: its fields' bytes, then
+    /// its developer fields', laid out as the definition says (in its byte order), for an encoder
+    /// that lays out its own bytes (a million records, without a ``FITValue`` per field). The
+    /// content must have the definition's size: another size is a programmer mistake, and stops
+    /// the program.
+    public mutating func write(localType: UInt8, content: UnsafeRawBufferPointer) {
+        guard let definition = definitions[Int(localType)] else {
+            preconditionFailure("local type \(localType) was not defined")
+        }
+        precondition(content.count == definition.size, "a message's content has its definition's size")
+        let start = bytes.count
+        bytes.append(localType)
+        bytes.append(contentsOf: content)
+        counted(from: start)
+    }
+
     /// Ends the file: appends the CRC of the header and records. While measuring it does nothing.
     ///
     /// Throws ``FITWriteError`` when the records written do not have the size the header

@@ -112,9 +112,10 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     case routeAlreadyAttached(workoutID: UUID)
     /// The route of `workoutID` was deleted while it was being read, after `pointsRead` points.
     case routeDeletedWhileReading(workoutID: UUID, pointsRead: Int)
-    /// Workout `workoutID` changed while it was being exported as FIT (which reads it twice: to
-    /// measure the file, then to write it), and the two passes differ. Only an in-memory store
-    /// can do this (a file store's export reads one snapshot); export it again.
+    /// Workout `workoutID` changed while it was being exported as FIT, and the file's parts
+    /// disagree; export it again. No export throws it since the FIT export encodes once (it read
+    /// the workout twice: to measure the file, then to write it); kept so that code matching it
+    /// still compiles.
     case changedWhileExporting(workoutID: UUID)
     /// The sequence of route batches given to `saveWorkout` threw; nothing of the run was kept.
     case routeSourceFailed(workoutID: UUID, reason: String)

@@ -26,9 +26,9 @@ extension WorkoutStore {
     ///
     /// Throws ``WorkoutStoreError/workoutNotSaved(workoutID:step:)`` when the store does not hold
     /// the workout (before anything is written), ``WorkoutStoreError/exportFailed(workoutID:path:reason:)``
-    /// when `write` throws, ``WorkoutStoreError/cancelled(operation:)`` when the task is
-    /// cancelled, ``WorkoutStoreError/changedWhileExporting(workoutID:)`` when an in-memory
-    /// store's workout changes during a FIT export, and the errors of ``routePoints(of:batchSize:)``.
+    /// when `write` throws (or a FIT export's temporary file cannot be written),
+    /// ``WorkoutStoreError/cancelled(operation:)`` when the task is cancelled, and the errors of
+    /// ``routePoints(of:batchSize:)``.
     @discardableResult
     nonisolated(nonsending)
     public func export(
@@ -78,8 +78,8 @@ extension WorkoutStore {
     private func export(
         _ workoutID: UUID, format: WorkoutExportFormat, into output: inout ExportOutput, sink: ExportSink
     ) async throws(WorkoutStoreError) -> ExportSummary {
-        // Every read of the export (the workout, its events, laps, route and samples, in batches;
-        // twice for FIT) sees the store as it was when the export began.
+        // Every read of the export (the workout, its events, laps, route and samples, in batches)
+        // sees the store as it was when the export began.
         let store = try snapshot()
         let source = try await store.exportSource(workoutID, loadingSamples: format == .gpx || format == .geojson)
         var summary = switch format {

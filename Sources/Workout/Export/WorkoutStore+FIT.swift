@@ -5,80 +5,149 @@ import LocationCore
 /// FIT export: an activity file as the FIT "Activity File" recipe lays it out (see
 /// `FITActivityEncoder`), header and file CRCs, that Garmin's decoder reads without error.
 ///
-/// Every route point and every sample FIT can hold is written (a heart rate or cadence over 254, a
-/// temperature past ±127 °C cannot be, and is counted in ``ExportSummary/samplesNotWritten``):
-/// the points and the samples are merged by time,
-/// a sample at a point's time (within half a millisecond) goes in that point's `record`, and one
-/// at a time no point has makes a `record` without a position. Records are whole seconds (FIT's
-/// `date_time`), so two instants in one second make two records with the same time: every value is
-/// in the file, but a reader that keeps one value a second (our FIT import among them: it keeps the
-/// first sample of each type in a second and reports the others) loses the rest. Pauses (the
-/// stored events; for a workout without any, such as a GPX import, each break between route
-/// segments) become timer stop and start events; auto-pauses say so (timer trigger `auto`).
-/// Each record's `distance` is the distance the workout's time line has counted at it. Laps
-/// are ``laps(of:)``'s, the session's totals the workout's.
+/// ## Records
+/// A `record` is written where there is something to record: at each route point (its position,
+/// altitude, speed and the distance the workout's time line has counted at it, with the samples
+/// taken at its time, within half a millisecond), and at each time no point has where a heart
+/// rate, cadence, power, temperature or speed was taken. Records are whole seconds (FIT's
+/// `date_time`), so two instants in one second make two records with the same time: every value
+/// is in the file, but a reader that keeps one value a second (our FIT import among them: it keeps
+/// the first sample of each type in a second and reports the others) loses the rest. A heart rate
+/// or cadence over 254, a temperature past ±127 °C cannot be held, and is counted in
+/// ``ExportSummary/samplesNotWritten``, as are a wheel's distances (FIT's `distance` is the time
+/// line's).
 ///
-/// The header declares the size of the data, so the file is encoded twice: once to measure it,
-/// once to write it, each reading the route and samples in batches: memory stays flat. Both
-/// passes read one snapshot of the store (``export(_:format:to:)`` takes it), so a write meanwhile
-/// cannot make them differ; where the store has no snapshot (in memory) and they do differ, the
-/// export throws ``WorkoutStoreError/changedWhileExporting(workoutID:)``.
+/// ## Beat-to-beat intervals
+/// ``QuantityType/heartbeatInterval`` samples go in `hrv` messages, as Garmin's devices write
+/// them: up to five intervals each (in milliseconds), those that follow one another without a
+/// gap; each message carries our `beat_time` fields, the time of its first beat (where its first
+/// interval ends), so our import places every beat where it was. An interval of 65.535 s or more
+/// cannot be held.
+///
+/// ## Pauses, laps, identity
+/// Every event of the workout is an `event` message where it happened, with our developer fields
+/// saying exactly what it was and when (``FITWorkoutFields``): a pause or an auto-pause that stops
+/// the timer is a timer stop (trigger `auto` for auto-pause), a resume that starts it a timer
+/// start, so other tools see the pauses too. A workout without pauses (an import of a file with
+/// segments but no events) gets timer stops and starts around the breaks between its route
+/// segments, which our import does not take for pauses. Laps are ``laps(of:)``'s, the session's
+/// totals the workout's; the session carries the workout's id, and the milliseconds of its start
+/// and end, so that importing the file into the store that holds the workout finds it there.
+///
+/// ## One pass
+/// The header declares the size of the data, known only once it is all encoded: the data goes to
+/// an anonymous temporary file as it is encoded (the route and samples read in batches: memory
+/// stays flat), then the header, the data and the CRC to the output. So a write to the store
+/// meanwhile cannot make the header and the data disagree.
 extension WorkoutStore {
+    /// The sample types a FIT `record` holds.
+    private static let recordTypes: [QuantityType] = [.heartRate, .cadence, .power, .temperature, .speed]
+
     nonisolated(nonsending)
     func writeFIT(_ source: ExportSource, into output: inout ExportOutput, sink: ExportSink) async throws(WorkoutStoreError) -> ExportSummary {
         let workout = source.workout
-        guard FITTime.value(fromSeconds: workout.start.timeIntervalSince1970) != nil,
-              FITTime.value(fromSeconds: workout.end.timeIntervalSince1970) != nil else {
+        guard let start = FITWorkoutFields.split(workout.start)?.seconds, let end = FITWorkoutFields.split(workout.end)?.seconds else {
             throw .exportFailed(
                 workoutID: workout.id, path: output.path,
                 reason: "FIT dates times from 1998-07-04 to 2126; this workout's (\(RFC3339.string(from: workout.start))) cannot be written")
         }
-        let types = try await sampleTypes(of: workout.id)
+        var spill: SpillFile
+        do throws(SpillFile.Failure) { spill = try SpillFile() } catch {
+            throw .exportFailed(workoutID: workout.id, path: output.path, reason: error.description)
+        }
+        let counts = try await sampleCounts(of: workout.id)
         let laps = try await laps(of: workout.id)
-        var measuring = ExportOutput(workoutID: workout.id, path: output.path)
-        let measured = try await encodeFIT(source, types: types, laps: laps, dataSize: nil, into: &measuring) { _ in }
-        return try await encodeFIT(source, types: types, laps: laps, dataSize: measured.dataSize, into: &output, sink: sink).summary
+        var pass = FITExportPass(
+            source: source, types: Self.recordTypes.filter { counts[$0] != nil }, beats: counts[.heartbeatInterval] ?? 0, start: start)
+        var summary = try await pass.encode(from: self) { bytes throws(WorkoutStoreError) in
+            do throws(SpillFile.Failure) { try spill.write(bytes) } catch {
+                throw .exportFailed(workoutID: workout.id, path: output.path, reason: error.description)
+            }
+        }
+        pass.finish(laps: laps, end: end)
+        try pass.drain { bytes throws(WorkoutStoreError) in
+            do throws(SpillFile.Failure) { try spill.write(bytes) } catch {
+                throw .exportFailed(workoutID: workout.id, path: output.path, reason: error.description)
+            }
+        }
+        // The header, now that the data's size is known; the data; the CRC of both.
+        var header = FITWriter(dataSize: spill.count)
+        var crc = FITCRC()
+        let headerBytes = header.takeBytes()
+        crc.update(headerBytes)
+        output.bytes += headerBytes
+        try spill.readAll(workoutID: workout.id, path: output.path, chunkSize: ExportOutput.flushThreshold) { bytes throws(WorkoutStoreError) in
+            crc.update(bytes)
+            output.bytes.append(contentsOf: bytes)
+            try output.flushIfFull(sink)
+        }
+        output.bytes += [UInt8(crc.value & 0xFF), UInt8(crc.value >> 8)]
+        summary.samplesNotWritten += counts[.distance] ?? 0
+        return summary
+    }
+}
+
+/// The one pass of a FIT export over a workout: its records, events and `hrv` messages in time
+/// order, then its laps, session and activity.
+struct FITExportPass {
+    let source: ExportSource
+    let types: [QuantityType]
+    /// How many beat-to-beat intervals the workout has.
+    let beats: Int
+    let start: UInt32
+    private(set) var encoder: FITActivityEncoder
+    private var timer = TimerState()
+    private var nextEvent = 0
+    private var feed: TimelineFeed
+    private var figures: [QuantityType: SampleFigures] = [:]
+    private var beatGroup = BeatGroup()
+    private var firstPosition: (latitude: Double, longitude: Double)?
+    private var points = 0
+
+    init(source: ExportSource, types: [QuantityType], beats: Int, start: UInt32) {
+        self.source = source
+        self.types = types
+        self.beats = beats
+        self.start = start
+        encoder = FITActivityEncoder(hasRoute: source.route != nil, types: types)
+        feed = TimelineFeed(options: source.timelineOptions, events: source.events)
     }
 
-    /// One pass: measuring (`dataSize` nil, the bytes thrown away) or writing.
-    nonisolated(nonsending)
-    private func encodeFIT(
-        _ source: ExportSource, types: [QuantityType], laps: [WorkoutLap], dataSize: Int?, into output: inout ExportOutput,
-        sink: ExportSink
-    ) async throws(WorkoutStoreError) -> (summary: ExportSummary, dataSize: Int) {
+    /// Encodes the records, events and `hrv` messages, handing the bytes to `spill` as they come.
+    mutating func encode(
+        from store: WorkoutStore, spill: (UnsafeRawBufferPointer) throws(WorkoutStoreError) -> Void
+    ) async throws(WorkoutStoreError) -> ExportSummary {
         let workout = source.workout
-        let start = FITTime.value(fromSeconds: workout.start.timeIntervalSince1970)!
-        let end = FITTime.value(fromSeconds: workout.end.timeIntervalSince1970)!
-        var encoder = FITActivityEncoder(dataSize: dataSize, hasRoute: source.route != nil, types: types)
         let serial = workout.id.uuid
         encoder.begin(
             start: start, serial: max(1, UInt32(serial.0) << 24 | UInt32(serial.1) << 16 | UInt32(serial.2) << 8 | UInt32(serial.3)),
-            device: workout.metadata.sourceDevice ?? "swift-gps-facade")
+            device: workout.metadata.sourceDevice ?? "swift-gps-facade", beats: beats > 0)
         let events = source.events
         let synthesizesPauses = !events.contains { [.pause, .resume, .motionPaused, .motionResumed].contains($0.kind) }
-        var timer = TimerState()
-        var nextEvent = 0
-        var feed = TimelineFeed(options: source.timelineOptions, events: events)
-        var instants = ExportInstants(store: self, workoutID: workout.id, types: types)
-        var figures: [QuantityType: SampleFigures] = [:]
-        var (points, segments, samples, written, lost) = (0, 0, 0, 0, 0)
+        var instants = ExportInstants(store: store, workoutID: workout.id, types: types)
+        var beatCursor = beats > 0 ? SampleCursor(store: store, workoutID: workout.id, type: .heartbeatInterval) : nil
+        var (segments, samples, lost, written) = (0, 0, 0, 0)
         var last: (segment: Int, time: UInt32)?
-        var firstPosition: (latitude: Double, longitude: Double)?
         while let instant = try await instants.next() {
             let time = FITTime.value(fromSeconds: instant.time) ?? start
             // Events before the instant; a resume at its time too: the timer starts before the
             // second's first record and stops after its last, as devices write them.
             while nextEvent < events.count, events[nextEvent].time.timeIntervalSince1970 < instant.time
                 || (events[nextEvent].time.timeIntervalSince1970 == instant.time && events[nextEvent].resumes) {
-                timer.apply(events[nextEvent], at: FITTime.value(fromSeconds: events[nextEvent].time.timeIntervalSince1970) ?? time, to: &encoder)
+                writeEvent(events[nextEvent])
                 nextEvent += 1
             }
+            if beatCursor != nil { lost += try await writeBeats(&beatCursor!, through: instant.time) }
+            var newSegment: Int?
             if let point = instant.point {
                 if last?.segment != point.segment {
                     segments += 1
-                    if synthesizesPauses, let last {
-                        encoder.timer(starts: false, at: last.time, automatic: false)
-                        encoder.timer(starts: true, at: time, automatic: false)
+                    if let last {
+                        newSegment = point.segment
+                        if synthesizesPauses {
+                            encoder.timer(starts: false, at: last.time, automatic: false)
+                            encoder.timer(starts: true, at: time, automatic: false)
+                        }
                     }
                 }
                 last = (point.segment, time)
@@ -86,20 +155,59 @@ extension WorkoutStore {
                 points += 1
                 firstPosition = firstPosition ?? (point.location.latitude, point.location.longitude)
             }
-            lost += encoder.record(instant, at: time, distance: instant.point == nil ? nil : feed.timeline.distance)
+            lost += encoder.record(instant, at: time, distance: instant.point == nil ? nil : feed.timeline.distance, segment: newSegment)
             for type in types {
                 guard let value = instant.values[type] else { continue }
                 samples += 1
-                if figures[type] == nil { figures[type] = SampleFigures(value) } else { figures[type]!.add(value) }
+                figures[type].add(value)
             }
             written += 1
             if written % 4_096 == 0, Task.isCancelled { throw .cancelled(operation: .export) }
-            try Self.drain(&encoder, into: &output, sink: sink)
+            if encoder.writer.bytes.count >= ExportOutput.flushThreshold { try encoder.drain(spill) }
         }
+        if beatCursor != nil { lost += try await writeBeats(&beatCursor!, through: .infinity) }
+        lost += flushBeats()
         while nextEvent < events.count {
-            timer.apply(events[nextEvent], at: FITTime.value(fromSeconds: events[nextEvent].time.timeIntervalSince1970) ?? end, to: &encoder)
+            writeEvent(events[nextEvent])
             nextEvent += 1
         }
+        return ExportSummary(
+            format: .fit, points: points, segments: segments, samplesWritten: samples + beats - lost, samplesNotWritten: lost, bytes: 0)
+    }
+
+    /// Hands the bytes encoded so far to `body`.
+    mutating func drain(_ body: (UnsafeRawBufferPointer) throws(WorkoutStoreError) -> Void) throws(WorkoutStoreError) {
+        try encoder.drain(body)
+    }
+
+    /// An event of the workout, telling the timer's change, if any.
+    private mutating func writeEvent(_ event: WorkoutEvent) {
+        encoder.event(event, timer: timer.apply(event))
+    }
+
+    /// Gathers the beat-to-beat intervals that end by `time` into `hrv` messages; returns how
+    /// many intervals cannot be held.
+    private mutating func writeBeats(_ cursor: inout SampleCursor, through time: Double) async throws(WorkoutStoreError) -> Int {
+        var lost = 0
+        while let beat = try await cursor.head(), beat.end <= time {
+            cursor.advance()
+            if !beatGroup.add(beat) {
+                lost += flushBeats()
+                _ = beatGroup.add(beat)
+            }
+        }
+        return lost
+    }
+
+    private mutating func flushBeats() -> Int {
+        guard let first = beatGroup.firstBeat else { return 0 }
+        defer { beatGroup = BeatGroup() }
+        return encoder.hrv(beatGroup.intervals, firstBeat: Date(timeIntervalSince1970: first))
+    }
+
+    /// The laps, the timer's last stop, the session and the activity.
+    mutating func finish(laps: [WorkoutLap], end: UInt32) {
+        let workout = source.workout
         let sport = workout.activityType.fitSport
         // A workout without a route has no laps of its own; its file has one, the whole workout.
         let wholeLap = WorkoutLap(
@@ -109,30 +217,20 @@ extension WorkoutStore {
         if laps.isEmpty { fileLaps[0].samples = figures }
         for (index, lap) in fileLaps.enumerated() {
             encoder.lap(FITActivityEncoder.Summary(
-                start: FITTime.value(fromSeconds: lap.start.timeIntervalSince1970) ?? start,
-                end: FITTime.value(fromSeconds: lap.end.timeIntervalSince1970) ?? end, elapsed: lap.duration,
-                timer: lap.activeDuration, distance: lap.distance, samples: lap.samples, sport: sport),
+                start: FITWorkoutFields.split(lap.start)?.seconds ?? start, end: FITWorkoutFields.split(lap.end)?.seconds ?? end,
+                elapsed: lap.duration, timer: lap.activeDuration, distance: lap.distance, samples: lap.samples, sport: sport),
                 index: index, trigger: Self.fitLapTrigger(lap, isLast: index == fileLaps.count - 1))
         }
         // The timer ran for the laps' active time (the time line's), or, without laps, the workout's moving time.
         let timerTime = laps.isEmpty ? (workout.totals.movingTime ?? workout.duration) : laps.map(\.activeDuration).reduce(0, +)
-        do throws(FITWriteError) {
-            try encoder.end(
-                FITActivityEncoder.Summary(
-                    start: start, end: end, elapsed: workout.elapsedTime, timer: timerTime,
-                    distance: workout.totals.distance ?? (points > 1 ? feed.timeline.distance : nil), samples: figures, sport: sport),
-                laps: fileLaps.count, ascent: workout.totals.elevationGain, descent: workout.totals.elevationLoss,
-                calories: workout.totals.energy, localOffset: workout.metadata.values["utc_offset_s"].flatMap { Int($0) },
-                startPosition: firstPosition, timerRunning: timer.isRunning)
-        } catch {
-            // Both passes read one snapshot of a file store; an in-memory store has none, and a
-            // write between the passes there makes them differ: an error, never a trap.
-            throw .changedWhileExporting(workoutID: workout.id)
-        }
-        try Self.drain(&encoder, into: &output, sink: sink)
-        let summary = ExportSummary(
-            format: .fit, points: points, segments: segments, samplesWritten: samples - lost, samplesNotWritten: lost, bytes: 0)
-        return (summary, encoder.writer.dataSize)
+        encoder.end(
+            FITActivityEncoder.Summary(
+                start: start, end: end, elapsed: workout.elapsedTime, timer: timerTime,
+                distance: workout.totals.distance ?? (points > 1 ? feed.timeline.distance : nil), samples: figures, sport: sport),
+            header: source.envelope.header, laps: fileLaps.count, ascent: workout.totals.elevationGain,
+            descent: workout.totals.elevationLoss, calories: workout.totals.energy,
+            localOffset: workout.metadata.values["utc_offset_s"].flatMap { Int($0) }, startPosition: firstPosition,
+            timerRunning: timer.isRunning)
     }
 
     /// FIT's `lap_trigger` of a lap: its own (0 manual, 1 time, 2 distance), 7 (session end) for
@@ -145,16 +243,32 @@ extension WorkoutStore {
         case nil: isLast ? 7 : 0
         }
     }
-
-    private static func drain(_ encoder: inout FITActivityEncoder, into output: inout ExportOutput, sink: ExportSink) throws(WorkoutStoreError) {
-        encoder.drain { output.bytes.append(contentsOf: $0) }
-        try output.flushIfFull(sink)
-    }
 }
 
 extension WorkoutEvent {
     /// Whether it ends a pause (by the user or auto-pause).
     var resumes: Bool { kind == .resume || kind == .motionResumed }
+}
+
+/// Beat-to-beat intervals that follow one another without a gap (each beginning within a
+/// millisecond of where the one before ended), up to an `hrv` message's five.
+private struct BeatGroup {
+    private(set) var intervals: [Double] = []
+    /// When the first interval ends: its beat.
+    private(set) var firstBeat: Double?
+    private var lastEnd: Double?
+
+    /// Adds an interval; `false` when it does not follow on (or the group is full): write the group, then add it again.
+    mutating func add(_ beat: SampleCursor.Sample) -> Bool {
+        if let lastEnd {
+            guard intervals.count < FITWorkoutFields.hrvValues, abs(beat.start - lastEnd) <= 0.001 else { return false }
+        } else {
+            firstBeat = beat.end
+        }
+        intervals.append(beat.value)
+        lastEnd = beat.end
+        return true
+    }
 }
 
 /// The timer as the stored pauses leave it: it stops when the workout is first paused (by the
@@ -165,17 +279,17 @@ private struct TimerState {
 
     var isRunning: Bool { !user && !motion }
 
-    mutating func apply(_ event: WorkoutEvent, at time: UInt32, to encoder: inout FITActivityEncoder) {
+    /// Takes an event; returns how it changes the timer (starts or stops, by auto-pause or not), if it does.
+    mutating func apply(_ event: WorkoutEvent) -> (starts: Bool, automatic: Bool)? {
         let wasRunning = isRunning
         switch event.kind {
         case .pause: user = true
         case .resume: user = false
         case .motionPaused: motion = true
         case .motionResumed: motion = false
-        case .lap, .marker: return
+        case .lap, .marker: return nil
         }
-        if wasRunning != isRunning {
-            encoder.timer(starts: isRunning, at: time, automatic: event.kind == .motionPaused || event.kind == .motionResumed)
-        }
+        guard wasRunning != isRunning else { return nil }
+        return (isRunning, event.kind == .motionPaused || event.kind == .motionResumed)
     }
 }

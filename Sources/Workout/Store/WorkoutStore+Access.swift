@@ -39,7 +39,7 @@ extension WorkoutStore {
     }
 
     /// The store as it is now, for reads that must agree with each other across many calls (an
-    /// export reads the route and samples in batches, the FIT export twice): a file store gives a
+    /// export reads the route and samples in batches): a file store gives a
     /// snapshot, one read transaction held open on a connection of its own (GRDB's
     /// `DatabaseSnapshot`), which later writes by this process or another do not change; an
     /// in-memory or read-only store (one connection, every access serialized) gives itself.

@@ -54,34 +54,17 @@ struct ExportInstant: Sendable {
 struct ExportInstants {
     static let batchSize = 4_096
 
-    private let store: WorkoutStore
     private var route: RouteBatches.Iterator
     private var points: [RoutePoint] = []
     private var pointIndex = 0
     private var routeDone = false
-    private var streams: [SampleStream]
-
-    /// The samples of one type, read a batch at a time after the last read.
-    private struct SampleStream {
-        let type: QuantityType
-        var buffer: [(start: Double, end: Double, value: Double)] = []
-        var index = 0
-        var done = false
-
-        var head: (start: Double, end: Double, value: Double)? {
-            index < buffer.count ? buffer[index] : nil
-        }
-    }
+    private var streams: [SampleCursor]
 
     /// The instants of `workoutID`, whose samples are of `types`.
     init(store: WorkoutStore, workoutID: UUID, types: [QuantityType]) {
-        self.store = store
         route = store.routePoints(of: workoutID, batchSize: Self.batchSize).makeAsyncIterator()
-        streams = types.map { SampleStream(type: $0) }
-        self.workoutID = workoutID
+        streams = types.map { SampleCursor(store: store, workoutID: workoutID, type: $0) }
     }
-
-    private let workoutID: UUID
 
     /// The next instant, or `nil` after the last.
     mutating func next() async throws(WorkoutStoreError) -> ExportInstant? {
@@ -90,12 +73,11 @@ struct ExportInstants {
             pointIndex = 0
             routeDone = points.isEmpty
         }
-        for index in streams.indices where streams[index].head == nil && !streams[index].done {
-            try await refill(index)
-        }
         let point = pointIndex < points.count ? points[pointIndex] : nil
         var time = point.map { ($0.location.time ?? $0.location.receivedAt).timeIntervalSince1970 } ?? .infinity
-        for stream in streams { if let head = stream.head, head.start < time { time = head.start } }
+        for index in streams.indices {
+            if let head = try await streams[index].head(), head.start < time { time = head.start }
+        }
         guard time.isFinite else { return nil }
         var instant = ExportInstant(time: time)
         if let point, (point.location.time ?? point.location.receivedAt).timeIntervalSince1970 <= time + SampleAligner.tolerance {
@@ -103,33 +85,64 @@ struct ExportInstants {
             pointIndex += 1
         }
         for index in streams.indices {
-            guard let head = streams[index].head, head.start <= time + SampleAligner.tolerance else { continue }
+            guard let head = try await streams[index].head(), head.start <= time + SampleAligner.tolerance else { continue }
             instant.values[streams[index].type] = head.value
-            streams[index].index += 1
+            streams[index].advance()
         }
         return instant
     }
+}
 
-    /// Reads the next batch of a sample type, after the last sample read (by start, then end).
-    private mutating func refill(_ index: Int) async throws(WorkoutStoreError) {
-        let type = streams[index].type
-        let after = streams[index].buffer.last.map { ($0.start, $0.end) } ?? (-Double.infinity, -Double.infinity)
-        let workoutID = workoutID
-        let batch = try await store.read { db -> [(start: Double, end: Double, value: Double)] in
+/// The samples of one type of a workout, in order of start (then end), read a batch at a time
+/// after the last read.
+struct SampleCursor {
+    typealias Sample = (start: Double, end: Double, value: Double)
+
+    let type: QuantityType
+    private let store: WorkoutStore
+    private let workoutID: UUID
+    private var buffer: [Sample] = []
+    private var index = 0
+    private var done = false
+
+    init(store: WorkoutStore, workoutID: UUID, type: QuantityType) {
+        self.store = store
+        self.workoutID = workoutID
+        self.type = type
+    }
+
+    /// The next sample, without taking it; `nil` after the last.
+    mutating func head() async throws(WorkoutStoreError) -> Sample? {
+        if index >= buffer.count, !done { try await refill() }
+        return index < buffer.count ? buffer[index] : nil
+    }
+
+    /// Takes the sample ``head()`` gave.
+    mutating func advance() {
+        index += 1
+    }
+
+    private mutating func refill() async throws(WorkoutStoreError) {
+        let after = buffer.last.map { ($0.start, $0.end) } ?? (-Double.infinity, -Double.infinity)
+        let (workoutID, type, limit) = (workoutID, type, ExportInstants.batchSize)
+        let batch = try await store.read { db -> [Sample] in
             guard let stored = try WorkoutRows.find(workoutID, in: db) else { return [] }
-            let rows = try Row.fetchCursor(db, sql: """
+            let statement = try db.cachedStatement(sql: """
                 SELECT start_time, end_time, value FROM quantity_sample
                 WHERE workout = ? AND type = ? AND (start_time, end_time) > (?, ?)
                 ORDER BY start_time, end_time LIMIT ?
-                """, arguments: [stored.key, type.rawValue, after.0, after.1, Self.batchSize])
-            var samples: [(start: Double, end: Double, value: Double)] = []
-            while let row = try rows.next() { samples.append((row[0], row[1], row[2])) }
+                """)
+            let rows = try Row.fetchCursor(statement, arguments: [stored.key, type.rawValue, after.0, after.1, limit])
+            var samples: [Sample] = []
+            samples.reserveCapacity(limit)
+            while let row = try rows.next() {
+                samples.append((row[0] as Double, row[1] as Double, row[2] as Double))
+            }
             return samples
         }
-        streams[index].buffer = batch
-        streams[index].index = 0
-        streams[index].done = batch.count < Self.batchSize
-        if batch.isEmpty { streams[index].done = true }
+        buffer = batch
+        index = 0
+        done = batch.count < limit
     }
 }
 

@@ -166,7 +166,7 @@ public struct FITImporter: Sendable {
                 }
                 builder = nil
                 var workout = activity.workout
-                workout.id = workoutID
+                if !activity.isOurs { workout.id = workoutID }
                 workoutID = UUID()
                 let outcome: SaveOutcome
                 do {

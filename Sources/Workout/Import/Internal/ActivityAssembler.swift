@@ -141,6 +141,12 @@ struct ActivityAssembler {
         if event.kind == .pause || event.kind == .motionPaused { pauses += 1 }
     }
 
+    /// Counts samples made outside ``add(time:at:latitude:longitude:altitude:accuracy:values:)``
+    /// (a FIT file's beat-to-beat intervals).
+    mutating func countSamples(_ count: Int) {
+        samples += count
+    }
+
     /// The next point begins a new route segment.
     mutating func startSegment() {
         segmentPending = true

@@ -37,6 +37,8 @@ struct CollectedActivity: Sendable {
     var heartRateMaximum: Double?
     var deviceTotals: DeviceTotals?
     var skipped: [FITSkip] = []
+    /// Whether it is our own export, whose workout's id ``workout`` has.
+    var isOurs = false
 }
 
 /// Turns the reader's events into route batches and a ``CollectedActivity`` per FIT file, on the
@@ -190,7 +192,7 @@ final class FITActivityCollector {
         case FITMessageNumber.event:
             if var event = FITEventMessage(message) {
                 if event.time == nil { event.time = systemTime.date(message.timestamp) }
-                activity!.timer(event)
+                if !activity!.ourEvent(message, time: event.time) { activity!.timer(event) }
             }
         case FITMessageNumber.lap, FITMessageNumber.session:
             if var totals = FITTotals(message) {
@@ -200,7 +202,12 @@ final class FITActivityCollector {
                         ?? totals.elapsedTime.map { end - $0 }
                 }
                 activity!.keep(totals)
+                if totals.kind == .session { activity!.ourSession(message, start: totals.start, end: totals.end) }
             }
+        case FITMessageNumber.developerDataID:
+            activity!.developer(message)
+        case FITWorkoutFields.hrvMessage:
+            activity!.hrv(message, offset: message.offset)
         case FITMessageNumber.fileID:
             activity!.fileID = FITFileID(message)
         case FITMessageNumber.deviceInfo:
@@ -221,8 +228,10 @@ final class FITActivityCollector {
             activity!.recordsNotTaken += 1
             return
         }
+        if activity!.beginsSegment(record) { activity!.assembler.startSegment() }
         guard let admitted = activity!.admit(record) else { return }
-        let point = admitted.moment
+        var point = admitted.moment
+        if let time = activity!.lastTime { point.samples += activity!.releaseBeats(until: time) }
         if point.startsSegment { try flush() }
         if let location = point.location {
             if batch.locations.isEmpty { batch.newSegment = point.startsSegment }
@@ -251,6 +260,10 @@ final class FITActivityCollector {
         try refuseSkipsIfStrict()
         guard var state = activity else { return }
         activity = nil
+        if let first = state.assembler.firstTime, let last = state.assembler.lastTime {
+            let (start, end) = state.bounds(first: first, last: last)
+            batch.samples += state.releaseBeats(until: end, start: start, ending: true)
+        }
         try flush()
         let collected = state.collected(file: file, options: options)
         try deliver(.activityEnd(collected))

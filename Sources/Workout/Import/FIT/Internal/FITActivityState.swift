@@ -44,10 +44,17 @@ struct FITActivityState {
     var recordsNotTaken = 0
     private(set) var sessions: [FITTotals] = []
     private(set) var laps: [FITTotals] = []
-    private var assembler = ActivityAssembler(moment: "record")
+    var assembler = ActivityAssembler(moment: "record")
     private var timer = Timer.running
     /// The last time the timer stopped after a record: the end, when it is the last thing that happened.
     private var lastStop: Double?
+    /// Our developer data index, when the file is our own export (``FITWorkoutFields``): its
+    /// events are then read from our fields, and its timer events and laps infer nothing.
+    var ourIndex: UInt8?
+    /// Our own export's header, from its session.
+    var header: WorkoutEnvelope.Header?
+    /// Beat-to-beat intervals read, waiting to lie within the workout (``FITActivityState+Beats``).
+    var beats = PendingBeats()
 
     init(fileIndex: Int, offset: Int) {
         self.fileIndex = fileIndex
@@ -75,13 +82,22 @@ struct FITActivityState {
     /// before the first record make none, and a start after the last record no resume (an event
     /// after the workout's end would refuse the whole save).
     mutating func timer(_ event: FITEventMessage) {
-        guard let starts = event.startsTimer, let time = event.time else { return }
+        guard ourIndex == nil, let starts = event.startsTimer, let time = event.time else { return }
+        if starts, beats.base == nil { beats.base = time }
         switch (starts, timer) {
         case let (true, .stopped(stop)):
             timer = assembler.moments > 0 ? .restarted(stop, at: max(time, stop.since)) : .running
         case (false, .running):
             if assembler.moments > 0 { lastStop = time }
             timer = .stopped(Stop(since: time, automatic: event.isAutomatic, emitted: false))
+        case let (false, .restarted(stop, at)) where stop.automatic != event.isAutomatic:
+            // A stop of the other kind soon after a start no record followed (the user pausing
+            // just after auto-pause ended, as a Wahoo ELEMNT writes it): the earlier pause ends,
+            // and this one begins, each of its own kind.
+            if !stop.emitted { assembler.pause(at: stop.since, automatic: stop.automatic) }
+            assembler.resume(at: max(stop.since, at), automatic: stop.automatic)
+            lastStop = time
+            timer = .stopped(Stop(since: max(stop.since, time), automatic: event.isAutomatic, emitted: false))
         case let (false, .restarted(stop, _)):
             // A stop soon after a start no record followed: the earlier pause goes on.
             if assembler.moments > 0 { lastStop = time }
@@ -135,12 +151,13 @@ struct FITActivityState {
     /// that field when the record lacks it.
     mutating func admit(_ record: FITRecord) -> Admitted? {
         guard let time = assembler.check(time: record.time, at: record.offset) else { return nil }
-        settlePauses(before: time)
+        if ourIndex == nil { settlePauses(before: time) }
+        if beats.base == nil { beats.base = time }
         var values = InstantValues(
             heartRate: record.heartRate, cadence: record.cadence, power: record.power, temperature: record.temperature, speed: record.speed)
         var altitude = record.altitude
         var unclaimed: [FITDeveloperValue] = []
-        for developer in record.developerValues {
+        for developer in record.developerValues where developer.field.developerIndex != ourIndex {
             guard let description = developer.field.description, description.nativeMessage == FITMessageNumber.record,
                   let value = developer.scaledNumber else {
                 unclaimed.append(developer)
@@ -193,15 +210,10 @@ struct FITActivityState {
                 : "none of its records has a date and a position or a value to keep"
             return result
         }
-        // The workout begins at the session's start (the timer's first start) when it is before
-        // the first record (by a day at most), and ends at the last record or the timer's last
-        // stop after it: not at the session message's time, which some devices write when the
-        // activity is saved, long after (the device's elapsed time keeps that span).
-        let sessionStarts = sessions.compactMap(\.start).filter { $0 <= first && first - $0 < ActivityAssembler.maximumGap }
-        let start = min(first, sessionStarts.min() ?? first)
-        let end = max(last, lastStop.map { $0 - last < ActivityAssembler.maximumGap ? $0 : last } ?? last)
-        let assembled = assembler.assemble(start: start, end: end, lapEnds: lapEnds(), samplesPrefix: "fit-samples")
-        result.events = assembled.events
+        let (start, end) = bounds(first: first, last: last)
+        let assembled = assembler.assemble(start: start, end: end, lapEnds: isOurs ? [] : lapEnds(), samplesPrefix: "fit-samples")
+        result.events = assembled.events.filter { $0.time.timeIntervalSince1970 >= start && $0.time.timeIntervalSince1970 <= end }
+        result.isOurs = isOurs
         result.laps = assembled.laps
         result.pauses = assembler.pauses
         (result.points, result.duplicates, result.samples) = (assembler.points, assembler.duplicates, assembler.samples)
@@ -211,6 +223,25 @@ struct FITActivityState {
         result.deviceTotals = device.isEmpty ? nil : device
         result.workout = workout(start: start, end: end, assembled: assembled, device: device, file: file, options: options)
         return result
+    }
+
+    /// Whether the file is our own export, whose header its session gave.
+    var isOurs: Bool { ourIndex != nil && header != nil }
+
+    /// When the workout begins and ends, its first and last records at `first` and `last`: ours
+    /// from its header (to the millisecond; a record, whole seconds, may lie up to a second
+    /// before), another's at the session's start (the timer's first start) when it is before the
+    /// first record (by a day at most), and at the last record or the timer's last stop after it
+    /// (not at the session message's time, which some devices write when the activity is saved,
+    /// long after: the device's elapsed time keeps that span).
+    func bounds(first: Double, last: Double) -> (start: Double, end: Double) {
+        if isOurs, let header {
+            return (min(first, header.start.timeIntervalSince1970), max(last, header.end.timeIntervalSince1970))
+        }
+        let sessionStarts = sessions.compactMap(\.start).filter { $0 <= first && first - $0 < ActivityAssembler.maximumGap }
+        let start = min(first, sessionStarts.min() ?? first)
+        let end = max(last, lastStop.map { $0 - last < ActivityAssembler.maximumGap ? $0 : last } ?? last)
+        return (start, end)
     }
 
     /// The end of each lap but the last, with what ended it.
@@ -249,6 +280,7 @@ struct FITActivityState {
         totals.energy = device.calories
         if assembler.points < 2 { totals.distance = device.distance }
         return WorkoutRecord(
+            id: isOurs ? header!.id : UUID(),
             activityType: options.activity ?? sportValue.map(WorkoutActivityType.init(fitSport:)) ?? .other,
             start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: end), totals: totals,
             metadata: WorkoutMetadata(
