@@ -86,25 +86,28 @@ extension WorkoutStore {
             """, arguments: [stored.key])
         while let row = try points.next() {
             feed.add(TimelinePoint(
-                ordinal: row[0], segment: row[1], time: row[2], latitude: row[3], longitude: row[4], altitude: row[5],
-                speed: row[6], horizontalAccuracy: row[7]))
+                ordinal: row[0], segment: row[1], time: row[2], latitude: row[3], longitude: row[4], altitude: row.optionalDouble(5),
+                speed: row.optionalDouble(6), horizontalAccuracy: row.optionalDouble(7)))
         }
         return (feed.finish(at: stored.end), stored.key)
     }
 
-    /// Adds to each lap the figures of the samples that began in it.
+    /// Adds to each lap the figures of the samples that began in it (a type at a time, in the
+    /// order of the samples' key: no text decoded per sample).
     private static func addSampleFigures(to laps: inout [WorkoutLap], workoutKey: Int64, in db: Database) throws {
         guard !laps.isEmpty else { return }
-        let samples = try Row.fetchCursor(
-            db, sql: "SELECT type, start_time, value FROM quantity_sample WHERE workout = ? ORDER BY start_time", arguments: [workoutKey])
-        var index = 0
-        while let row = try samples.next() {
-            guard let type = QuantityType(rawValue: row[0]) else { continue }
-            let start = Date(timeIntervalSince1970: row[1])
-            let value: Double = row[2]
-            while index < laps.count - 1, start >= laps[index].end { index += 1 }
-            guard start >= laps[index].start, start <= laps[index].end else { continue }
-            laps[index].samples[type].add(value)
+        let statement = try db.cachedStatement(
+            sql: "SELECT start_time, value FROM quantity_sample WHERE workout = ? AND type = ? ORDER BY start_time")
+        for type in QuantityType.allCases {
+            let samples = try Row.fetchCursor(statement, arguments: [workoutKey, type.rawValue])
+            var index = 0
+            while let row = try samples.next() {
+                let start = Date(timeIntervalSince1970: row[0])
+                let value: Double = row[1]
+                while index < laps.count - 1, start >= laps[index].end { index += 1 }
+                guard start >= laps[index].start, start <= laps[index].end else { continue }
+                laps[index].samples[type].add(value)
+            }
         }
         for index in laps.indices {
             laps[index].heartRateAverage = laps[index].samples[.heartRate]?.average

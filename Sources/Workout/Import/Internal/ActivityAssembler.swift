@@ -67,7 +67,9 @@ struct ActivityAssembler {
     private(set) var skippedNotListed = 0
     private var events: [WorkoutEvent] = []
     private var lastPoint: (time: Double, latitude: Double, longitude: Double, altitude: Double?)?
-    private var lastSample: [QuantityType: (time: Double, value: Double)] = [:]
+    /// The last sample of each type, by ``QuantityType/hashKey`` (an array: a dictionary hashed the
+    /// type's name for every value of a million-record file).
+    private var lastSample = [(time: Double, value: Double)?](repeating: nil, count: QuantityType.allCases.count)
     private var segmentPending = false
     private var fingerprint = TrackFingerprint()
     private var sampleFingerprint = TrackFingerprint()
@@ -210,13 +212,13 @@ struct ActivityAssembler {
             skip(position, "a \(type) of \(value) \(type.unit) is not possible; the value was dropped")
             return nil
         }
-        if let last = lastSample[type], last.time == time {
+        if let last = lastSample[type.hashKey], last.time == time {
             if last.value != value {
                 skip(position, "its \(type) \(value) was dropped: the \(moment) before it has the same time and a \(type) of \(last.value)")
             }
             return nil
         }
-        lastSample[type] = (time, value)
+        lastSample[type.hashKey] = (time, value)
         samples += 1
         return QuantitySample(type: type, value: value, at: Date(timeIntervalSince1970: time))
     }
@@ -269,8 +271,16 @@ struct ActivityAssembler {
 }
 
 extension QuantityType {
-    /// A small stable number per type, for fingerprints.
+    /// A small stable number per type, for fingerprints: its place in ``allCases``.
     var hashKey: Int {
-        QuantityType.allCases.firstIndex(of: self) ?? 0
+        switch self {
+        case .heartRate: 0
+        case .cadence: 1
+        case .power: 2
+        case .temperature: 3
+        case .speed: 4
+        case .heartbeatInterval: 5
+        case .distance: 6
+        }
     }
 }

@@ -28,6 +28,19 @@ struct PointBatch: Sendable {
     /// The track: its index in the file and the line of its `<trk>`.
     var trackIndex = 0
     var trackLine = 0
+
+    /// `samples` grouped by type, each type's in the order given (a stable partition, on the
+    /// reader's thread): the store inserts them in the order of its key (workout, type, start),
+    /// into one part of the table at a time rather than alternating between a part per type.
+    static func groupedByType(_ samples: [QuantitySample]) -> [QuantitySample] {
+        guard let first = samples.first?.type, samples.contains(where: { $0.type != first }) else { return samples }
+        var grouped: [QuantitySample] = []
+        grouped.reserveCapacity(samples.count)
+        for type in QuantityType.allCases.sorted(by: { $0.rawValue < $1.rawValue }) {
+            grouped += samples.lazy.filter { $0.type == type }
+        }
+        return grouped
+    }
 }
 
 /// A track as the reader thread saw it: its fields, totals, samples and identity.

@@ -271,7 +271,8 @@ final class FITActivityCollector {
 
     private func flush() throws {
         guard !batch.locations.isEmpty || !batch.samples.isEmpty else { return }
-        let full = batch
+        var full = batch
+        full.samples = PointBatch.groupedByType(batch.samples)
         batch.locations.removeAll(keepingCapacity: true)
         batch.lines.removeAll(keepingCapacity: true)
         batch.samples.removeAll(keepingCapacity: true)
