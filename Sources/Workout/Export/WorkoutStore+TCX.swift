@@ -23,10 +23,10 @@ extension WorkoutStore {
         var laps = try await laps(of: workout.id)
         if laps.isEmpty {
             laps = [WorkoutLap(
-                index: 1, start: workout.start, end: workout.end, distance: workout.totals.distance ?? 0, duration: workout.elapsedTime,
-                activeDuration: workout.totals.movingTime ?? workout.duration)]
+                index: 1, start: workout.start, end: workout.end, distance: workout.totals.distance ?? 0, elapsedTime: workout.elapsedTime,
+                duration: workout.duration, movingTime: workout.movingTime)]
         }
-        let active = max(1e-9, laps.map(\.activeDuration).reduce(0, +))
+        let timed = max(1e-9, laps.map(\.duration).reduce(0, +))
         TCXWriter.appendHeader(to: &output.bytes)
         TCXWriter.appendActivityStart(sport: workout.activityType.tcxSport, id: workout.start, to: &output.bytes)
         var feed = TimelineFeed(options: source.timelineOptions, events: source.events)
@@ -39,13 +39,14 @@ extension WorkoutStore {
         func openLap(_ index: Int, into bytes: inout [UInt8]) {
             let lap = laps[index]
             var header = TCXLap(index: index, startTime: GPXTime(date: lap.start))
-            header.totalTime = lap.activeDuration
+            // TCX's TotalTimeSeconds is the lap's timer time: its duration.
+            header.totalTime = lap.duration
             header.distance = lap.distance
-            header.calories = workout.totals.energy.map { $0 * lap.activeDuration / active }
+            header.calories = workout.totals.energy.map { $0 * lap.duration / timed }
             header.averageHeartRate = lap.samples[.heartRate]?.average
             header.maximumHeartRate = lap.samples[.heartRate]?.maximum
             header.cadence = lap.samples[.cadence]?.average
-            header.averageSpeed = lap.activeDuration > 0 ? lap.distance / lap.activeDuration : nil
+            header.averageSpeed = lap.movingTime > 0 ? lap.distance / lap.movingTime : nil
             header.averageWatts = lap.samples[.power]?.average
             header.maximumWatts = lap.samples[.power]?.maximum
             header.triggerMethod = switch lap.trigger {
@@ -61,7 +62,7 @@ extension WorkoutStore {
             trackOpen = false
             var footer = TCXLap(index: lapIndex)
             let lap = laps[lapIndex]
-            footer.averageSpeed = lap.activeDuration > 0 ? lap.distance / lap.activeDuration : nil
+            footer.averageSpeed = lap.movingTime > 0 ? lap.distance / lap.movingTime : nil
             footer.averageWatts = lap.samples[.power]?.average
             footer.maximumWatts = lap.samples[.power]?.maximum
             TCXWriter.appendLapEnd(footer, to: &bytes)
