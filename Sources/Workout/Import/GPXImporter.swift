@@ -23,10 +23,13 @@ import LocationCore
 /// - **Activity**: ``GPXImportOptions/activity`` when set, else the track's `<type>` through
 ///   ``WorkoutActivityType/init(gpxType:)``, else ``WorkoutActivityType/other``.
 /// - **Times**: start and end are the first and last kept points' times (UTC).
-/// - **Totals** (``TrackStatistics`` gives the formulas): distance, haversine on the WGS84 mean
-///   radius within segments; elevation gain and loss smoothed with a 5 m hysteresis (the raw
-///   sums are in ``ImportedWorkout/rawElevationGain`` and the metadata value
-///   `elevation_gain_raw_m`); moving time; duration is the whole time from start to end.
+/// - **Totals**, as every importer and a recorded session work them out (the README's table of
+///   figures): each break between segments is a pause (saved as the workout's events); distance
+///   is haversine on the WGS84 mean radius between the points within segments; elevation gain
+///   and loss smoothed with a 5 m hysteresis (the raw sums are in
+///   ``ImportedWorkout/rawElevationGain`` and the metadata value `elevation_gain_raw_m`); duration
+///   leaves the pauses out, and moving time the stops the file records too (a file of another
+///   tool records none: stops are not guessed from positions, which sparse tracks make unreliable).
 /// - **Identity**: the external id `gpx-track:HASH:COUNT` is a hash of the kept points' times and
 ///   positions, so importing the same track again, from the same file or from a copy that says
 ///   the same, finds the stored workout (``SaveOutcome/alreadySaved(existingID:matchedBy:)``)
@@ -136,13 +139,15 @@ public struct GPXImporter: Sendable {
                     continue
                 }
                 builder = nil
-                let workout = record(for: track, id: workoutID, file: file)
+                var figures = track.figures
+                let timeline = figures.finish(at: track.lastKept ?? 0)
+                let workout = record(for: track, timeline: timeline, id: workoutID, file: file)
                 workoutID = UUID()
                 let kept = await current.pointCount
                 let duplicates = await current.droppedDuplicates + track.duplicates
                 let outcome: SaveOutcome
                 do {
-                    outcome = try await current.commit(workout, samples: [], metadata: ["source": "gpx"])
+                    outcome = try await current.commit(workout, samples: [], events: timeline.events, metadata: ["source": "gpx"])
                 } catch {
                     throw await failed(error, track: track.info.index, line: track.line)
                 }
@@ -150,8 +155,8 @@ public struct GPXImporter: Sendable {
                 imported.append(ImportedWorkout(
                     workout: workout, outcome: outcome, trackIndex: track.info.index, trackName: track.info.name, trackLine: track.line,
                     points: kept, duplicatesDropped: duplicates, segments: statistics.segmentCount, samples: track.sampleCount,
-                    rawElevationGain: statistics.elevationGain, heartRateAverage: statistics.heartRateAverage,
-                    heartRateMaximum: statistics.heartRateMaximum, skipped: track.skipped))
+                    rawElevationGain: statistics.elevationGain, heartRateAverage: track.heartRate?.average,
+                    heartRateMaximum: track.heartRate?.maximum, skipped: track.skipped))
             case let .end(summary):
                 return Self.report(file: file, imported: imported, notImported: notImported, summary: summary)
             case let .failed(error):
@@ -171,7 +176,7 @@ public struct GPXImporter: Sendable {
     }
 
     /// The workout of a finished track.
-    private func record(for track: CollectedTrack, id: UUID, file: String) -> WorkoutRecord {
+    private func record(for track: CollectedTrack, timeline: SessionTimeline, id: UUID, file: String) -> WorkoutRecord {
         let statistics = track.statistics
         let start = statistics.firstTime!.date
         let end = statistics.lastTime!.date
@@ -183,7 +188,7 @@ public struct GPXImporter: Sendable {
             id: id,
             activityType: options.activity ?? track.info.type.map(WorkoutActivityType.init(gpxType:)) ?? .other,
             start: start, end: end,
-            totals: statistics.totals(within: end.timeIntervalSince(start)),
+            totals: timeline.totals(end: end.timeIntervalSince1970),
             metadata: WorkoutMetadata(
                 sourceDevice: track.creator, sourceApp: options.sourceApp, externalID: track.externalID, values: values))
     }

@@ -215,7 +215,7 @@ struct ActivityAssembler {
         let timeline = feed.finish(at: end)
         let laps = lapEnds.filter { $0.time > start && $0.time < end }
             .map { WorkoutEvent(.lap, at: Date(timeIntervalSince1970: $0.time), trigger: $0.trigger) }
-        var all = events
+        var all = timeline.events
         if !laps.isEmpty { all = (events + laps).enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element) }
         var totals = timeline.totals(end: end)
         if points < 2 { totals.distance = nil }

@@ -35,7 +35,15 @@ struct CollectedTrack: Sendable {
     var info: GPXPathInfo
     /// The line of its `<trk>`.
     var line: Int
+    /// The file's own figures, as gpxpy would give them (raw gain, segments, the points' heart rates).
     var statistics = TrackStatistics()
+    /// The workout's figures: the time line fed its points, each segment break a pause.
+    var figures = TimelineFeed(options: .asStored, events: [])
+    /// The heart rate's figures (the mean weighted by time).
+    var heartRate: SampleFigures?
+    /// The time of the last point kept, and whether a segment break came after it.
+    var lastKept: Double?
+    var pauseBeforeNext = false
     /// Samples sent with the points.
     var sampleCount = 0
     /// Points sent as route points.
@@ -113,6 +121,8 @@ final class TrackCollector {
             try flush()
             batch.newSegment = true
             track?.statistics.startSegment()
+            // A break between segments, where the recorder was paused or turned off, is a pause.
+            if track?.lastKept != nil { track?.pauseBeforeNext = true }
         case let .trackPoint(point):
             try add(point)
         case let .trackEnd(info):
@@ -152,6 +162,16 @@ final class TrackCollector {
         point.power = sample(.power, point.power, at: time, line: point.line)
         point.airTemperature = sample(.temperature, point.airTemperature, at: time, line: point.line)
         track!.statistics.add(point)
+        let seconds = time.timeIntervalSince1970
+        if track!.pauseBeforeNext, let pausedAt = track!.lastKept {
+            track!.figures.append(WorkoutEvent(.pause, at: Date(timeIntervalSince1970: pausedAt)))
+            track!.figures.append(WorkoutEvent(.resume, at: time))
+            track!.pauseBeforeNext = false
+        }
+        track!.figures.add(TimelinePoint(
+            ordinal: track!.points, segment: track!.statistics.segmentCount - 1, time: seconds, latitude: point.latitude,
+            longitude: point.longitude, altitude: point.elevation, speed: point.speed, horizontalAccuracy: nil))
+        track!.lastKept = seconds
         track!.points += 1
         track!.fingerprint.add(time: time.timeIntervalSince1970, latitude: point.latitude, longitude: point.longitude)
         if !point.unknownExtensions.isEmpty {
@@ -183,6 +203,7 @@ final class TrackCollector {
             return true
         }
         let sample = QuantitySample(type: type, value: value, at: time)
+        if type == .heartRate { track!.heartRate.add(sample) }
         lastSample[type] = sample
         batch.samples.append(sample)
         track!.sampleCount += 1

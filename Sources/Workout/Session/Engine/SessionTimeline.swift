@@ -139,13 +139,16 @@ struct SessionTimeline: Sendable {
 
     /// The workout's totals if it ended at `end` (the last time when `nil`, or when earlier):
     /// distance, duration, moving time, and elevation gain and loss when two counted points had an
-    /// elevation. No totals before the first point.
-    func totals(end: Double? = nil) -> WorkoutTotals {
-        guard start != nil else { return WorkoutTotals() }
+    /// elevation. No totals before the first point. A workout that began at `start`, before the
+    /// time line (a route given after its workout, whose first point came later), counts the time
+    /// before it as neither paused nor stopped: nothing says it was.
+    func totals(start workoutStart: Double? = nil, end: Double? = nil) -> WorkoutTotals {
+        guard let start else { return WorkoutTotals() }
         let end = max(end ?? lastTime ?? 0, lastTime ?? 0)
+        let before = max(0, start - (workoutStart ?? start))
         let hasElevation = figures.elevationCount > 1
         return WorkoutTotals(
-            distance: figures.distance, duration: duration(at: end), movingTime: movingTime(at: end),
+            distance: figures.distance, duration: duration(at: end) + before, movingTime: movingTime(at: end) + before,
             elevationGain: hasElevation ? figures.smoothedElevationGain : nil,
             elevationLoss: hasElevation ? figures.smoothedElevationLoss : nil)
     }
