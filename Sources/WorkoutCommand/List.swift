@@ -74,18 +74,26 @@ extension String {
 
 /// A stored workout as JSON, for `list --json` and `show --json`.
 enum StoredWorkoutJSON {
+    /// The version of the figures' keys, printed as `format_version`. 2: `duration_s` is the
+    /// duration (the time not paused by the user) for sessions too, where 1 gave their elapsed
+    /// time, and a lap's `duration_s` is its duration, where 1 gave its elapsed time (now
+    /// `elapsed_time_s`); `elapsed_time_s` is new, and `moving_time_s` is never null.
+    static let formatVersion = 2
+
     static func object(_ workout: WorkoutRecord) -> [String: Any] {
         let totals = workout.totals
         let metadata = workout.metadata
         return [
+            "format_version": formatVersion,
             "id": workout.id.uuidString,
             "activity": workout.activityType.rawValue,
             "activity_unknown": workout.unknownActivityType as Any? ?? NSNull(),
             "start": RFC3339.string(from: workout.start),
             "end": RFC3339.string(from: workout.end),
             "distance_m": Format.json(totals.distance),
+            "elapsed_time_s": workout.elapsedTime,
             "duration_s": workout.duration,
-            "moving_time_s": Format.json(totals.movingTime),
+            "moving_time_s": workout.movingTime,
             "elevation_gain_m": Format.json(totals.elevationGain),
             "elevation_loss_m": Format.json(totals.elevationLoss),
             "energy_kcal": Format.json(totals.energy),

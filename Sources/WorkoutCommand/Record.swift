@@ -302,11 +302,12 @@ struct Record: AsyncParsableCommand {
             return
         }
         let events = try await storeCall { try await store.events(of: workout.id) }
-        let pauses = events.filter { $0.kind == .pause || $0.kind == .motionPaused }.count
+        let pauses = events.filter { $0.kind == .pause }.count
+        let stops = events.filter { $0.kind == .motionPaused }.count
         let laps = try await storeCall { try await store.laps(of: workout.id) }.count
         Output.line("Recorded \(workout.id.uuidString) (\(workout.activityType)): \(Format.distance(workout.totals.distance)), "
-            + "\(Format.duration(workout.duration)) (\(Format.duration(workout.totals.movingTime ?? workout.duration)) active), "
-            + "\(pauses) pause\(pauses == 1 ? "" : "s"), \(laps) lap\(laps == 1 ? "" : "s").")
+            + "duration \(Format.duration(workout.duration)) (moving \(Format.duration(workout.movingTime))), "
+            + "\(pauses) pause\(pauses == 1 ? "" : "s"), \(stops) stop\(stops == 1 ? "" : "s"), \(laps) lap\(laps == 1 ? "" : "s").")
     }
 
     private func makeSource() throws -> (any LocationSource, ReplayRecording.Format?) {
@@ -446,7 +447,7 @@ private final class StatusLine: Sendable {
         let heartRate = figures.heartRate.map { "  \(Int($0.rounded())) bpm" } ?? ""
         let cadence = figures.samples[.cadence].map { "  \(Int($0.latest.rounded())) rpm" } ?? ""
         let power = figures.samples[.power].map { "  \(Int($0.latest.rounded())) W" } ?? ""
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + "\(state)  \(Format.duration(figures.elapsedTime)) (\(Format.duration(figures.activeTime)) active)  "
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + "\(state)  duration \(Format.duration(figures.duration)) (moving \(Format.duration(figures.movingTime)))  "
             + "\(Format.distance(figures.distance))  \(pace)\(heartRate)\(cadence)\(power)  lap \(figures.lap)").utf8))
     }
 

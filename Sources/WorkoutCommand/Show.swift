@@ -33,13 +33,7 @@ struct Show: AsyncParsableCommand {
         let workout = try await storeOptions.resolve(id, in: store)
         if let plot { try await draw(workout, in: store, to: plot) }
         let route = try await storeCall { try await store.route(of: workout.id) }
-        var statistics: [QuantityType: (count: Int, average: Double, maximum: Double)] = [:]
-        for type in QuantityType.allCases {
-            let values = try await storeCall { try await store.samples(of: workout.id, type: type) }.map(\.value)
-            if let maximum = values.max() {
-                statistics[type] = (values.count, values.reduce(0, +) / Double(values.count), maximum)
-            }
-        }
+        let statistics = try await storeCall { try await store.sampleFigures(of: workout.id) }
         let laps = try await storeCall { try await store.laps(of: workout.id) }
         if json {
             Output.line(Format.jsonLine(try await Self.object(workout, in: store)))
@@ -58,8 +52,9 @@ struct Show: AsyncParsableCommand {
                 + (workout.metadata.values["name"].map { "  \"\($0)\"" } ?? ""),
             "  when       \(Format.dateTime(workout.start)) to \(Format.dateTime(workout.end))",
             "  distance   " + besides(Format.distance(totals.distance), device?.distance.map(Format.distance)),
-            "  duration   \(Format.duration(workout.duration))"
-                + (totals.movingTime.map { ", moving " + besides(Format.duration($0), device?.timerTime.map { "timer \(Format.duration($0))" }) } ?? ""),
+            "  elapsed    " + besides(Format.duration(workout.elapsedTime), device?.elapsedTime.map(Format.duration)),
+            "  duration   " + besides(Format.duration(workout.duration), device?.timerTime.map { "timer \(Format.duration($0))" }),
+            "  moving     \(Format.duration(workout.movingTime))",
         ]
         if let gain = totals.elevationGain {
             let ours = "+\(Int(gain.rounded())) m / -\(Int((totals.elevationLoss ?? 0).rounded())) m"
@@ -87,12 +82,12 @@ struct Show: AsyncParsableCommand {
         if let file = metadata.values["file"] { lines.append("  file       \(file)") }
         if laps.count > 1 {
             for lap in laps {
-                lines.append("  lap \(String(lap.index).leftPadded(3))    \(Format.distance(lap.distance).leftPadded(9))  \(Format.duration(lap.activeDuration).leftPadded(8)) active")
+                lines.append("  lap \(String(lap.index).leftPadded(3))    \(Format.distance(lap.distance).leftPadded(9))  \(Format.duration(lap.duration).leftPadded(8))  moving \(Format.duration(lap.movingTime).leftPadded(8))")
             }
         }
         if let splits {
             for split in try await storeCall({ try await store.splits(of: workout.id, every: splits) }) {
-                lines.append("  split \(String(split.index).leftPadded(3))  \(Format.distance(split.distance).leftPadded(9))  \(Format.duration(split.activeDuration).leftPadded(8))")
+                lines.append("  split \(String(split.index).leftPadded(3))  \(Format.distance(split.distance).leftPadded(9))  \(Format.duration(split.movingTime).leftPadded(8))")
             }
         }
         lines.forEach(Output.line)
@@ -114,11 +109,8 @@ struct Show: AsyncParsableCommand {
     static func object(_ workout: WorkoutRecord, in store: WorkoutStore) async throws -> [String: Any] {
         let route = try await storeCall { try await store.route(of: workout.id) }
         var samples: [String: Any] = [:]
-        for type in QuantityType.allCases {
-            let values = try await storeCall { try await store.samples(of: workout.id, type: type) }.map(\.value)
-            if let maximum = values.max() {
-                samples[type.rawValue] = ["count": values.count, "average": Format.json(values.reduce(0, +) / Double(values.count)), "maximum": maximum] as [String: Any]
-            }
+        for (type, figures) in try await storeCall({ try await store.sampleFigures(of: workout.id) }) {
+            samples[type.rawValue] = ["count": figures.count, "average": Format.json(figures.average), "maximum": figures.maximum] as [String: Any]
         }
         let events = try await storeCall { try await store.events(of: workout.id) }
         let laps = try await storeCall { try await store.laps(of: workout.id) }
@@ -126,7 +118,8 @@ struct Show: AsyncParsableCommand {
         object["points"] = route?.pointCount ?? 0
         object["segments"] = route?.segmentCount ?? 0
         object["samples"] = samples
-        object["active_duration_s"] = Format.json(workout.totals.movingTime ?? workout.duration)
+        // Kept from format 1, where it was the only moving time never null: moving_time_s now is.
+        object["active_duration_s"] = workout.movingTime
         if let device = DeviceTotals(workout.metadata) {
             object["device"] = device.metadataValues.mapValues { Double($0) ?? 0 }
         }
@@ -138,7 +131,8 @@ struct Show: AsyncParsableCommand {
         object["laps"] = laps.map { lap -> [String: Any] in
             [
                 "index": lap.index, "start": RFC3339.string(from: lap.start), "end": RFC3339.string(from: lap.end),
-                "distance_m": Format.json(lap.distance), "duration_s": lap.duration, "active_duration_s": lap.activeDuration,
+                "distance_m": Format.json(lap.distance), "elapsed_time_s": lap.elapsedTime, "duration_s": lap.duration,
+                "moving_time_s": lap.movingTime, "active_duration_s": lap.movingTime,
                 "heart_rate_avg": Format.json(lap.heartRateAverage),
                 "samples": Dictionary(uniqueKeysWithValues: lap.samples.map { type, figures in
                     (type.rawValue, ["count": figures.count, "average": Format.json(figures.average), "maximum": figures.maximum] as [String: Any])

@@ -94,14 +94,15 @@ struct WorkoutSummary {
         return lines
     }
 
-    /// The keys: id, file, status (`imported`, `already_imported`), activity, start, end, points,
-    /// segments, duplicates_dropped, distance_m, duration_s, moving_time_s, elevation_gain_m,
+    /// The keys: format_version (see `StoredWorkoutJSON.formatVersion`), id, file, status (`imported`, `already_imported`), activity, start, end, points,
+    /// segments, duplicates_dropped, distance_m, elapsed_time_s, duration_s, moving_time_s, elevation_gain_m,
     /// elevation_loss_m, heart_rate_avg, heart_rate_max, samples, skipped (objects with line,
     /// column, reason for GPX and TCX; offset, reason for FIT), where it is in the file (GPX:
     /// track, name; FIT: fit_file, offset, name; TCX: tcx_activity, line), and for FIT and TCX
     /// laps, pauses and device (the device's totals, keys as in the metadata). Absent numbers are null.
     var json: String {
         var object: [String: Any] = [
+            "format_version": StoredWorkoutJSON.formatVersion,
             "id": workoutID.uuidString,
             "file": file,
             "status": isNew ? "imported" : "already_imported",
@@ -112,8 +113,9 @@ struct WorkoutSummary {
             "segments": segments,
             "duplicates_dropped": duplicatesDropped,
             "distance_m": Format.json(workout.totals.distance),
+            "elapsed_time_s": workout.elapsedTime,
             "duration_s": workout.duration,
-            "moving_time_s": Format.json(workout.totals.movingTime),
+            "moving_time_s": workout.movingTime,
             "elevation_gain_m": Format.json(workout.totals.elevationGain),
             "elevation_loss_m": Format.json(workout.totals.elevationLoss),
             "heart_rate_avg": Format.json(heartRateAverage),

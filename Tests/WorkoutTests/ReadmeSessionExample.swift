@@ -12,7 +12,7 @@ enum ReadmeSessionExample {
         try session.start()                                    // written to the store as it goes
         let screen = Task {
             for await figures in session.statistics() {        // the newest figures; buffering: .all for each one
-                print(figures.distance, figures.activeTime, figures.currentSpeed ?? 0, figures.lap, figures.heartRate ?? 0)
+                print(figures.distance, figures.movingTime, figures.currentSpeed ?? 0, figures.lap, figures.heartRate ?? 0)
                 if !figures.storage.isOK { print("the store fails, recording goes on: \(figures.storage)") }
             }
         }

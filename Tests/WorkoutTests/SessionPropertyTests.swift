@@ -175,7 +175,7 @@ import TestSupport
         let laps = try await liveStore.laps(of: workout.id)
         let distance = try #require(totals.distance), active = try #require(totals.movingTime)
         #expect(abs(laps.map(\.distance).reduce(0, +) - distance) <= 1e-6 * max(1, distance), "\(example)")
-        #expect(abs(laps.map(\.activeDuration).reduce(0, +) - active) <= 1e-6, "\(example)")
+        #expect(abs(laps.map(\.movingTime).reduce(0, +) - active) <= 1e-6, "\(example)")
         // Measured on the GPX export, by the import: what the session counted.
         let file = NSTemporaryDirectory() + "property-\(seed)-\(UUID()).gpx"
         defer { try? FileManager.default.removeItem(atPath: file) }

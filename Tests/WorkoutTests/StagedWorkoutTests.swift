@@ -15,7 +15,8 @@ struct StagedWorkoutTests {
 
     /// A builder for a workout whose times are not known yet, as the importer makes one.
     func builder(for id: UUID, in store: WorkoutStore) -> RouteBuilder {
-        RouteBuilder(store: store, for: WorkoutRecord(id: id, activityType: .other, start: .distantPast, end: .distantFuture))
+        // Measuring, as saveWorkout's builder does (an importer's works the figures out as it reads).
+        RouteBuilder(store: store, for: WorkoutRecord(id: id, activityType: .other, start: .distantPast, end: .distantFuture), measuring: true)
     }
 
     func heartRate(for route: [Location]) -> [QuantitySample] {

@@ -115,8 +115,8 @@ import WorkoutSimulators
         #expect(events.map(\.kind) == [.motionPaused, .lap, .motionResumed])
         let laps = try await store.laps(of: workout.id)
         #expect(abs(laps.map(\.distance).reduce(0, +) - workout.totals.distance!) < 1e-6)
-        #expect(abs(laps.map(\.activeDuration).reduce(0, +) - workout.totals.movingTime!) < 1e-6)
-        #expect(laps.allSatisfy { $0.activeDuration >= 0 })
+        #expect(abs(laps.map(\.movingTime).reduce(0, +) - workout.totals.movingTime!) < 1e-6)
+        #expect(laps.allSatisfy { $0.movingTime >= 0 })
         let file = NSTemporaryDirectory() + "lap-while-slowing-\(UUID()).gpx"
         defer { try? FileManager.default.removeItem(atPath: file) }
         try await store.export(workout.id, format: .gpx, toFileAt: file)
@@ -197,7 +197,7 @@ import WorkoutSimulators
         let distance = try #require(workout.totals.distance)
         #expect(laps.count == Int(distance / 200) + 1)
         #expect(abs(laps.map(\.distance).reduce(0, +) - distance) <= distance * 0.001, "laps add up to the total")
-        #expect(abs(laps.map(\.activeDuration).reduce(0, +) - (workout.totals.movingTime ?? 0)) <= 1)
+        #expect(abs(laps.map(\.movingTime).reduce(0, +) - (workout.totals.movingTime ?? 0)) <= 1)
         #expect(laps.dropLast().allSatisfy { $0.distance >= 200 && $0.distance < 204 })
         #expect(laps.map(\.index) == Array(1...laps.count))
     }
@@ -211,9 +211,9 @@ import WorkoutSimulators
         let laps = try await store.laps(of: workout.id)
         let active = try #require(workout.totals.movingTime)
         #expect(laps.count == Int(active / 45) + 1, "\(laps.count) laps for \(active) s active")
-        #expect(laps.dropLast().allSatisfy { abs($0.activeDuration - 45) <= 1 }, "\(laps.map(\.activeDuration))")
-        #expect(laps.dropLast().contains { $0.duration > $0.activeDuration + 30 }, "a lap across a stop lasts longer than its active time")
-        #expect(abs(laps.map(\.activeDuration).reduce(0, +) - active) <= 1)
+        #expect(laps.dropLast().allSatisfy { abs($0.movingTime - 45) <= 1 }, "\(laps.map(\.movingTime))")
+        #expect(laps.dropLast().contains { $0.elapsedTime > $0.movingTime + 30 }, "a lap across a stop lasts longer than its active time")
+        #expect(abs(laps.map(\.movingTime).reduce(0, +) - active) <= 1)
     }
 
     @Test func aManualPauseLeavesItsStretchOut() async throws {
@@ -484,12 +484,12 @@ import WorkoutSimulators
         #expect(latest.state == .running && !latest.isMotionPaused)
         // The fix at 30 s waits in admission for a second report of it (gpsd sends one per
         // sentence): the figures are a fix behind.
-        #expect(latest.activeTime == 29 && abs(latest.distance - 87) < 0.5)
+        #expect(latest.movingTime == 29 && abs(latest.distance - 87) < 0.5)
         #expect(abs(try #require(latest.averagePace) - 1000 / 3) < 2)
         await clock.advance(by: .seconds(70))  // into the stop
         let stopped = try #require(await iterator.next())
         #expect(stopped.isMotionPaused)
-        #expect(stopped.activeTime == 60)
+        #expect(stopped.movingTime == 60)
         await clock.advance(by: .seconds(100))
         _ = try await session.end()
         while await iterator.next() != nil {}

@@ -159,7 +159,7 @@ struct FITExportPass {
             for type in types {
                 guard let value = instant.values[type] else { continue }
                 samples += 1
-                figures[type].add(value)
+                figures[type].add(QuantitySample(type: type, value: value, at: Date(timeIntervalSince1970: instant.time)))
             }
             written += 1
             if written % 4_096 == 0, Task.isCancelled { throw .cancelled(operation: .export) }
@@ -211,18 +211,18 @@ struct FITExportPass {
         let sport = workout.activityType.fitSport
         // A workout without a route has no laps of its own; its file has one, the whole workout.
         let wholeLap = WorkoutLap(
-            index: 1, start: workout.start, end: workout.end, distance: workout.totals.distance ?? 0, duration: workout.elapsedTime,
-            activeDuration: workout.totals.movingTime ?? workout.duration)
+            index: 1, start: workout.start, end: workout.end, distance: workout.totals.distance ?? 0, elapsedTime: workout.elapsedTime,
+            duration: workout.duration, movingTime: workout.movingTime)
         var fileLaps = laps.isEmpty ? [wholeLap] : laps
         if laps.isEmpty { fileLaps[0].samples = figures }
         for (index, lap) in fileLaps.enumerated() {
             encoder.lap(FITActivityEncoder.Summary(
                 start: FITWorkoutFields.split(lap.start)?.seconds ?? start, end: FITWorkoutFields.split(lap.end)?.seconds ?? end,
-                elapsed: lap.duration, timer: lap.activeDuration, distance: lap.distance, samples: lap.samples, sport: sport),
+                elapsed: lap.elapsedTime, timer: lap.duration, distance: lap.distance, samples: lap.samples, sport: sport),
                 index: index, trigger: Self.fitLapTrigger(lap, isLast: index == fileLaps.count - 1))
         }
-        // The timer ran for the laps' active time (the time line's), or, without laps, the workout's moving time.
-        let timerTime = laps.isEmpty ? (workout.totals.movingTime ?? workout.duration) : laps.map(\.activeDuration).reduce(0, +)
+        // The timer ran for the workout's duration: the time not paused by the user.
+        let timerTime = workout.duration
         encoder.end(
             FITActivityEncoder.Summary(
                 start: start, end: end, elapsed: workout.elapsedTime, timer: timerTime,

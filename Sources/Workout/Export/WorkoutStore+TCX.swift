@@ -5,8 +5,8 @@ import LocationCore
 import TCX
 
 /// TCX export: one `<Activity>` (TCX v2 with ActivityExtension v2), a `<Lap>` per lap of
-/// ``laps(of:)`` with its totals (active time, distance, calories in proportion to its active
-/// time, heart rate, cadence, and the extension's average speed and watts) and what ended it (the
+/// ``laps(of:)`` with its totals (its duration as `TotalTimeSeconds`, distance, calories in
+/// proportion to its duration, heart rate, cadence, and the extension's average speed and watts) and what ended it (the
 /// lap's ``WorkoutLap/trigger``, as a `TriggerMethod`), and a `<Track>` per stretch of route segment
 /// within the lap: a new one after each pause, as devices write them.
 ///
@@ -37,8 +37,8 @@ extension WorkoutStore {
         var laps = try await laps(of: workout.id)
         if laps.isEmpty {
             laps = [WorkoutLap(
-                index: 1, start: workout.start, end: workout.end, distance: workout.totals.distance ?? 0, duration: workout.elapsedTime,
-                activeDuration: workout.totals.movingTime ?? workout.duration)]
+                index: 1, start: workout.start, end: workout.end, distance: workout.totals.distance ?? 0, elapsedTime: workout.elapsedTime,
+                duration: workout.duration, movingTime: workout.movingTime)]
         }
         let envelope = source.envelope
         TCXWriter.appendHeader(to: &output.bytes)
@@ -100,7 +100,8 @@ extension WorkoutStore {
 private struct TCXTrackWriter {
     private let laps: [WorkoutLap]
     private let energy: Double?
-    private let active: Double
+    /// The laps' durations (timer time), which share out the workout's energy.
+    private let timed: Double
     private let envelope: WorkoutEnvelope
     private var nextEvent = 0
     private var lapIndex = -1
@@ -115,7 +116,7 @@ private struct TCXTrackWriter {
     init(laps: [WorkoutLap], energy: Double?, envelope: WorkoutEnvelope) {
         self.laps = laps
         self.energy = energy
-        active = max(1e-9, laps.map(\.activeDuration).reduce(0, +))
+        timed = max(1e-9, laps.map(\.duration).reduce(0, +))
         self.envelope = envelope
     }
 
@@ -179,13 +180,14 @@ private struct TCXTrackWriter {
     private mutating func openLap(_ index: Int, to bytes: inout [UInt8]) {
         let lap = laps[index]
         var header = TCXLap(index: index, startTime: GPXTime(date: lap.start))
-        header.totalTime = lap.activeDuration
+        // TCX's TotalTimeSeconds is the lap's timer time: its duration.
+        header.totalTime = lap.duration
         header.distance = lap.distance
-        header.calories = energy.map { $0 * lap.activeDuration / active }
+        header.calories = energy.map { $0 * lap.duration / timed }
         header.averageHeartRate = lap.samples[.heartRate]?.average
         header.maximumHeartRate = lap.samples[.heartRate]?.maximum
         header.cadence = lap.samples[.cadence]?.average
-        header.averageSpeed = lap.activeDuration > 0 ? lap.distance / lap.activeDuration : nil
+        header.averageSpeed = lap.movingTime > 0 ? lap.distance / lap.movingTime : nil
         header.averageWatts = lap.samples[.power]?.average
         header.maximumWatts = lap.samples[.power]?.maximum
         header.triggerMethod = switch lap.trigger {
@@ -202,7 +204,7 @@ private struct TCXTrackWriter {
         trackOpen = false
         var footer = TCXLap(index: lapIndex)
         let lap = laps[lapIndex]
-        footer.averageSpeed = lap.activeDuration > 0 ? lap.distance / lap.activeDuration : nil
+        footer.averageSpeed = lap.movingTime > 0 ? lap.distance / lap.movingTime : nil
         footer.averageWatts = lap.samples[.power]?.average
         footer.maximumWatts = lap.samples[.power]?.maximum
         TCXWriter.appendLapEnd(footer, to: &bytes)

@@ -23,17 +23,18 @@ import LocationCore
 /// - **Activity**: ``GPXImportOptions/activity`` when set, else the track's `<type>` through
 ///   ``WorkoutActivityType/init(gpxType:)``, else ``WorkoutActivityType/other``.
 /// - **Times**: start and end are the first and last kept points' times (UTC).
-/// - **Totals** (``TrackStatistics`` gives the formulas): distance, haversine on the WGS84 mean
-///   radius within segments; elevation gain and loss smoothed with a 5 m hysteresis (the raw
-///   sums are in ``ImportedWorkout/rawElevationGain`` and the metadata value
-///   `elevation_gain_raw_m`); moving time; duration is the whole time from start to end.
-/// - **Pauses**: each break between segments is a pause (``WorkoutEvent``s `pause` at the last
-///   point before it and `resume` at the first point after it), as a new `<trkseg>` is how GPX
-///   writers mark a pause.
+/// - **Totals**, as every importer and a recorded session work them out (the README's table of
+///   figures): each break between segments is a pause (saved as the workout's events); distance
+///   is haversine on the WGS84 mean radius between the points within segments; elevation gain
+///   and loss smoothed with a 5 m hysteresis (the raw sums are in
+///   ``ImportedWorkout/rawElevationGain`` and the metadata value `elevation_gain_raw_m`); duration
+///   leaves the pauses out, and moving time the stops the file records too (a file of another
+///   tool records none: stops are not guessed from positions, which sparse tracks make unreliable).
 /// - **Our own exports**: the `<trk>`'s extensions of a file this package exported
 ///   (``WorkoutEnvelope``: id, start, end and every event to the millisecond) give the workout
 ///   back as it was: under its id (so importing it into the store that holds it finds it there),
-///   from its start to its end, with its pauses, auto-pauses, laps and markers exactly.
+///   from its start to its end, with its pauses, auto-pauses, laps and markers exactly (its
+///   segment breaks then stand for no pause of their own).
 /// - **Identity**: the external id `gpx-track:HASH:COUNT` is a hash of the kept points' times and
 ///   positions, so importing the same track again, from the same file or from a copy that says
 ///   the same, finds the stored workout (``SaveOutcome/alreadySaved(existingID:matchedBy:)``)
@@ -143,13 +144,16 @@ public struct GPXImporter: Sendable {
                     continue
                 }
                 builder = nil
-                let workout = record(for: track, id: workoutID, file: file)
+                var figures = track.figures
+                let bounds = Self.bounds(of: track)
+                let timeline = figures.finish(at: bounds.end.timeIntervalSince1970)
+                let workout = record(for: track, timeline: timeline, bounds: bounds, id: workoutID, file: file)
                 workoutID = UUID()
                 let kept = await current.pointCount
                 let duplicates = await current.droppedDuplicates + track.duplicates
                 let outcome: SaveOutcome
                 do {
-                    let events = track.events.filter { workout.contains($0.time) }
+                    let events = timeline.events.filter { workout.contains($0.time) }
                     outcome = try await current.commit(workout, samples: [], events: events, metadata: ["source": "gpx"])
                 } catch {
                     throw await failed(error, track: track.info.index, line: track.line)
@@ -158,8 +162,8 @@ public struct GPXImporter: Sendable {
                 imported.append(ImportedWorkout(
                     workout: workout, outcome: outcome, trackIndex: track.info.index, trackName: track.info.name, trackLine: track.line,
                     points: kept, duplicatesDropped: duplicates, segments: statistics.segmentCount, samples: track.sampleCount,
-                    rawElevationGain: statistics.elevationGain, heartRateAverage: statistics.heartRateAverage,
-                    heartRateMaximum: statistics.heartRateMaximum, skipped: track.skipped))
+                    rawElevationGain: statistics.elevationGain, heartRateAverage: track.heartRate?.average,
+                    heartRateMaximum: track.heartRate?.maximum, skipped: track.skipped))
             case let .end(summary):
                 return Self.report(file: file, imported: imported, notImported: notImported, summary: summary)
             case let .failed(error):
@@ -179,15 +183,22 @@ public struct GPXImporter: Sendable {
     }
 
     /// The workout of a finished track.
-    private func record(for track: CollectedTrack, id: UUID, file: String) -> WorkoutRecord {
+    /// A finished track's workout's id (when the file is our own export) and times: the first and
+    /// last points', or our export's (which hold them).
+    private static func bounds(of track: CollectedTrack) -> (id: UUID?, start: Date, end: Date) {
         let statistics = track.statistics
-        var start = statistics.firstTime!.date
-        var end = statistics.lastTime!.date
-        var id = id
-        // Our own export: the workout it came from, its id and times (which hold its points).
+        let start = statistics.firstTime!.date, end = statistics.lastTime!.date
         if let header = track.marks.header, header.start <= start, header.end >= end {
-            (id, start, end) = (header.id, header.start, header.end)
+            return (header.id, header.start, header.end)
         }
+        return (nil, start, end)
+    }
+
+    private func record(
+        for track: CollectedTrack, timeline: SessionTimeline, bounds: (id: UUID?, start: Date, end: Date), id: UUID, file: String
+    ) -> WorkoutRecord {
+        let statistics = track.statistics
+        let (start, end, id) = (bounds.start, bounds.end, bounds.id ?? id)
         var values = ["file": (file as NSString).lastPathComponent, "gpx_track": String(track.info.index)]
         values["name"] = track.info.name
         values["description"] = track.info.description
@@ -196,7 +207,7 @@ public struct GPXImporter: Sendable {
             id: id,
             activityType: options.activity ?? track.info.type.map(WorkoutActivityType.init(gpxType:)) ?? .other,
             start: start, end: end,
-            totals: statistics.totals(within: end.timeIntervalSince(start)),
+            totals: timeline.totals(start: start.timeIntervalSince1970, end: end.timeIntervalSince1970),
             metadata: WorkoutMetadata(
                 sourceDevice: track.creator, sourceApp: options.sourceApp, externalID: track.externalID, values: values))
     }

@@ -54,9 +54,16 @@ public struct WorkoutRecord: Sendable, Hashable, Codable, Identifiable {
         end.timeIntervalSince(start)
     }
 
-    /// The active duration in seconds: ``WorkoutTotals/duration`` when set, else ``elapsedTime``.
+    /// The duration in seconds, the time not paused by the user (as `HKWorkout.duration`):
+    /// ``WorkoutTotals/duration`` when set, else ``elapsedTime`` (nothing says it was paused).
     public var duration: TimeInterval {
         totals.duration ?? elapsedTime
+    }
+
+    /// The moving time in seconds, the duration less the time stopped:
+    /// ``WorkoutTotals/movingTime`` when set, else ``duration`` (nothing says it stopped).
+    public var movingTime: TimeInterval {
+        totals.movingTime ?? duration
     }
 
     /// Whether `date` lies within the workout, both ends included.
@@ -69,9 +76,11 @@ public struct WorkoutRecord: Sendable, Hashable, Codable, Identifiable {
 public struct WorkoutTotals: Sendable, Hashable, Codable {
     /// Distance covered, in metres.
     public var distance: Double?
-    /// Active time in seconds, pauses excluded; `nil` means the whole time from start to end.
+    /// The duration in seconds: the time from start to end less the time paused by the user, as
+    /// `HKWorkout.duration` and FIT's `total_timer_time`; `nil` means the whole time from start to end.
     public var duration: TimeInterval?
-    /// Time spent moving, in seconds.
+    /// The moving time in seconds: the duration less the time stopped (auto-pause, or a device's
+    /// automatic timer stops); `nil` means the whole duration.
     public var movingTime: TimeInterval?
     /// Total climb, in metres.
     public var elevationGain: Double?

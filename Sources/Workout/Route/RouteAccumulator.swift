@@ -27,8 +27,10 @@ struct RouteAccumulator: Sendable {
     private var atLastTime: [Location] = []
     /// Points dropped as exact duplicates.
     private(set) var droppedDuplicates = 0
-    /// The kept points' figures, segment by segment: the totals of a workout saved without them.
-    private(set) var statistics = TrackStatistics()
+    /// The kept points' figures, each segment break a pause, as an import works them out: the
+    /// totals and events of a workout saved without totals. `nil` for a route whose figures its
+    /// saver works out (an importer's).
+    private(set) var figures: TimelineFeed?
 
     /// How a checked batch is written: its kept points take ordinals from `firstOrdinal` on, in
     /// `segment`; the points at the indices in `dropped` (ascending) are skipped.
@@ -38,7 +40,10 @@ struct RouteAccumulator: Sendable {
         var dropped: [Int]
     }
 
-    init() {}
+    /// An accumulator that works the route's figures out (`measuring`), or leaves them to its saver.
+    init(measuring: Bool = true) {
+        figures = measuring ? TimelineFeed(options: .asStored, events: []) : nil
+    }
 
     /// Continues a route of which `points` (in ordinal order) are already written, as a resumed
     /// session continues its own.
@@ -81,6 +86,7 @@ struct RouteAccumulator: Sendable {
                 throw refuse(.outsideWorkout(
                     start: Date(timeIntervalSince1970: bounds.lowerBound), end: Date(timeIntervalSince1970: bounds.upperBound)))
             }
+            let before = next.lastTime
             if let last = next.lastTime {
                 if time < last { throw refuse(.outOfOrder(previous: Date(timeIntervalSince1970: last))) }
                 if time == last {
@@ -100,11 +106,14 @@ struct RouteAccumulator: Sendable {
             }
             next.lastTime = time
             next.count += 1
-            if startsSegment {
-                next.statistics.startSegment()
-                startsSegment = false
+            if next.figures != nil {
+                if startsSegment, let before {
+                    next.figures!.append(WorkoutEvent(.pause, at: Date(timeIntervalSince1970: before)))
+                    next.figures!.append(WorkoutEvent(.resume, at: Date(timeIntervalSince1970: time)))
+                }
+                next.figures!.add(TimelinePoint(ordinal: next.count - 1, segment: batchSegment, location: location))
             }
-            next.statistics.add(location)
+            startsSegment = false
         }
         if next.count == count {
             // Nothing kept: a pending segment break waits for the next point.

@@ -36,12 +36,23 @@ extension RouteBuilder {
             throw WorkoutStoreError.databaseFailed(
                 operation: .finishRoute, path: store.path, reason: "the route's staged points are no longer in the store")
         }
-        // A workout saved without totals gets the route's, worked out as an import works them out.
-        let computed = accumulator.statistics.totals(within: workout.end - workout.start)
-        try db.execute(sql: """
-            UPDATE workout SET distance = ?, moving_time = ?, elevation_gain = ?, elevation_loss = ?
-            WHERE id = ? AND coalesce(duration, moving_time, distance, elevation_gain, elevation_loss, energy) IS NULL
-            """, arguments: [computed.distance, computed.movingTime, computed.elevationGain, computed.elevationLoss, workout.key])
+        // A workout saved without totals gets the route's, worked out as an import works them
+        // out, with the pauses (its segment breaks) that decided them (unless it has events of its own).
+        if var figures = accumulator.figures {
+            let timeline = figures.finish(at: workout.end)
+            let computed = timeline.totals(start: workout.start, end: workout.end)
+            try db.execute(sql: """
+                UPDATE workout SET distance = ?, duration = ?, moving_time = ?, elevation_gain = ?, elevation_loss = ?
+                WHERE id = ? AND coalesce(duration, moving_time, distance, elevation_gain, elevation_loss, energy) IS NULL
+                """, arguments: [
+                    computed.distance, computed.duration, computed.movingTime, computed.elevationGain, computed.elevationLoss, workout.key,
+                ])
+            if db.changesCount == 1, try Bool.fetchOne(db, sql: "SELECT 1 FROM workout_event WHERE workout = ?", arguments: [workout.key]) == nil {
+                for (ordinal, event) in timeline.events.enumerated() {
+                    try WorkoutStore.insert(event, ordinal: ordinal, workoutKey: workout.key, in: db)
+                }
+            }
+        }
         return WorkoutRoute(
             workoutID: workout.id, pointCount: accumulator.count, segmentCount: accumulator.segmentCount,
             start: Date(timeIntervalSince1970: first), end: Date(timeIntervalSince1970: last),

@@ -45,7 +45,7 @@ public actor RouteBuilder {
     }
 
     var state = State.building
-    var accumulator = RouteAccumulator()
+    var accumulator: RouteAccumulator
     /// The staging route row, once the first point is written.
     var routeID: Int64?
     /// The staged workout row holding samples written with the points (see
@@ -61,12 +61,15 @@ public actor RouteBuilder {
     public init(store: WorkoutStore) {
         self.store = store
         knownWorkout = nil
+        accumulator = RouteAccumulator(measuring: true)
     }
 
-    /// A builder for the route of `workout`, which is not saved yet.
-    init(store: WorkoutStore, for workout: WorkoutRecord) {
+    /// A builder for the route of `workout`, which is not saved yet; `measuring` when the route's
+    /// figures are the workout's (an importer works its own out as it reads).
+    init(store: WorkoutStore, for workout: WorkoutRecord, measuring: Bool = false) {
         self.store = store
         knownWorkout = (workout.id, workout.start.timeIntervalSince1970...workout.end.timeIntervalSince1970)
+        accumulator = RouteAccumulator(measuring: measuring)
     }
 
     deinit {
@@ -171,8 +174,9 @@ public actor RouteBuilder {
     ///
     /// The workout must be saved, have no route yet, and contain every point's time (both ends
     /// included). `metadata` is kept with the route. A workout saved without totals gets the
-    /// route's (distance, moving time, elevation gain and loss), by the formulas of
-    /// ``TrackStatistics`` that `workout import` uses; a workout with totals keeps its own.
+    /// route's (distance, duration, moving time, elevation gain and loss), worked out as
+    /// `workout import` works them out, each segment break a pause saved as its events (the
+    /// README's table of figures). A workout with totals keeps its own.
     ///
     /// Throws ``WorkoutStoreError/workoutNotSaved(workoutID:step:)``,
     /// ``WorkoutStoreError/routeAlreadyAttached(workoutID:)``,

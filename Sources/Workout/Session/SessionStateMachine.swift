@@ -327,19 +327,16 @@ struct SessionStateMachine: Sendable {
     }
 
     var statistics: WorkoutSession.Statistics {
-        let timeline = engine.timeline
-        let elapsed = timeline.start.flatMap { start in engine.now.map { $0 - start } } ?? 0
-        let distance = engine.liveDistance
-        let active = engine.liveActiveTime
+        let figures = engine.liveFigures
         let speed = engine.currentSpeed
         return WorkoutSession.Statistics(
-            state: state, isMotionPaused: engine.detector.motion == .autoPaused || timeline.isMotionPaused,
-            elapsedTime: elapsed, activeTime: active, distance: distance, currentSpeed: speed,
+            state: state, isMotionPaused: engine.detector.motion == .autoPaused || engine.timeline.isMotionPaused,
+            elapsedTime: figures.elapsedTime, duration: figures.duration, movingTime: figures.movingTime,
+            distance: figures.distance, currentSpeed: speed,
             currentPace: speed.flatMap { $0 >= 0.3 ? 1000 / $0 : nil },
-            averagePace: distance > 0 ? active / (distance / 1000) : nil,
-            elevationGain: timeline.elevationGain, lap: timeline.lap,
-            lapDistance: distance - (timeline.distance - timeline.lapDistance),
-            lapActiveTime: active - (timeline.activeTime() - timeline.lapActiveTime()),
+            averagePace: figures.distance > 0 ? figures.movingTime / (figures.distance / 1000) : nil,
+            elevationGain: figures.elevationGain, lap: engine.timeline.lap,
+            lapDistance: figures.lapDistance, lapDuration: figures.lapDuration, lapMovingTime: figures.lapMovingTime,
             samples: engine.samples, lapSamples: engine.lapSamples, inputIssues: engine.admission.counts,
             storage: queue.storage, unwritten: queue.points.count + queue.samples.count)
     }

@@ -33,7 +33,13 @@ extension WorkoutSession {
         }
     }
 
-    /// The live figures, after each fix, sample and change of state.
+    /// The live figures, after each fix, sample and change of state: what the saved workout
+    /// will say for the same moment (the README's table of figures defines each).
+    ///
+    /// The distance, moving time and elevation count a fix once the motion detector has decided
+    /// it: up to 3 s after it when speeds are worked out from positions, and for a slow stretch
+    /// when it turns out a stop or motion. So they never exceed what the saved workout has for the
+    /// same moment, and equal it once the session has ended.
     public struct Statistics: Sendable, Hashable {
         /// Where the session stands.
         public var state: State
@@ -41,16 +47,18 @@ extension WorkoutSession {
         public var isMotionPaused: Bool
         /// Seconds from the first fix to the last.
         public var elapsedTime: TimeInterval
-        /// Seconds not paused (by the user or auto-pause).
-        public var activeTime: TimeInterval
-        /// Metres covered while active.
+        /// Seconds not paused by the user, to the last fix (``WorkoutTotals/duration``).
+        public var duration: TimeInterval
+        /// Seconds moving: neither paused by the user nor stopped (``WorkoutTotals/movingTime``).
+        public var movingTime: TimeInterval
+        /// Metres covered while moving.
         public var distance: Double
         /// The speed now, m/s: the fixes' speeds (reported, or worked out from their positions)
         /// smoothed over about 5 s.
         public var currentSpeed: Double?
         /// Seconds per kilometre at ``currentSpeed``; `nil` below 0.3 m/s (standing still has no pace).
         public var currentPace: Double?
-        /// Seconds per kilometre over the active time, when there is distance.
+        /// Seconds per kilometre over the moving time, when there is distance.
         public var averagePace: Double?
         /// Metres climbed (a 5 m hysteresis, as ``TrackStatistics`` counts).
         public var elevationGain: Double
@@ -58,8 +66,10 @@ extension WorkoutSession {
         public var lap: Int
         /// Metres covered in the current lap.
         public var lapDistance: Double
-        /// Active seconds in the current lap.
-        public var lapActiveTime: TimeInterval
+        /// The current lap's duration: seconds not paused by the user.
+        public var lapDuration: TimeInterval
+        /// The current lap's moving time.
+        public var lapMovingTime: TimeInterval
         /// The samples' figures by type (heart rate, cadence, power, ...): the latest, mean,
         /// least and most so far.
         public var samples: [QuantityType: SampleFigures]
@@ -71,6 +81,13 @@ extension WorkoutSession {
         public var storage: StorageState
         /// Route points and samples held in memory, not yet written to the store.
         public var unwritten: Int
+
+        /// The moving time, by the name it had before.
+        @available(*, deprecated, renamed: "movingTime")
+        public var activeTime: TimeInterval { movingTime }
+        /// The current lap's moving time, by the name it had before.
+        @available(*, deprecated, renamed: "lapMovingTime")
+        public var lapActiveTime: TimeInterval { lapMovingTime }
 
         /// The last heart rate, count/min.
         public var heartRate: Double? { samples[.heartRate]?.latest }

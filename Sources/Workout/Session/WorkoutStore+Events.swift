@@ -78,6 +78,7 @@ extension WorkoutStore {
         var options = try timelineOptions(ofWorkoutKey: stored.key, in: db)
         options.splitDistance = metres
         var feed = TimelineFeed(options: options, events: try events(ofWorkoutKey: stored.key, in: db))
+        feed.begin(at: stored.start)
         let points = try Row.fetchCursor(db, sql: """
             SELECT route_point.ordinal, route_point.segment, route_point.time, route_point.latitude, route_point.longitude,
                 route_point.altitude, route_point.speed, route_point.h_accuracy
@@ -92,22 +93,43 @@ extension WorkoutStore {
         return (feed.finish(at: stored.end), stored.key)
     }
 
-    /// Adds to each lap the figures of the samples that began in it (a type at a time, in the
-    /// order of the samples' key: no text decoded per sample).
+    /// The figures of each type of sample of a workout (heart rate, cadence, power...), the mean
+    /// weighted by time as ``SampleFigures`` says: what the session showed live when it ended, and
+    /// what `workout show` prints.
+    ///
+    /// Throws ``WorkoutStoreError/workoutNotSaved(workoutID:step:)`` when the store does not hold it.
+    public func sampleFigures(of workoutID: UUID) async throws(WorkoutStoreError) -> [QuantityType: SampleFigures] {
+        let figures = try await read { db -> [QuantityType: SampleFigures]? in
+            guard let stored = try WorkoutRows.find(workoutID, in: db) else { return nil }
+            var figures: [QuantityType: SampleFigures] = [:]
+            try Self.forEachSample(ofWorkoutKey: stored.key, in: db) { figures[$0.type].add($0) }
+            return figures
+        }
+        guard let figures else { throw .workoutNotSaved(workoutID: workoutID, step: .read) }
+        return figures
+    }
+
+    /// Calls `body` with each sample of the workout row `key`, in time order (by start, then
+    /// end). A type from a newer version is left out.
+    static func forEachSample(ofWorkoutKey key: Int64, in db: Database, _ body: (QuantitySample) throws -> Void) throws {
+        let samples = try Row.fetchCursor(db, sql: """
+            SELECT type, start_time, end_time, value FROM quantity_sample WHERE workout = ? ORDER BY start_time, end_time, type
+            """, arguments: [key])
+        while let row = try samples.next() {
+            guard let type = QuantityType(rawValue: row[0]) else { continue }
+            try body(QuantitySample(
+                type: type, value: row[3], start: Date(timeIntervalSince1970: row[1]), end: Date(timeIntervalSince1970: row[2])))
+        }
+    }
+
+    /// Adds to each lap the figures of the samples that began in it.
     private static func addSampleFigures(to laps: inout [WorkoutLap], workoutKey: Int64, in db: Database) throws {
         guard !laps.isEmpty else { return }
-        let statement = try db.cachedStatement(
-            sql: "SELECT start_time, value FROM quantity_sample WHERE workout = ? AND type = ? ORDER BY start_time")
-        for type in QuantityType.allCases {
-            let samples = try Row.fetchCursor(statement, arguments: [workoutKey, type.rawValue])
-            var index = 0
-            while let row = try samples.next() {
-                let start = Date(timeIntervalSince1970: row[0])
-                let value: Double = row[1]
-                while index < laps.count - 1, start >= laps[index].end { index += 1 }
-                guard start >= laps[index].start, start <= laps[index].end else { continue }
-                laps[index].samples[type].add(value)
-            }
+        var index = 0
+        try forEachSample(ofWorkoutKey: workoutKey, in: db) { sample in
+            while index < laps.count - 1, sample.start >= laps[index].end { index += 1 }
+            guard sample.start >= laps[index].start, sample.start <= laps[index].end else { return }
+            laps[index].samples[sample.type].add(sample)
         }
         for index in laps.indices {
             laps[index].heartRateAverage = laps[index].samples[.heartRate]?.average

@@ -15,8 +15,9 @@ import LocationCore
 extension WorkoutStore {
     /// Saves `workout`, its `samples` and its `route` (one segment) in one transaction: either all
     /// of it is stored or none of it. Running it again finds the stored run instead of saving it
-    /// twice. A `workout` saved without totals gets the route's (distance, moving time, elevation
-    /// gain and loss), by the formulas of ``TrackStatistics`` that an import uses.
+    /// twice. A `workout` saved without totals gets the route's (distance, duration, moving time,
+    /// elevation gain and loss), worked out as an import works them out (the README's table of
+    /// figures).
     ///
     /// ```swift
     /// switch try await store.saveWorkout(run, samples: heartRate, route: fixes) {
@@ -61,11 +62,16 @@ extension WorkoutStore {
             plans.append(try accumulator.take(segment, workoutID: workout.id, within: bounds))
         }
         let summary = accumulator
-        // A workout without totals gets the route's, worked out as an import works them out.
+        // A workout without totals gets the route's, worked out as an import works them out, with
+        // the pauses that decided them.
         var completed = workout
-        if summary.count > 0, workout.totals == WorkoutTotals() {
-            completed.totals = summary.statistics.totals(within: workout.end.timeIntervalSince(workout.start))
+        var decided = events
+        if summary.count > 0, workout.totals == WorkoutTotals(), var figures = summary.figures {
+            let timeline = figures.finish(at: workout.end.timeIntervalSince1970)
+            completed.totals = timeline.totals(start: workout.start.timeIntervalSince1970, end: workout.end.timeIntervalSince1970)
+            if decided.isEmpty { decided = timeline.events }
         }
+        let events = decided
         let workout = completed
         let routeSegments = segments.filter { !$0.isEmpty }
         let segmentPlans = plans
@@ -131,7 +137,7 @@ extension WorkoutStore {
         if let existing = try await read({ db in try WorkoutRows.existing(workout, in: db) }) {
             return .alreadySaved(existingID: existing.id, matchedBy: existing.key)
         }
-        let builder = RouteBuilder(store: self, for: workout)
+        let builder = RouteBuilder(store: self, for: workout, measuring: true)
         do {
             try await route(RouteWriter(builder: builder))
         } catch {

@@ -42,6 +42,14 @@ extension WorkoutStore {
     ///   end timeout, held bound), written when it is staged, so that a session resumed or
     ///   ended after a crash is worked out as it was recorded, and kept with the workout (its
     ///   laps, splits and GPX export apply the same accuracy limit). Deleted with the workout.
+    ///
+    /// ## v5
+    /// - `workout.duration` is the time not paused by the user (HealthKit's and FIT's duration)
+    ///   for every workout. Recorded sessions stored their elapsed time there, and FIT and TCX
+    ///   imports left it NULL (read as the elapsed time): a workout with `pause` events whose
+    ///   duration is NULL or its elapsed time gets its elapsed time less its pauses (each from a
+    ///   `pause` to the next `resume`, or the end), and keeps what it had in its metadata under
+    ///   `migrated.v5.duration_was_s` (`null` for NULL). The store logs how many it changed.
     package static let migrations: [(name: String, sql: String)] = [
         ("v1", """
             CREATE TABLE workout (
@@ -133,7 +141,34 @@ extension WorkoutStore {
                 configuration TEXT NOT NULL
             );
             """),
+        ("v5", """
+            CREATE TEMP TABLE v5_duration AS
+                SELECT w.id AS workout, w.duration AS old, max(0, (w.end_time - w.start_time) - coalesce((
+                    SELECT sum(coalesce((
+                        SELECT min(r.time) FROM workout_event r WHERE r.workout = p.workout AND r.ordinal > p.ordinal AND r.type = 'resume'
+                    ), w.end_time) - p.time)
+                    FROM workout_event p WHERE p.workout = w.id AND p.type = 'pause'), 0)) AS new
+                FROM workout w
+                WHERE EXISTS (SELECT 1 FROM workout_event e WHERE e.workout = w.id AND e.type = 'pause')
+                    AND (w.duration IS NULL OR abs(w.duration - (w.end_time - w.start_time)) < 1e-6);
+            UPDATE workout SET
+                duration = (SELECT new FROM v5_duration WHERE v5_duration.workout = workout.id),
+                metadata = json_set(metadata, '$."migrated.v5.duration_was_s"',
+                    (SELECT CASE WHEN old IS NULL THEN 'null' ELSE printf('%.3f', old) END FROM v5_duration WHERE v5_duration.workout = workout.id))
+                WHERE id IN (SELECT workout FROM v5_duration);
+            """),
     ]
+
+    /// What a migration changed, in words, for the log (`nil`: nothing worth saying), read in
+    /// its transaction right after it ran.
+    static func migrationNote(_ name: String, in db: Database) throws -> String? {
+        guard name == "v5" else { return nil }
+        let changed = try Int.fetchOne(db, sql: "SELECT count(*) FROM temp.v5_duration") ?? 0
+        try db.execute(sql: "DROP TABLE temp.v5_duration")
+        guard changed > 0 else { return nil }
+        return "the duration of \(changed) workout\(changed == 1 ? "" : "s") with pauses was the elapsed time (or unset) "
+            + "and is now the time not paused; the old value is in each one's metadata, migrated.v5.duration_was_s"
+    }
 
     /// The migrator for ``migrations``; `upTo` stops after the named one (for schema tests).
     package static func migrator(upTo last: String? = nil) -> DatabaseMigrator {
@@ -141,6 +176,7 @@ extension WorkoutStore {
         for (name, sql) in migrations {
             migrator.registerMigration(name) { db in
                 try db.execute(sql: sql)
+                _ = try migrationNote(name, in: db)
             }
             if name == last { break }
         }
@@ -163,6 +199,7 @@ extension WorkoutStore {
     ///   migration that failed; nothing of the transaction is kept.
     func applyMigrations() throws(WorkoutStoreError) {
         var current = "(reading the applied migrations)"
+        var notes: [(String, String)] = []
         do {
             try writer.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
@@ -171,6 +208,7 @@ extension WorkoutStore {
                     for (name, sql) in Self.migrations where !applied.contains(name) {
                         current = name
                         try db.execute(sql: sql)
+                        if let note = try Self.migrationNote(name, in: db) { notes.append((name, note)) }
                         try db.execute(sql: "INSERT INTO \(Self.migrationsTable) (identifier) VALUES (?)", arguments: [name])
                     }
                     return .commit
@@ -178,6 +216,9 @@ extension WorkoutStore {
             }
         } catch {
             throw .migrationFailed(path: path, migration: current, reason: Self.reason(error))
+        }
+        for (name, note) in notes {
+            logger.notice("store migrated", metadata: ["store.path": "\(path ?? ":memory:")", "store.migration": "\(name)", "store.change": "\(note)"])
         }
     }
 }

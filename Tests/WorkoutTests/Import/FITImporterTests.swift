@@ -43,7 +43,7 @@ import WorkoutSimulators
         #expect(events.last?.trigger == .manual)
         let laps = try await store.laps(of: run.workoutID)
         #expect(laps.map(\.start) == [epoch(1_714_546_800), epoch(1_714_546_880)])
-        #expect(laps.map(\.activeDuration) == [60, 39], "the pause is left out of the first lap")
+        #expect(laps.map(\.movingTime) == [60, 39], "the pause is left out of the first lap")
 
         let route = try await readRoute(store, run.workoutID)
         #expect(route.map(\.segment) == Array(repeating: 0, count: 41) + Array(repeating: 1, count: 59))

@@ -38,7 +38,11 @@ import Testing
         #expect(heartRate.map(\.value) == [120, 130, 140, 125, 150])
         #expect(try await store.samples(of: run.workoutID, type: .cadence).map(\.value) == [80, 82, 84])
         #expect(run.heartRateMaximum == 150)
-        #expect(run.heartRateAverage == 133)
+        // The mean weighted by time, each value held since the sample before it: 130 and 140 for
+        // 5 s each, 125 for 10 s (after a gap of 10 minutes, held 10 s at most), 150 for 5.5 s;
+        // not the points' plain mean, 133, that gpxpy gives.
+        let weighted: Double = (130.0 * 5 + 140.0 * 5 + 125.0 * 10 + 150.0 * 5.5) / 25.5
+        #expect(abs(try #require(run.heartRateAverage) - weighted) < 1e-9)
         // Distance within segments only: 0.0002° of latitude, then 0.0001°.
         let expected = Geodesy.distance(51.4779, 0, 51.4781, 0) + Geodesy.distance(51.479, 0, 51.4791, 0)
         #expect(abs(try #require(stored.totals.distance) - expected) < 1e-6)

@@ -65,7 +65,7 @@ import WorkoutSimulators
         let copy = try #require(try await importFile(file, into: again).workouts.first)
         #expect(try await readRoute(again, copy.workoutID).map(\.location) == readRoute(store, original.workoutID).map(\.location))
         #expect(try await again.events(of: copy.workoutID) == store.events(of: original.workoutID))
-        #expect(try await again.laps(of: copy.workoutID).map(\.activeDuration) == store.laps(of: original.workoutID).map(\.activeDuration))
+        #expect(try await again.laps(of: copy.workoutID).map(\.movingTime) == store.laps(of: original.workoutID).map(\.movingTime))
         for type in [QuantityType.heartRate, .power, .speed] {
             #expect(try await again.samples(of: copy.workoutID, type: type) == store.samples(of: original.workoutID, type: type), "\(type)")
         }

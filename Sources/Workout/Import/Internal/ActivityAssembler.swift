@@ -32,8 +32,8 @@ struct ActivityAssembler {
         /// Pauses, resumes and laps, in time order.
         var events: [WorkoutEvent]
         var laps: Int
-        /// Distance and elevation from the points; the moving time is the active time, as a
-        /// recorded session's (the time not paused).
+        /// The time line's totals: distance and elevation from the points, duration and moving
+        /// time from the pauses and stops, as a recorded session's.
         var totals: WorkoutTotals
         /// Elevation gain summed over every rise (metres), as ``ImportedWorkout/rawElevationGain``.
         var rawElevationGain: Double
@@ -169,15 +169,16 @@ struct ActivityAssembler {
         values: InstantValues
     ) -> Admitted? {
         moments += 1
-        firstTime = firstTime ?? time
+        if firstTime == nil {
+            firstTime = time
+            feed.begin(at: time)
+        }
         lastTime = time
         var admitted = Admitted()
         for type in [QuantityType.heartRate, .cadence, .power, .temperature] {
             if let value = values[type], let sample = sample(type, value, at: time, position: position) { admitted.samples.append(sample) }
         }
-        if let heartRate = admitted.samples.first(where: { $0.type == .heartRate })?.value {
-            if self.heartRate == nil { self.heartRate = SampleFigures(heartRate) } else { self.heartRate!.add(heartRate) }
-        }
+        if let heartRate = admitted.samples.first(where: { $0.type == .heartRate }) { self.heartRate.add(heartRate) }
         guard let latitude, let longitude else {
             if let speed = values.speed, let sample = sample(.speed, speed, at: time, position: position) { admitted.samples.append(sample) }
             noteSamples(admitted.samples, at: time)
@@ -234,40 +235,16 @@ struct ActivityAssembler {
         let timeline = feed.finish(at: end)
         let laps = lapEnds.filter { $0.time > start && $0.time < end }
             .map { WorkoutEvent(.lap, at: Date(timeIntervalSince1970: $0.time), trigger: $0.trigger) }
-        var all = events
+        var all = timeline.events
         if !laps.isEmpty { all = (events + laps).enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element) }
-        var totals = WorkoutTotals()
-        if points > 1 {
-            let figures = timeline.figures
-            totals.distance = figures.distance
-            if figures.elevationCount > 1 {
-                (totals.elevationGain, totals.elevationLoss) = (figures.smoothedElevationGain, figures.smoothedElevationLoss)
-            }
-        }
-        totals.movingTime = min(points > 0 ? timeline.activeTime() : activeTime(start: start, end: end), end - start)
+        var totals = timeline.totals(end: end)
+        if points < 2 { totals.distance = nil }
         let lapCount = all.filter { $0.kind == .lap && $0.time.timeIntervalSince1970 > start && $0.time.timeIntervalSince1970 < end }.count
         return Assembled(
             events: all, laps: lapCount + 1, totals: totals, rawElevationGain: timeline.figures.elevationGain,
             externalID: points > 0 ? fingerprint.externalID : sampleFingerprint.externalID(prefix: samplesPrefix))
     }
 
-    /// The time not paused from `start` to `end`, by the pause and resume events alone (a workout without a route).
-    private func activeTime(start: Double, end: Double) -> Double {
-        var paused = 0.0
-        var since: Double?
-        for event in events {
-            let time = event.time.timeIntervalSince1970
-            switch event.kind {
-            case .pause, .motionPaused: since = since ?? time
-            case .resume, .motionResumed:
-                if let began = since { paused += time - began }
-                since = nil
-            default: break
-            }
-        }
-        if let since { paused += end - since }
-        return max(0, end - start - paused)
-    }
 }
 
 extension QuantityType {

@@ -48,7 +48,15 @@ struct CollectedTrack: Sendable {
     var info: GPXPathInfo
     /// The line of its `<trk>`.
     var line: Int
+    /// The file's own figures, as gpxpy would give them (raw gain, segments, the points' heart rates).
     var statistics = TrackStatistics()
+    /// The workout's figures: the time line fed its points, each segment break a pause.
+    var figures = TimelineFeed(options: .asStored, events: [])
+    /// The heart rate's figures (the mean weighted by time).
+    var heartRate: SampleFigures?
+    /// The time of the last point kept, and whether a segment break came after it.
+    var lastKept: Double?
+    var pauseBeforeNext = false
     /// Samples sent with the points.
     var sampleCount = 0
     /// Points sent as route points.
@@ -63,21 +71,9 @@ struct CollectedTrack: Sendable {
     /// The file's `creator`.
     var creator: String?
     /// What our own export wrote in the `<trk>`'s extensions: the workout's id, start, end and
-    /// exact events (none in another tool's file).
+    /// exact events (none in another tool's file). With them, ``figures`` is fed those events,
+    /// and the segment breaks stand for no pause of their own.
     var marks = WorkoutEnvelope.Marks()
-    /// The pauses the segment breaks stand for: a `pause` at the last point before each break and
-    /// a `resume` at the first point after it (of a file without our events).
-    var segmentPauses: [WorkoutEvent] = []
-    /// A `<trkseg>` began after points: the next point ends a pause.
-    var breakPending = false
-    /// The last point kept.
-    var lastKept: Date?
-
-    /// The events the workout is saved with: ours, exactly, when the file is our export; else the
-    /// segment breaks as pauses.
-    var events: [WorkoutEvent] {
-        marks.header == nil ? segmentPauses : marks.events
-    }
 
     /// The external id that recognises this track when it is imported again, from this file or
     /// from another that holds the same points.
@@ -96,7 +92,7 @@ struct CollectedTrack: Sendable {
 /// order). A point equal to one kept at the same time (position and elevation) is dropped as a
 /// duplicate, before anything is counted or hashed. Pauses: each segment break is a `pause` at
 /// the last point before it and a `resume` at the first point after it, unless the track carries
-/// our own export's exact events (``WorkoutEnvelope``), which are taken instead. Samples: heart rate, cadence, power and air temperature, each an instantaneous sample
+/// our own export's exact events (``WorkoutEnvelope``), which are fed instead. Samples: heart rate, cadence, power and air temperature, each an instantaneous sample
 /// at its point's time; a second value of the same type at the same time is skipped when it
 /// differs from the first.
 final class TrackCollector {
@@ -136,6 +132,7 @@ final class TrackCollector {
         case let .trackStart(info):
             track = CollectedTrack(info: info, line: info.line, creator: creator)
             track!.marks = WorkoutEnvelope.marks(in: info.extensions)
+            if track!.marks.header != nil { track!.figures = TimelineFeed(options: .asStored, events: track!.marks.events) }
             batch.newSegment = false
             batch.trackIndex = info.index
             batch.trackLine = info.line
@@ -144,8 +141,10 @@ final class TrackCollector {
         case .segmentStart:
             try flush()
             batch.newSegment = true
-            if track?.points ?? 0 > 0 { track!.breakPending = true }
             track?.statistics.startSegment()
+            // A break between segments, where the recorder was paused or turned off, is a pause
+            // (unless the file is our own export, which says where its pauses were).
+            if track?.lastKept != nil, track?.marks.header == nil { track?.pauseBeforeNext = true }
         case let .trackPoint(point):
             try add(point)
         case let .trackEnd(info):
@@ -177,11 +176,6 @@ final class TrackCollector {
             return
         }
         atLastTime.append((point.latitude, point.longitude, point.elevation))
-        if track!.breakPending, let last = track!.lastKept, time > last, track!.segmentPauses.count < ActivityAssembler.maximumEvents {
-            track!.segmentPauses += [WorkoutEvent(.pause, at: last), WorkoutEvent(.resume, at: time)]
-        }
-        track!.breakPending = false
-        track!.lastKept = time
         var point = point
         // Each value becomes a sample, or is dropped from the point when impossible (no array per
         // point: this runs for every point of the file).
@@ -190,6 +184,16 @@ final class TrackCollector {
         point.power = sample(.power, point.power, at: time, line: point.line)
         point.airTemperature = sample(.temperature, point.airTemperature, at: time, line: point.line)
         track!.statistics.add(point)
+        let seconds = time.timeIntervalSince1970
+        if track!.pauseBeforeNext, let pausedAt = track!.lastKept {
+            track!.figures.append(WorkoutEvent(.pause, at: Date(timeIntervalSince1970: pausedAt)))
+            track!.figures.append(WorkoutEvent(.resume, at: time))
+            track!.pauseBeforeNext = false
+        }
+        track!.figures.add(TimelinePoint(
+            ordinal: track!.points, segment: track!.statistics.segmentCount - 1, time: seconds, latitude: point.latitude,
+            longitude: point.longitude, altitude: point.elevation, speed: point.speed, horizontalAccuracy: nil))
+        track!.lastKept = seconds
         track!.points += 1
         track!.fingerprint.add(time: time.timeIntervalSince1970, latitude: point.latitude, longitude: point.longitude)
         if !point.unknownExtensions.isEmpty {
@@ -221,6 +225,7 @@ final class TrackCollector {
             return true
         }
         let sample = QuantitySample(type: type, value: value, at: time)
+        if type == .heartRate { track!.heartRate.add(sample) }
         lastSample[type] = sample
         batch.samples.append(sample)
         track!.sampleCount += 1

@@ -73,8 +73,9 @@ public struct FixRules: Sendable, Hashable, Codable {
 ///
 /// The pause is dated from the last fix before the slow ones, and the resume from the last slow
 /// fix, so neither the wait to be sure nor the drift at rest counts. Because the speed of a fix
-/// without one needs the fixes 3 s after it, the session's live figures for those seconds are
-/// provisional; what is saved is decided.
+/// without one needs the fixes 3 s after it, the session's live distance and moving time count
+/// such a fix 3 s late, once it is decided (``WorkoutSession/Statistics``): they never show more
+/// than is saved.
 public struct AutoPause: Sendable, Hashable, Codable {
     /// Below this speed (m/s) the athlete counts as standing still.
     public var speedThreshold: Double

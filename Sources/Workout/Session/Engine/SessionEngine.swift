@@ -37,8 +37,6 @@ struct SessionEngine: Sendable {
     private var currentSpeedTime: Double?
     /// The next point ends the pause for a recovered session's gap.
     private var resumesAtNextPoint = false
-    /// Distance the points admitted but not yet released would add if they count (shown live).
-    private var provisional: (from: TimelinePoint, distance: Double)?
 
     /// The time constant of the current speed's exponential smoothing, seconds.
     static let speedSmoothing = 5.0
@@ -78,7 +76,6 @@ struct SessionEngine: Sendable {
         lastPoint = point
         var output = Output(points: [StagedPoint(ordinal: point.ordinal, segment: point.segment, location: location)])
         feed(detector.add(point))
-        trackProvisional(point)
         if resumesAtNextPoint {
             resumesAtNextPoint = false
             feed(detector.act(WorkoutEvent(.resume, at: Date(timeIntervalSince1970: point.time))))
@@ -91,7 +88,6 @@ struct SessionEngine: Sendable {
     mutating func replay(_ point: TimelinePoint) {
         lastPoint = point
         feed(detector.add(point))
-        trackProvisional(point)
     }
 
     /// Takes an event as it was recorded (read back from the store, to recover a session).
@@ -124,9 +120,9 @@ struct SessionEngine: Sendable {
             return false
         }
         guard admission.admit(sample) else { return false }
-        samples[sample.type].add(sample.value)
+        samples[sample.type].add(sample)
         if let lapStart = timeline.lapStartTime, sample.start.timeIntervalSince1970 >= lapStart {
-            lapSamples[sample.type].add(sample.value)
+            lapSamples[sample.type].add(sample)
         }
         return true
     }
@@ -146,7 +142,6 @@ struct SessionEngine: Sendable {
         let time = Date(timeIntervalSince1970: now ?? 0)
         let event = WorkoutEvent(kind, at: time, name: name, trigger: kind == .lap ? .manual : nil)
         feed(detector.act(event))
-        if now != nil, !detector.isHolding { provisional = nil }
         output.events += newEvents()
         return output
     }
@@ -155,7 +150,6 @@ struct SessionEngine: Sendable {
     mutating func finish() -> Output {
         var output = flushHeldFix(final: true)
         feed(detector.finish())
-        provisional = nil
         output.events += newEvents()
         return output
     }
@@ -186,20 +180,6 @@ struct SessionEngine: Sendable {
         }
     }
 
-    /// While points wait in the detector, the distance they would add if the athlete is moving
-    /// (the live figures show it; what is saved is decided).
-    private mutating func trackProvisional(_ point: TimelinePoint) {
-        guard detector.isHolding, detector.motion == .moving, timeline.options.isAccurate(point.horizontalAccuracy) else {
-            if !detector.isHolding { provisional = nil }
-            return
-        }
-        if let (from, distance) = provisional, from.segment == point.segment {
-            provisional = (point, distance + from.distance(to: point))
-        } else {
-            provisional = (point, 0)
-        }
-    }
-
     /// Moves the current speed towards `speed`, by how long it has been since the last one.
     private mutating func smooth(_ speed: Double?, at time: Double) {
         guard let speed else { return }
@@ -214,30 +194,35 @@ struct SessionEngine: Sendable {
 
     // MARK: - Figures
 
-    /// The distance shown live: what is decided, and what the points still held would add.
-    var liveDistance: Double {
-        timeline.distance + (provisional?.distance ?? 0)
+    /// The figures shown live: the time line's, as far as the motion detector has decided it.
+    /// A point the detector still holds (its speed waits for the fixes after it, or it is part of
+    /// a slow stretch that may turn out a stop) counts once it is decided, through the same time
+    /// line: so the live distance and moving time never exceed what the saved workout has for
+    /// the same moment, and equal it once the session has ended. The elapsed time and duration
+    /// run to the last fix: no stop can take them back.
+    var liveFigures: LiveFigures {
+        guard let now, let start = timeline.start else { return LiveFigures() }
+        return LiveFigures(
+            elapsedTime: now - start, duration: timeline.duration(at: now), movingTime: timeline.movingTime(),
+            distance: timeline.distance, elevationGain: timeline.elevationGain,
+            lapDistance: timeline.lapDistance, lapDuration: timeline.lapDuration(at: now), lapMovingTime: timeline.lapMovingTime())
     }
 
-    /// The active time shown live: up to the last point while moving.
-    var liveActiveTime: Double {
-        guard let now else { return 0 }
-        return timeline.activeTime(at: detector.isMoving && timeline.isActive ? now : nil)
-    }
-
-    /// The session's totals, once ``finish()`` has settled everything: its time line ends at the
-    /// last point (or a later event).
+    /// The session's totals, once ``finish()`` has settled everything: its time line ends at `end`
+    /// (at least the last point or event).
     func totals(end: Double) -> WorkoutTotals {
-        guard let start = timeline.start else { return WorkoutTotals() }
-        return WorkoutTotals(
-            distance: timeline.distance, duration: end - start, movingTime: timeline.activeTime(at: end),
-            elevationGain: timeline.elevationGain, elevationLoss: timeline.elevationLoss)
+        timeline.totals(end: end)
     }
 }
 
-extension Optional where Wrapped == SampleFigures {
-    /// Adds `value` to the figures, starting them with it.
-    mutating func add(_ value: Double) {
-        if self == nil { self = SampleFigures(value) } else { self!.add(value) }
-    }
+/// The time-line figures a live session shows (see ``SessionEngine/liveFigures``).
+struct LiveFigures: Sendable, Hashable {
+    var elapsedTime = 0.0
+    var duration = 0.0
+    var movingTime = 0.0
+    var distance = 0.0
+    var elevationGain = 0.0
+    var lapDistance = 0.0
+    var lapDuration = 0.0
+    var lapMovingTime = 0.0
 }

@@ -1,26 +1,31 @@
 import Foundation
 
-/// The one place where a session's figures are decided: fed its points and events in time-line
-/// order (an event after the point at its time), it counts active time, distance, elevation,
-/// segments, laps and splits. The live session feeds it as it records; recovery feeds it what was
-/// written; ``WorkoutStore/laps(of:)``, ``WorkoutStore/splits(of:every:)`` and the GPX export feed it
-/// a stored workout. The same points and events give the same figures, to the last bit.
+/// The one place where a workout's figures are decided: fed its points and events in time-line
+/// order (an event after the point at its time), it counts elapsed time, duration, moving time,
+/// distance, elevation, segments, laps and splits. The live session feeds it as it records;
+/// recovery feeds it what was written; the importers feed it what they read; and
+/// ``WorkoutStore/laps(of:)``, ``WorkoutStore/splits(of:every:)`` and the exports feed it a stored
+/// workout. The same points and events give the same figures, to the last bit.
 ///
-/// The rules:
-/// - **Active** is neither paused by the user (`pause` ... `resume`) nor auto-paused
-///   (`motion_paused` ... `motion_resumed`). **Active time** is the time between the first point
-///   (or a resume) and a pause (or the end).
-/// - A point **counts** when it comes while active and its horizontal accuracy is within the limit.
-///   **Distance** is the sum of the haversine steps between consecutive counted points of a
-///   stretch; **elevation** gain and loss are ``TrackStatistics``'s over the same points.
-/// - A **stretch** runs from the first point (or a resume) to the next pause. When a pause ends,
-///   the last point seen while paused starts the new stretch: the step from it counts (the athlete
-///   moved from there). A stretch also ends where the points' own segment changes (a jump, or the
-///   gap of a crash): no step is counted across.
+/// The rules (the README's table of figures says the same):
+/// - **Elapsed time** runs from the first point to the end.
+/// - **Duration** is the elapsed time less the time paused by the user (`pause` ... `resume`),
+///   as `HKWorkout.duration` and FIT's `total_timer_time`.
+/// - **Moving time** is the duration less the time stopped (`motion_paused` ...
+///   `motion_resumed`: auto-pause's decisions, or a device's automatic timer stops).
+/// - **Moving** is neither paused by the user nor stopped. A point **counts** when it comes while
+///   moving and its horizontal accuracy is within the limit. **Distance** is the sum of the
+///   haversine steps between consecutive counted points of a stretch; **elevation** gain and loss
+///   are ``TrackStatistics``'s smoothed ones (a 5 m hysteresis) over the same points.
+/// - A **stretch** runs from the first point (or the end of a pause or stop) to the next pause or
+///   stop. When one ends, the last point seen during it starts the new stretch: the step from it
+///   counts (the athlete moved from there). A stretch also ends where the points' own segment
+///   changes (a jump, or the gap of a crash): no step is counted across.
 /// - The route's **segments**, as the store keeps them, are the stretches and the paused stretches
 ///   between them, in order.
 /// - A **lap** ends at each lap event; with auto-laps it ends at the point that completes
-///   ``Options/autoLapDistance`` or ``Options/autoLapTime`` of active time.
+///   ``Options/autoLapDistance`` or ``Options/autoLapTime`` of moving time. Each lap has the same
+///   figures as the workout, over its own span.
 struct SessionTimeline: Sendable {
     struct Options: Sendable, Hashable {
         /// Points less accurate than this (metres) are not counted; `nil`: all are.
@@ -55,9 +60,14 @@ struct SessionTimeline: Sendable {
     private(set) var lastTime: Double?
     /// Distance, elevation and the points counted.
     private(set) var figures = TrackStatistics()
-    private var closedActiveTime = 0.0
-    /// When the current active stretch began; `nil` while paused.
-    private var activeSince: Double?
+    /// Moving time up to the last pause or stop, and when the current moving stretch began
+    /// (`nil` while paused or stopped).
+    private var closedMovingTime = 0.0
+    private var movingSince: Double?
+    /// Duration up to the user's last pause, and when the timer last started (`nil` while the
+    /// user has paused).
+    private var closedDuration = 0.0
+    private var runningSince: Double?
     /// What pauses the time line now: the user, auto-pause, or both (a user may pause while
     /// standing still, and auto-pause holds past the user's resume until the athlete moves).
     private var pause = Pause.none
@@ -71,10 +81,10 @@ struct SessionTimeline: Sendable {
     private var breaksBeforeNext = false
     /// Laps ended so far, and the current lap's start.
     private(set) var laps: [WorkoutLap] = []
-    private var lapStart = (time: 0.0, distance: 0.0, activeTime: 0.0)
+    private var lapStart = Mark(time: 0, distance: 0, duration: 0, movingTime: 0)
     /// Splits so far, and the distance into the current one.
     private(set) var splits: [WorkoutLap] = []
-    private var splitStart = (time: 0.0, activeTime: 0.0)
+    private var splitStart = Mark(time: 0, distance: 0, duration: 0, movingTime: 0)
     private var splitCovered = 0.0
     /// Every event, in order: those it was given and the auto-laps it made.
     private(set) var events: [WorkoutEvent] = []
@@ -99,14 +109,48 @@ struct SessionTimeline: Sendable {
     /// The index of the current segment, from 0.
     var segment: Int { max(0, segmentStarts.count - 1) }
 
-    /// Active seconds up to `time` (the last time when `nil`).
-    func activeTime(at time: Double? = nil) -> Double {
-        guard let since = activeSince, let until = time ?? lastTime else { return closedActiveTime }
-        return closedActiveTime + max(0, until - since)
+    /// Seconds from the first point to `time` (the last time when `nil`).
+    func elapsedTime(at time: Double? = nil) -> Double {
+        guard let start, let until = time ?? lastTime else { return 0 }
+        return max(0, until - start)
     }
 
-    func lapActiveTime(at time: Double? = nil) -> Double {
-        activeTime(at: time) - lapStart.activeTime
+    /// Seconds not paused by the user, up to `time` (the last time when `nil`).
+    func duration(at time: Double? = nil) -> Double {
+        guard let since = runningSince, let until = time ?? lastTime else { return closedDuration }
+        return closedDuration + max(0, until - since)
+    }
+
+    /// Seconds moving (neither paused by the user nor stopped), up to `time` (the last time when `nil`).
+    func movingTime(at time: Double? = nil) -> Double {
+        guard let since = movingSince, let until = time ?? lastTime else { return closedMovingTime }
+        return closedMovingTime + max(0, until - since)
+    }
+
+    /// The current lap's moving time up to `time`.
+    func lapMovingTime(at time: Double? = nil) -> Double {
+        movingTime(at: time) - lapStart.movingTime
+    }
+
+    /// The current lap's duration up to `time`.
+    func lapDuration(at time: Double? = nil) -> Double {
+        duration(at: time) - lapStart.duration
+    }
+
+    /// The workout's totals if it ended at `end` (the last time when `nil`, or when earlier):
+    /// distance, duration, moving time, and elevation gain and loss when two counted points had an
+    /// elevation. No totals before the first point. A workout that began at `start`, before the
+    /// time line (a route given after its workout, whose first point came later), counts the time
+    /// before it as neither paused nor stopped: nothing says it was.
+    func totals(start workoutStart: Double? = nil, end: Double? = nil) -> WorkoutTotals {
+        guard let start else { return WorkoutTotals() }
+        let end = max(end ?? lastTime ?? 0, lastTime ?? 0)
+        let before = max(0, start - (workoutStart ?? start))
+        let hasElevation = figures.elevationCount > 1
+        return WorkoutTotals(
+            distance: figures.distance, duration: duration(at: end) + before, movingTime: movingTime(at: end) + before,
+            elevationGain: hasElevation ? figures.smoothedElevationGain : nil,
+            elevationLoss: hasElevation ? figures.smoothedElevationLoss : nil)
     }
 
     // MARK: - Feeding
@@ -114,8 +158,10 @@ struct SessionTimeline: Sendable {
     /// Takes the next point.
     @discardableResult
     mutating func add(_ point: TimelinePoint) -> Fate {
-        if start == nil { begin(at: point) }
-        if let (seen, _) = lastSeen, breaksBeforeNext || seen.segment != point.segment {
+        if start == nil { begin(at: point.time) }
+        if segmentStarts.isEmpty {
+            segmentStarts = [point.ordinal]
+        } else if let (seen, _) = lastSeen, breaksBeforeNext || seen.segment != point.segment {
             segmentStarts.append(point.ordinal)
             previous = nil
         }
@@ -140,6 +186,7 @@ struct SessionTimeline: Sendable {
         if start != nil { lastTime = max(lastTime ?? time, time) }
         events.append(event)
         let wasActive = isActive
+        let wasRunning = !isPausedByUser
         switch event.kind {
         case .pause: pause = Pause(user: true, motion: isMotionPaused)
         case .resume: pause = Pause(user: false, motion: isMotionPaused)
@@ -151,14 +198,23 @@ struct SessionTimeline: Sendable {
         case .marker:
             return nil
         }
-        guard start != nil, wasActive != isActive else { return nil }
+        guard start != nil else { return nil }
+        if wasRunning != !isPausedByUser {
+            if wasRunning {
+                closedDuration += max(0, time - (runningSince ?? time))
+                runningSince = nil
+            } else {
+                runningSince = time
+            }
+        }
+        guard wasActive != isActive else { return nil }
         if wasActive {
-            closedActiveTime += max(0, time - (activeSince ?? time))
-            activeSince = nil
+            closedMovingTime += max(0, time - (movingSince ?? time))
+            movingSince = nil
             breaksBeforeNext = true
             return nil
         }
-        activeSince = time
+        movingSince = time
         return resumeStretch()
     }
 
@@ -180,13 +236,16 @@ struct SessionTimeline: Sendable {
 
     // MARK: - Counting
 
-    private mutating func begin(at point: TimelinePoint) {
-        start = point.time
-        lastTime = point.time
-        segmentStarts = [point.ordinal]
-        if isActive { activeSince = point.time }
-        lapStart = (point.time, 0, 0)
-        splitStart = (point.time, 0)
+    /// Starts the time line at `time`: at its first point, or (``begin(at:)`` called from outside)
+    /// at the start of a workout without a route, whose figures its events alone decide.
+    mutating func begin(at time: Double) {
+        guard start == nil else { return }
+        start = time
+        lastTime = time
+        if isActive { movingSince = time }
+        if !isPausedByUser { runningSince = time }
+        lapStart = Mark(time: time, distance: 0, duration: 0, movingTime: 0)
+        splitStart = lapStart
     }
 
     private mutating func count(_ point: TimelinePoint) {
@@ -227,7 +286,7 @@ struct SessionTimeline: Sendable {
     private mutating func autoLap(at time: Double) {
         if let metres = options.autoLapDistance, metres > 0, lapDistance >= metres {
             apply(WorkoutEvent(.lap, at: Date(timeIntervalSince1970: time), trigger: .distance))
-        } else if let seconds = options.autoLapTime, seconds > 0, lapActiveTime(at: time) >= seconds {
+        } else if let seconds = options.autoLapTime, seconds > 0, lapMovingTime(at: time) >= seconds {
             apply(WorkoutEvent(.lap, at: Date(timeIntervalSince1970: time), trigger: .time))
         }
     }
@@ -238,14 +297,32 @@ struct SessionTimeline: Sendable {
         var ended = lap(from: lapStart, to: time)
         ended.trigger = trigger
         laps.append(ended)
-        lapStart = (time, distance, activeTime(at: time))
+        lapStart = mark(at: time)
     }
 
-    private func lap(from start: (time: Double, distance: Double, activeTime: Double), to end: Double) -> WorkoutLap {
-        WorkoutLap(
-            index: laps.count + 1, start: Date(timeIntervalSince1970: start.time), end: Date(timeIntervalSince1970: end),
-            distance: distance - start.distance, duration: end - start.time,
-            activeDuration: activeTime(at: end) - start.activeTime)
+    /// Where the figures stand at `time`: a lap's or a split's start.
+    private struct Mark: Sendable {
+        var time: Double
+        var distance: Double
+        var duration: Double
+        var movingTime: Double
+    }
+
+    private func mark(at time: Double) -> Mark {
+        Mark(time: time, distance: distance, duration: duration(at: time), movingTime: movingTime(at: time))
+    }
+
+    /// The span from `start` to `end` (at `distance` metres into the workout) as a lap.
+    private func span(index: Int, from start: Mark, to end: Double, distance: Double) -> WorkoutLap {
+        let now = mark(at: end)
+        return WorkoutLap(
+            index: index, start: Date(timeIntervalSince1970: start.time), end: Date(timeIntervalSince1970: end),
+            distance: distance - start.distance, elapsedTime: end - start.time,
+            duration: now.duration - start.duration, movingTime: now.movingTime - start.movingTime)
+    }
+
+    private func lap(from start: Mark, to end: Double) -> WorkoutLap {
+        span(index: laps.count + 1, from: start, to: end, distance: distance)
     }
 
     /// Cuts splits out of a counted step from `from` to `to`, in proportion.
@@ -266,11 +343,10 @@ struct SessionTimeline: Sendable {
     }
 
     private mutating func split(to end: Double, distance: Double) -> WorkoutLap {
-        let active = activeTime(at: end)
-        defer { splitStart = (end, active) }
-        return WorkoutLap(
-            index: splits.count + 1, start: Date(timeIntervalSince1970: splitStart.time), end: Date(timeIntervalSince1970: end),
-            distance: distance, duration: end - splitStart.time, activeDuration: active - splitStart.activeTime)
+        // A split's distance is exactly its length: the step it ends in is cut in proportion.
+        let done = span(index: splits.count + 1, from: Mark(time: splitStart.time, distance: 0, duration: splitStart.duration, movingTime: splitStart.movingTime), to: end, distance: distance)
+        splitStart = mark(at: end)
+        return done
     }
 
     /// What pauses a time line.

@@ -12,6 +12,12 @@ struct TimelineFeed: Sendable {
         self.events = events
     }
 
+    /// Starts the time line at `time`, before its first point: the start of an imported workout
+    /// whose first moment has no position (its elapsed time and duration count from there).
+    mutating func begin(at time: Double) {
+        timeline.begin(at: time)
+    }
+
     /// Adds an event after those given, for a feed whose events arrive with its points (an import
     /// reading a file): it is applied before the first later point, as a stored one would be.
     mutating func append(_ event: WorkoutEvent) {
