@@ -107,19 +107,14 @@ extension WorkoutStore {
             let events = try Self.events(ofWorkoutKey: stored.key, in: db)
             let autoPaused = try Self.sessionConfiguration(ofWorkoutKey: stored.key, in: db)?.autoPause != nil
             guard loadingSamples else { return (samples, options, events, autoPaused) }
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT type, start_time, value FROM quantity_sample WHERE workout = ? ORDER BY start_time",
-                arguments: [stored.key])
-            while let row = try rows.next() {
-                let type: String = row["type"]
-                let sample = (start: row["start_time"] as Double, value: row["value"] as Double)
-                switch QuantityType(rawValue: type) {
-                case .heartRate: samples.heartRate.append(sample)
-                case .cadence: samples.cadence.append(sample)
-                case .power: samples.power.append(sample)
-                case .temperature: samples.temperature.append(sample)
-                default: samples.others += 1
-                }
+            // A type at a time, in the order of the table's key: no text decoded per sample.
+            let statement = try db.cachedStatement(
+                sql: "SELECT start_time, end_time, value FROM quantity_sample WHERE workout = ? AND type = ? ORDER BY start_time, end_time")
+            for type in QuantityType.allCases {
+                let rows = try Row.fetchCursor(statement, arguments: [stored.key, type.rawValue])
+                var list: [ExportSource.Sample] = []
+                while let row = try rows.next() { list.append((row[0] as Double, row[1] as Double, row[2] as Double)) }
+                if !list.isEmpty { samples.byType[type] = list }
             }
             return (samples, options, events, autoPaused)
         }
@@ -146,14 +141,18 @@ extension WorkoutStore {
 
 /// What an export needs before it reads the route.
 struct ExportSource: Sendable {
-    /// The samples an export can place on points, as (start, value) in seconds since 1970, by start.
+    /// A sample's start and end (seconds since 1970) and value.
+    typealias Sample = (start: Double, end: Double, value: Double)
+
+    /// The workout's samples, by type, each type's by start (loaded for GPX and GeoJSON).
     struct Samples: Sendable {
-        var heartRate: [(start: Double, value: Double)] = []
-        var cadence: [(start: Double, value: Double)] = []
-        var power: [(start: Double, value: Double)] = []
-        var temperature: [(start: Double, value: Double)] = []
-        /// Samples of the other types: speed, beat-to-beat intervals, distance.
-        var others = 0
+        var byType: [QuantityType: [Sample]] = [:]
+
+        /// The samples of `type`.
+        subscript(type: QuantityType) -> [Sample] { byType[type] ?? [] }
+
+        /// How many samples there are.
+        var count: Int { byType.values.map(\.count).reduce(0, +) }
     }
 
     var workout: WorkoutRecord

@@ -28,8 +28,10 @@ import LocationCore
 /// rate on every point, and the values written were measured, never interpolated. Read back,
 /// each value holds for its point's interval: the mean of a round trip is the workout's mean to
 /// within the rounding of whole beats. A sample no point takes (one of several in an interval,
-/// or during a pause the export leaves out) is counted in ``ExportSummary/samplesNotWritten``,
-/// as are the types GPX has no place for (speed, beat-to-beat intervals, distance).
+/// one during a pause the export leaves out, one of a type GPX has no place for: speed,
+/// beat-to-beat intervals, a wheel's distance) is written in our extension beside the point it
+/// comes with (`sgf:sample`, see ``WorkoutEnvelope``): our import reads back every sample; other
+/// tools see the values on the points.
 ///
 /// ## What our import reads back
 /// The `<trk>`'s `<extensions>` hold the workout's ``WorkoutEnvelope``: its id, start, end, and
@@ -69,10 +71,12 @@ extension WorkoutStore {
         GPXWriter.appendTrackEnd(to: &output.bytes)
         GPXWriter.appendFooter(to: &output.bytes)
 
-        let samplers = writer.samplers
+        // Every sample is in the file: on a point, or beside one in our extension (none is left
+        // when the route has no point to carry it).
+        let written = writer.points > 0 ? source.samples.count : 0
         return ExportSummary(
-            format: .gpx, points: writer.points, segments: writer.segments, samplesWritten: samplers.map(\.matched).reduce(0, +),
-            samplesNotWritten: samplers.map(\.unmatched).reduce(0, +) + source.samples.others, bytes: 0)
+            format: .gpx, points: writer.points, segments: writer.segments, samplesWritten: written,
+            samplesNotWritten: source.samples.count - written, bytes: 0)
     }
 
     /// The envelope as the `<trk>`'s extension elements: the header, then each event.
@@ -92,7 +96,7 @@ extension WorkoutStore {
 /// Writes the `<trkpt>`s of a GPX export one point behind: a point's samples are chosen once the
 /// point after it is known (its interval ends halfway to it).
 private struct GPXPointWriter {
-    /// Heart rate, cadence, power, temperature.
+    /// Heart rate, cadence, power, temperature (on the points), then the other types the workout has.
     private(set) var samplers: [PointSampler]
     private var pending: (point: RoutePoint, segment: Int)?
     private var previousTime: Double?
@@ -100,8 +104,13 @@ private struct GPXPointWriter {
     private(set) var points = 0
     private(set) var segments = 0
 
+    /// The types a `<trkpt>` carries, in the order of ``samplers``.
+    static let onPoints: [QuantityType] = [.heartRate, .cadence, .power, .temperature]
+
     init(samples: ExportSource.Samples) {
-        samplers = [samples.heartRate, samples.cadence, samples.power, samples.temperature].map(PointSampler.init)
+        samplers = Self.onPoints.map { PointSampler(type: $0, samples: samples[$0], onPoints: true) }
+            + QuantityType.allCases.filter { !Self.onPoints.contains($0) && !samples[$0].isEmpty }
+                .map { PointSampler(type: $0, samples: samples[$0], onPoints: false) }
     }
 
     /// Takes the next point to write, in `segment`, and writes the one before it.
@@ -133,14 +142,22 @@ private struct GPXPointWriter {
         let (from, to) = PointSampler.interval(at: time, previous: previousTime, next: next)
         previousTime = time
         var values = [Double?](repeating: nil, count: samplers.count)
+        var extensions = point.unknownExtensions.map { [$0] } ?? []
+        var extras: [PointSampler.Sample] = []
         for index in samplers.indices {
-            values[index] = samplers[index].value(at: time, from: from, to: to, closed: next == nil)
+            extras.removeAll(keepingCapacity: true)
+            values[index] = samplers[index].take(at: time, from: from, to: to, isLast: next == nil, extras: &extras)
+            for extra in extras {
+                var text: [UInt8] = []
+                WorkoutEnvelope.appendSample(samplers[index].type, extra, to: &text)
+                extensions.append(String(decoding: text, as: UTF8.self))
+            }
         }
         let location = point.location
         GPXWriter.appendTrackPoint(GPXPoint(
             latitude: location.latitude, longitude: location.longitude, elevation: location.altitude,
             time: GPXTime(date: point.location.time ?? point.location.receivedAt), speed: location.speed, course: location.course,
             heartRate: values[0], cadence: values[1], power: values[2], airTemperature: values[3],
-            unknownExtensions: point.unknownExtensions.map { [$0] } ?? []), to: &bytes)
+            unknownExtensions: extensions), to: &bytes)
     }
 }

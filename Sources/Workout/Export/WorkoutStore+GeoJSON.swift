@@ -63,9 +63,8 @@ extension WorkoutStore {
             bytes.append(UInt8(ascii: "\""))
         }
         var written = 0
-        var notWritten = source.samples.others + source.samples.power.count + source.samples.temperature.count
-        for (key, samples) in [("heartRates", source.samples.heartRate), ("cadences", source.samples.cadence)] {
-            var aligner = SampleAligner(samples)
+        for (key, type) in [("heartRates", QuantityType.heartRate), ("cadences", .cadence)] {
+            var aligner = SampleAligner(source.samples[type].map { ($0.start, $0.value) })
             if aligner.isEmpty { continue }
             TextBytes.append(",\n", to: &output.bytes)
             TextBytes.appendJSONString(key, to: &output.bytes)
@@ -75,8 +74,8 @@ extension WorkoutStore {
                 TextBytes.appendJSONNumber(aligner.value(at: time.timeIntervalSince1970), to: &bytes)
             }
             written += aligner.matched
-            notWritten += aligner.unmatched
         }
+        let notWritten = source.samples.count - written
         TextBytes.append("}}]}\n", to: &output.bytes)
         return ExportSummary(
             format: .geojson, points: points, segments: segments, samplesWritten: written,

@@ -9,6 +9,8 @@ extension WorkoutEnvelope {
         var header: Header?
         var events: [WorkoutEvent] = []
         var segmentStart = false
+        /// The samples written beside a GPX point (``WorkoutEnvelope/appendSample(_:_:to:)``).
+        var samples: [QuantitySample] = []
     }
 
     /// Reads our elements among `fragments` (XML text, each declaring its namespaces, as the GPX
@@ -65,6 +67,12 @@ private final class MarksReceiver: XMLSAXReceiver {
                 trigger: kind == .lap ? values["trigger"].flatMap(WorkoutEvent.LapTrigger.init(rawValue:)) : nil))
         case "segment":
             marks.segmentStart = true
+        case "sample":
+            guard let type = values["type"].flatMap(QuantityType.init(rawValue:)), let start = values["start"].flatMap(RFC3339.parse)?.date,
+                  let value = values["value"].flatMap(Double.init), value.isFinite else { return }
+            let end = values["end"].flatMap(RFC3339.parse)?.date ?? start
+            guard end >= start else { return }
+            marks.samples.append(QuantitySample(type: type, value: value, start: start, end: end))
         default:
             break
         }

@@ -18,9 +18,11 @@ import GPSCore
 /// <sgf:event xmlns:sgf="urn:swift-gps-facade:workout:1" kind="lap" time="…" trigger="distance"/>
 /// <sgf:event xmlns:sgf="urn:swift-gps-facade:workout:1" kind="marker" time="…" name="Summit"/>
 /// <sgf:segment xmlns:sgf="urn:swift-gps-facade:workout:1"/>
+/// <sgf:sample xmlns:sgf="urn:swift-gps-facade:workout:1" type="heart_rate" start="…" value="131"/>
 /// ```
 ///
-/// (GPX: all of them in the `<trk>`'s `<extensions>`, before its segments. TCX: `workout` in the
+/// (GPX: `workout` and the events in the `<trk>`'s `<extensions>`, before its segments; each
+/// `sample` no point carries in the `<extensions>` of the point it comes with. TCX: `workout` in the
 /// `<Activity>`'s `<Extensions>`; each `event` in the `<Extensions>` of the track point it comes
 /// after, so an import reading the file in order meets it where it happened; `segment` on the
 /// first point of each route segment after the first.) In FIT they are developer fields
@@ -73,6 +75,22 @@ struct WorkoutEnvelope: Sendable, Hashable {
             TextBytes.append("\"", to: &bytes)
         }
         TextBytes.append("/>", to: &bytes)
+    }
+
+    /// `<sgf:sample …/>`: a sample no point of a GPX export carries (its end only when it is
+    /// not its start).
+    static func appendSample(_ type: QuantityType, _ sample: ExportSource.Sample, to bytes: inout [UInt8]) {
+        TextBytes.append("<sgf:sample", to: &bytes)
+        bytes.append(contentsOf: declaration.utf8)
+        bytes.append(contentsOf: " type=\"\(type.rawValue)\" start=\"".utf8)
+        RFC3339.append(Date(timeIntervalSince1970: sample.start), fractionDigits: 3, to: &bytes)
+        if sample.end != sample.start {
+            TextBytes.append("\" end=\"", to: &bytes)
+            RFC3339.append(Date(timeIntervalSince1970: sample.end), fractionDigits: 3, to: &bytes)
+        }
+        TextBytes.append("\" value=\"", to: &bytes)
+        TextBytes.appendShortest(sample.value, to: &bytes)
+        TextBytes.append("\"/>", to: &bytes)
     }
 
     /// `<sgf:segment/>`: the point it is on begins a route segment.

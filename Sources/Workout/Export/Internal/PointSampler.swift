@@ -4,60 +4,72 @@ import Foundation
 /// each point carries the sample **nearest its time within its interval**, the time it stands
 /// for: from halfway to the point before to halfway to the point after, and no more than
 /// ``reach`` either side of it. The value written was measured (never made up by interpolation);
-/// a point whose interval holds no sample carries none; a sample in a point's interval that
-/// another sample beat to it, or in no point's interval (during a pause the export leaves out),
-/// is not written and is counted in ``unmatched``.
+/// a point whose interval holds no sample carries none.
 ///
-/// Read back, each value stands for its point's interval, so the mean of the file's values is
-/// the mean of the workout's over the time its points cover, to the rounding of the format (GPX
-/// heart rates and cadences are whole numbers): a strap read between fixes, as every real strap
-/// is, no longer leaves its values out.
+/// Read back, each value stands for its point's interval, so the mean of the values on the points
+/// is the mean of the workout's over the time its points cover, to the rounding of the format
+/// (GPX heart rates and cadences are whole numbers): a strap read between fixes, as every real
+/// strap is, no longer leaves its values out.
+///
+/// Every other sample (one of several in an interval, one in no interval: during a pause the
+/// export leaves out, of a type no point can carry) is an **extra**, written in our own extension
+/// on the point it comes with (the point whose interval it lies in or comes before; the last point
+/// for those after it), so our import reads back every sample the workout holds.
 ///
 /// Points and samples are taken in time order, in one pass.
 struct PointSampler {
+    typealias Sample = (start: Double, end: Double, value: Double)
+
     /// The most a point's interval reaches from its time, seconds: past a pause or a gap in the
     /// fixes, a point does not take a sample from far away.
     static let reach = 5.0
 
-    private let times: [Double]
-    private let values: [Double]
+    let type: QuantityType
+    /// Whether a point carries this type's value (heart rate, cadence, power, temperature), or
+    /// every sample of it is an extra.
+    let onPoints: Bool
+    private let samples: [Sample]
     private var next = 0
     /// Samples written on a point so far.
     private(set) var matched = 0
 
-    /// Takes the samples' starts and values (sorted by start unless they already are).
-    init(_ samples: [(start: Double, value: Double)]) {
+    /// Takes the samples of `type`, sorted by start unless they already are.
+    init(type: QuantityType, samples: [Sample], onPoints: Bool) {
+        self.type = type
+        self.onPoints = onPoints
         let ordered = zip(samples, samples.dropFirst()).allSatisfy { $0.start <= $1.start }
-        let sorted = ordered ? samples : samples.sorted { $0.start < $1.start }
-        times = sorted.map(\.start)
-        values = sorted.map(\.value)
+        self.samples = ordered ? samples : samples.sorted { $0.start < $1.start }
     }
 
     /// How many samples there are.
-    var count: Int { times.count }
-    /// Samples not written (all of them, until the points have all gone by).
-    var unmatched: Int { times.count - matched }
+    var count: Int { samples.count }
 
     /// The interval of a point at `time` between its neighbours' times (`nil` for none), as
-    /// ``value(at:from:to:)`` takes it.
+    /// ``take(at:from:to:isLast:extras:)`` takes it.
     static func interval(at time: Double, previous: Double?, next: Double?) -> (from: Double, to: Double) {
         let from = max(time - reach, previous.map { ($0 + time) / 2 } ?? -.infinity)
         let to = min(time + reach, next.map { (time + $0) / 2 } ?? .infinity)
         return (from, to)
     }
 
-    /// The value of the sample nearest `time` among those in `from..<to` (with `to` included for
-    /// the last point: `closed`). Call with the points' intervals in order; each sample is looked
-    /// at once.
-    mutating func value(at time: Double, from: Double, to: Double, closed: Bool = false) -> Double? {
-        while next < times.count, times[next] < from { next += 1 }
+    /// The value for a point at `time` whose interval is `from..<to`: the sample nearest it in the
+    /// interval (when points carry this type). The samples before `to` that it does not take (and,
+    /// for the last point, all those after it) are appended to `extras`. Call with the points'
+    /// intervals in order.
+    mutating func take(at time: Double, from: Double, to: Double, isLast: Bool, extras: inout [Sample]) -> Double? {
         var best: Int?
-        while next < times.count, times[next] < to || (closed && times[next] == to) {
-            if best == nil || abs(times[next] - time) < abs(times[best!] - time) { best = next }
+        let first = next
+        while next < samples.count, isLast || samples[next].start < to {
+            let start = samples[next].start
+            if onPoints, start >= from, start < to || isLast && start == to,
+               best == nil || abs(start - time) < abs(samples[best!].start - time) {
+                best = next
+            }
             next += 1
         }
+        for index in first..<next where index != best { extras.append(samples[index]) }
         guard let best else { return nil }
         matched += 1
-        return values[best]
+        return samples[best].value
     }
 }

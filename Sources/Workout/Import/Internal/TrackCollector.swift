@@ -177,12 +177,20 @@ final class TrackCollector {
         }
         atLastTime.append((point.latitude, point.longitude, point.elevation))
         var point = point
+        // Our own export's samples beside the point (``WorkoutEnvelope``), in time order with its own.
+        var extras: [QuantitySample] = []
+        if point.unknownExtensions.contains(where: { $0.contains(WorkoutEnvelope.namespace) }) {
+            extras = WorkoutEnvelope.marks(in: point.unknownExtensions).samples.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
+            point.unknownExtensions.removeAll { $0.contains(WorkoutEnvelope.namespace) }
+        }
+        for extra in extras where extra.start < time { addExtra(extra, line: point.line) }
         // Each value becomes a sample, or is dropped from the point when impossible (no array per
         // point: this runs for every point of the file).
         point.heartRate = sample(.heartRate, point.heartRate, at: time, line: point.line)
         point.cadence = sample(.cadence, point.cadence, at: time, line: point.line)
         point.power = sample(.power, point.power, at: time, line: point.line)
         point.airTemperature = sample(.temperature, point.airTemperature, at: time, line: point.line)
+        for extra in extras where extra.start >= time { addExtra(extra, line: point.line) }
         track!.statistics.add(point)
         let seconds = time.timeIntervalSince1970
         if track!.pauseBeforeNext, let pausedAt = track!.lastKept {
@@ -230,6 +238,21 @@ final class TrackCollector {
         batch.samples.append(sample)
         track!.sampleCount += 1
         return true
+    }
+
+    /// Adds a sample our own export wrote beside a point, unless impossible (reported) or the
+    /// same as the last of its type.
+    private func addExtra(_ sample: QuantitySample, line: Int) {
+        guard sample.start == sample.end else {
+            guard sample.value.isFinite, sample.value >= 0 || sample.type.allowsNegativeValues else {
+                track!.skipped.append(GPXSkip(line: line, column: 0, reason: "a \(sample.type) of \(sample.value) \(sample.type.unit) is not possible; the value was dropped"))
+                return
+            }
+            batch.samples.append(sample)
+            track!.sampleCount += 1
+            return
+        }
+        addSample(sample.type, sample.value, at: sample.start, line: line)
     }
 
     private func flush() throws {
