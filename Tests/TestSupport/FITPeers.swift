@@ -38,11 +38,17 @@ public enum FITPeers {
         public var integrity: Bool?
         /// What stopped fitdecode, if anything.
         public var error: String?
+        /// Every beat-to-beat interval of the `hrv` messages, seconds, in order.
+        public var hrv: [Double]
+        /// The first session's developer fields as text: by number (Garmin's decoder), or by the
+        /// name their `field_description` gives (fitdecode).
+        public var sessionDeveloper: [String: String]
 
         enum CodingKeys: String, CodingKey {
-            case records, laps, sessions, errors, integrity, error
+            case records, laps, sessions, errors, integrity, error, hrv
             case timerEvents = "timer_events"
             case fileTypes = "file_types"
+            case sessionDeveloper = "session_developer"
         }
     }
 

@@ -8,8 +8,11 @@ For each file: {"file", "garmin": {...}, "fitdecode": {...}}, each peer giving "
 [time, lat, lon, heart_rate, cadence, power, altitude, speed, temperature] (time in FIT seconds,
 positions in semicircles, cadence with its fraction, the enhanced altitude and speed when given),
 "laps" and "sessions" as [start, end, timer_time, distance, trigger_or_sport], "timer_events" as
-[time, event_type, trigger], "file_types", and what went wrong ("errors" for Garmin's, with its
-integrity check; "error" for fitdecode). Installed by scripts/install-fit-peers into .cache/fit-peers.
+[time, event_type, trigger], "file_types", "hrv" (every beat-to-beat interval of the hrv messages,
+seconds, in order), "session_developer" (the first session's developer fields as text: by number
+for Garmin's, by the name their field_description gives for fitdecode), and what went wrong
+("errors" for Garmin's, with its integrity check; "error" for fitdecode). Installed by
+scripts/install-fit-peers into .cache/fit-peers.
 """
 import json
 import sys
@@ -56,12 +59,16 @@ def garmin(path):
     out["timer_events"] = [[number(m.get("timestamp")), number(m.get("event_type")), number(m.get("timer_trigger", m.get("data")))]
                            for m in messages.get("event_mesgs", []) if m.get("event") == 0]
     out["file_types"] = [number(m.get("type")) for m in messages.get("file_id_mesgs", [])]
+    out["hrv"] = [value for m in messages.get("hrv_mesgs", []) for value in (m.get("time") or []) if value is not None]
+    sessions = messages.get("session_mesgs", [])
+    out["session_developer"] = {str(key): str(value) for key, value in (sessions[0].get("developer_fields") or {}).items()} if sessions else {}
     return out
 
 
 def fitdecode_read(path):
     import fitdecode
-    out = {"records": [], "laps": [], "sessions": [], "timer_events": [], "file_types": [], "error": None}
+    out = {"records": [], "laps": [], "sessions": [], "timer_events": [], "file_types": [], "hrv": [], "session_developer": {},
+           "error": None}
     try:
         with fitdecode.FitReader(path, check_crc=fitdecode.CrcCheck.RAISE) as reader:
             for frame in reader:
@@ -79,6 +86,12 @@ def fitdecode_read(path):
                     out["laps"].append(totals_row(get, "lap_trigger"))
                 elif frame.name == "session":
                     out["sessions"].append(totals_row(get, "sport"))
+                    if len(out["sessions"]) == 1:
+                        out["session_developer"] = {field.name: str(field.value) for field in frame.fields
+                                                    if type(field.field_def).__name__ == "DevFieldDefinition"}
+                elif frame.name == "hrv":
+                    values = frame.get_value("time", fallback=None) or []
+                    out["hrv"] += [value for value in (values if isinstance(values, (list, tuple)) else [values]) if value is not None]
                 elif frame.name == "event" and get("event") == 0:
                     out["timer_events"].append([number(get("timestamp")), number(get("event_type")), number(get("timer_trigger"))])
                 elif frame.name == "file_id":
