@@ -9,7 +9,7 @@ import GPSCore
 /// ## Samples
 /// GPX puts heart rate, cadence, power and temperature on route points: each point carries the
 /// sample of each type nearest its time within its interval (see the GPX export's notes, and
-/// ``PointSampler``). GeoJSON puts heart rate and cadence on the point whose time equals the
+/// `PointSampler`). GeoJSON puts heart rate and cadence on the point whose time equals the
 /// sample's start, within half a millisecond. FIT and TCX write every sample they can hold, at
 /// its own time. What a format leaves out is counted in ``ExportSummary/samplesNotWritten``.
 extension WorkoutStore {

@@ -26,7 +26,7 @@ import LocationCore
 ///
 /// ## Pauses, laps, identity
 /// Every event of the workout is an `event` message where it happened, with our developer fields
-/// saying exactly what it was and when (``FITWorkoutFields``): a pause or an auto-pause that stops
+/// saying exactly what it was and when (<doc:OwnFiles>): a pause or an auto-pause that stops
 /// the timer is a timer stop (trigger `auto` for auto-pause), a resume that starts it a timer
 /// start, so other tools see the pauses too. A workout without pauses (an import of a file with
 /// segments but no events) gets timer stops and starts around the breaks between its route

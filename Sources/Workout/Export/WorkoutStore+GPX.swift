@@ -24,17 +24,17 @@ import LocationCore
 /// Heart rate, cadence, power and temperature come from the samples around each point: a point
 /// carries, of each type, the sample **nearest its time within its interval**, the time it
 /// stands for (from halfway to the point before to halfway to the point after, at most 5 s either
-/// side: ``PointSampler``). So a strap read between fixes, as every real strap is, puts a heart
+/// side: `PointSampler`). So a strap read between fixes, as every real strap is, puts a heart
 /// rate on every point, and the values written were measured, never interpolated. Read back,
 /// each value holds for its point's interval: the mean of a round trip is the workout's mean to
 /// within the rounding of whole beats. A sample no point takes (one of several in an interval,
 /// one during a pause the export leaves out, one of a type GPX has no place for: speed,
 /// beat-to-beat intervals, a wheel's distance) is written in our extension beside the point it
-/// comes with (`sgf:sample`, see ``WorkoutEnvelope``): our import reads back every sample; other
+/// comes with (`sgf:sample`, see <doc:OwnFiles>): our import reads back every sample; other
 /// tools see the values on the points.
 ///
 /// ## What our import reads back
-/// The `<trk>`'s `<extensions>` hold the workout's ``WorkoutEnvelope``: its id, start, end, and
+/// The `<trk>`'s `<extensions>` hold the workout's envelope (<doc:OwnFiles>): its id, start, end, and
 /// every event to the millisecond (elements `sgf:workout` and `sgf:event` of the namespace
 /// `urn:swift-gps-facade:workout:1`), before the segments, so that an import finds the workout
 /// it came from and its pauses exactly; other tools see the pauses as the segment breaks.

@@ -18,7 +18,7 @@ import TCX
 /// a heart rate outside 1-255 bpm, a cadence over 254.
 ///
 /// ## What our import reads back
-/// The workout's ``WorkoutEnvelope`` goes in elements of the namespace
+/// The workout's envelope (<doc:OwnFiles>) goes in elements of the namespace
 /// `urn:swift-gps-facade:workout:1` (which the schema's `Extensions` take, `processContents="lax"`):
 /// `sgf:workout` (id, start, end) in the `<Activity>`'s `<Extensions>`, and in the first track
 /// point's, so that an import knows from the first point that the file is ours; each event as an

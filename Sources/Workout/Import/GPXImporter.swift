@@ -31,7 +31,7 @@ import LocationCore
 ///   leaves the pauses out, and moving time the stops the file records too (a file of another
 ///   tool records none: stops are not guessed from positions, which sparse tracks make unreliable).
 /// - **Our own exports**: the `<trk>`'s extensions of a file this package exported
-///   (``WorkoutEnvelope``: id, start, end and every event to the millisecond) give the workout
+///   (<doc:OwnFiles>: id, start, end and every event to the millisecond) give the workout
 ///   back as it was: under its id (so importing it into the store that holds it finds it there),
 ///   from its start to its end, with its pauses, auto-pauses, laps and markers exactly (its
 ///   segment breaks then stand for no pause of their own).

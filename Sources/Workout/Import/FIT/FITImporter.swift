@@ -17,8 +17,12 @@ import LocationCore
 /// ## How an activity becomes a workout
 /// - **Route**: the `record`s with a position, in time order, as `Location`s: position,
 ///   altitude (enhanced when given), speed, and the device's GPS accuracy as horizontal accuracy.
-///   A record without a time (or with a time since power-up, not a date) or earlier than the one
-///   before it is skipped and reported with its offset; one equal to the record before (time,
+///   A record dated in the device's system time (a `date_time` below 0x10000000: seconds since
+///   power-up, as a Garmin VIRB writes them) is placed in UTC through the file's
+///   `timestamp_correlation`, or a `gps_metadata` with its `utc_timestamp`, wherever in the file
+///   it comes (what comes before it waits for it; so do its timer events, laps and sessions). A
+///   record without a time (or in system time, in a file with no such anchor) or earlier than the
+///   one before it is skipped and reported with its offset; one equal to the record before (time,
 ///   position, altitude) is dropped as a duplicate. A lone record dated more than ten minutes
 ///   ahead of the record after it, which goes back, is the odd one out (a misdated record, two
 ///   recordings spliced) and is skipped, as a live session's admission skips such a fix: it no
@@ -28,11 +32,16 @@ import LocationCore
 ///   without a position keeps its samples. A developer field that says which record field it is
 ///   (a power pod's "Power") stands in for that field when the record lacks it; the other
 ///   developer fields of a point are kept with it as XML (exported back in GPX), up to 8 KB a
-///   point (the fields past it are reported).
+///   point (the fields past it are reported). The beat-to-beat intervals of `hrv` messages are
+///   ``QuantityType/heartbeatInterval`` samples: a device's run on from the activity's first timer
+///   start, each ending where the next begins (those outside the records are reported and left
+///   out).
 /// - **Pauses**: timer stops and starts become ``WorkoutEvent``s, `pause` and `resume`, or
 ///   `motion_paused` and `motion_resumed` when the device auto-paused; each resume starts a new
 ///   route segment, and is dated no later than the record after it (a timer started after the
-///   last record makes no resume: the workout ends paused at its last record). Laps: a `lap` event at the end of every lap but the last, with its trigger.
+///   last record makes no resume: the workout ends paused at its last record). Stops and starts
+///   with no record between them make one pause, unless the stop after the start is of the other
+///   kind (a rider pausing just after auto-pause ended): each pause is then kept as what it was. Laps: a `lap` event at the end of every lap but the last, with its trigger.
 ///   ``WorkoutStore/laps(of:)`` then gives the file's laps, worked out from the points.
 /// - **Activity**: ``FITImportOptions/activity`` when set, else the session's sport through
 ///   ``WorkoutActivityType/init(fitSport:)`` (a multisport file's sessions of several sports: ``WorkoutActivityType/other``).
@@ -47,6 +56,11 @@ import LocationCore
 /// - **Identity**: the external id is the fingerprint of the route's points (the GPX import's, so
 ///   the same points from a FIT or a GPX file are the same workout), or of the samples for an
 ///   activity without positions: importing the same activity again saves nothing.
+/// - **Our own exports** (<doc:OwnFiles>: developer fields of ours): the workout comes back as it
+///   was, under its id (so importing it into the store that holds it finds it there), from its
+///   start to its end (to the millisecond; a second earlier at most, where its first record,
+///   whole seconds, lies before it), with its events exactly, its route segments where they were,
+///   and each beat where it was; its timer events and laps then stand for nothing more.
 /// - **Metadata**: the recording device's name as the source device, the values `file`,
 ///   `fit_file` (which file of a chain), `sport`, `name` (the sport's name on the device),
 ///   `utc_offset_s` and the `device_*` totals.

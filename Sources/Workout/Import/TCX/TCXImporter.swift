@@ -24,7 +24,7 @@ import TCX
 ///   previous lap's `TriggerMethod` (`Manual`, `Distance`, `Time`; others give none).
 /// - **Pauses**: a second `<Track>` in a lap is where the device paused: a `pause` at the last
 ///   point before it and a `resume` at its first point, and a new route segment.
-/// - **Our own exports** (``WorkoutEnvelope``, in elements of our namespace in the extensions of
+/// - **Our own exports** (<doc:OwnFiles>, in elements of our namespace in the extensions of
 ///   the activity and its points): the workout comes back as it was, under its id (so importing
 ///   it into the store that holds it finds it there), from its start to its end, with its pauses,
 ///   auto-pauses, laps and markers exactly and its route segments where they were; its tracks and
