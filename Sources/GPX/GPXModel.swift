@@ -80,6 +80,10 @@ public struct GPXPathInfo: Sendable, Hashable {
     /// there), so they come with ``GPXEvent/trackStart(_:)``.
     public var extensions: [String] = []
 
+    /// The most ``extensions`` a track keeps (the rest are dropped and reported): a file of
+    /// a million extension elements must not grow the reader with it.
+    public static let maximumExtensions = 100_000
+
     public init(
         index: Int, name: String? = nil, comment: String? = nil, description: String? = nil,
         source: String? = nil, type: String? = nil, number: Int? = nil, line: Int = 0

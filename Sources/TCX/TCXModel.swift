@@ -67,6 +67,8 @@ public struct TCXActivity: Sendable, Hashable {
     /// The `<Extensions>` children of the activity in namespaces other than TCX's and
     /// ActivityExtension's, each as XML text with its namespace declarations.
     public var extensions: [String] = []
+    /// The most ``extensions`` an activity keeps (the others are dropped).
+    public static let maximumExtensions = 1_000
 
     /// An activity.
     public init(index: Int, sport: String?, id: GPXTime? = nil, notes: String? = nil, creator: String? = nil, line: Int, laps: Int) {

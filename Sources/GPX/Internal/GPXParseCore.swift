@@ -67,6 +67,8 @@ final class GPXParseCore: XMLSAXReceiver {
     var pointProblem: String?
     private var pointColumn = 0
     private var fragment = XMLFragmentWriter()
+    /// Whether the track being read had extension elements past ``GPXPathInfo/maximumExtensions``.
+    private var trackExtensionsDropped = false
 
     init(file: String, options: GPXReadOptions, handler: @escaping (GPXEvent) throws -> Void) {
         self.file = file
@@ -188,7 +190,16 @@ final class GPXParseCore: XMLSAXReceiver {
             finishField()
         case .fragment:
             if let element = fragment.end() {
-                if roles.last == .trackExtensions { path.extensions.append(element) } else { point.unknownExtensions.append(element) }
+                if roles.last != .trackExtensions {
+                    point.unknownExtensions.append(element)
+                } else if path.extensions.count < GPXPathInfo.maximumExtensions {
+                    path.extensions.append(element)
+                } else if !trackExtensionsDropped {
+                    // Said once per track: memory must not grow with a file's extensions.
+                    trackExtensionsDropped = true
+                    summary.skipped.append(GPXSkip(line: parser.line, column: parser.column, reason:
+                        "the track has more than \(GPXPathInfo.maximumExtensions) extension elements; the others were dropped"))
+                }
             }
         case .waypoint, .routePoint, .trackPoint:
             finishPoint(role)
@@ -279,6 +290,7 @@ final class GPXParseCore: XMLSAXReceiver {
             summary.tracks += 1
             path = GPXPathInfo(index: summary.tracks - 1, line: parser.line)
             pathAnnounced = false
+            trackExtensionsDropped = false
             return .track
         // GPX 1.0 keeps the file's description at the top level.
         case .name: return capture(.metadataName)

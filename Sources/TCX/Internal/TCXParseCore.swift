@@ -180,7 +180,7 @@ final class TCXParseCore: XMLSAXReceiver {
             if point != nil {
                 if point!.values == nil { point!.values = TCXTrackpoint(time: GPXTime(date: Date(timeIntervalSince1970: 0)), line: point!.line) }
                 point!.values!.extensions.append(element)
-            } else {
+            } else if (activity?.extensions.count ?? .max) < TCXActivity.maximumExtensions {
                 activity?.extensions.append(element)
             }
             return
