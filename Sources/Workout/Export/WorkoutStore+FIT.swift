@@ -55,16 +55,15 @@ extension WorkoutStore {
         do throws(SpillFile.Failure) { spill = try SpillFile() } catch {
             throw .exportFailed(workoutID: workout.id, path: output.path, reason: error.description)
         }
-        let counts = try await sampleCounts(of: workout.id)
-        let laps = try await laps(of: workout.id)
+        let types = try await sampleTypes(of: workout.id)
         var pass = FITExportPass(
-            source: source, types: Self.recordTypes.filter { counts[$0] != nil }, beats: counts[.heartbeatInterval] ?? 0, start: start)
+            source: source, types: Self.recordTypes.filter(types.contains), beats: types.contains(.heartbeatInterval), start: start)
         var summary = try await pass.encode(from: self) { bytes throws(WorkoutStoreError) in
             do throws(SpillFile.Failure) { try spill.write(bytes) } catch {
                 throw .exportFailed(workoutID: workout.id, path: output.path, reason: error.description)
             }
         }
-        pass.finish(laps: laps, end: end)
+        try await pass.finish(from: self, end: end)
         try pass.drain { bytes throws(WorkoutStoreError) in
             do throws(SpillFile.Failure) { try spill.write(bytes) } catch {
                 throw .exportFailed(workoutID: workout.id, path: output.path, reason: error.description)
@@ -82,7 +81,8 @@ extension WorkoutStore {
             try output.flushIfFull(sink)
         }
         output.bytes += [UInt8(crc.value & 0xFF), UInt8(crc.value >> 8)]
-        summary.samplesNotWritten += counts[.distance] ?? 0
+        // A wheel's distances have no place (FIT's `distance` is the time line's).
+        if types.contains(.distance) { summary.samplesNotWritten += try await sampleCounts(of: workout.id)[.distance] ?? 0 }
         return summary
     }
 }
@@ -92,23 +92,27 @@ extension WorkoutStore {
 struct FITExportPass {
     let source: ExportSource
     let types: [QuantityType]
-    /// How many beat-to-beat intervals the workout has.
-    let beats: Int
+    /// Whether the workout has beat-to-beat intervals.
+    let beats: Bool
     let start: UInt32
     private(set) var encoder: FITActivityEncoder
     private var timer = TimerState()
     private var nextEvent = 0
     private var feed: TimelineFeed
     private var figures: [QuantityType: SampleFigures] = [:]
+    private var lapFigures: LapSampleFigures
     private var beatGroup = BeatGroup()
     private var firstPosition: (latitude: Double, longitude: Double)?
     private var points = 0
+    /// Beat-to-beat intervals read.
+    private var beatCount = 0
 
-    init(source: ExportSource, types: [QuantityType], beats: Int, start: UInt32) {
+    init(source: ExportSource, types: [QuantityType], beats: Bool, start: UInt32) {
         self.source = source
         self.types = types
         self.beats = beats
         self.start = start
+        lapFigures = LapSampleFigures(events: source.events)
         encoder = FITActivityEncoder(hasRoute: source.route != nil, types: types)
         feed = TimelineFeed(options: source.timelineOptions, events: source.events)
     }
@@ -121,12 +125,13 @@ struct FITExportPass {
         let serial = workout.id.uuid
         encoder.begin(
             start: start, serial: max(1, UInt32(serial.0) << 24 | UInt32(serial.1) << 16 | UInt32(serial.2) << 8 | UInt32(serial.3)),
-            device: workout.metadata.sourceDevice ?? "swift-gps-facade", beats: beats > 0)
+            device: workout.metadata.sourceDevice ?? "swift-gps-facade", beats: beats)
         let events = source.events
         let synthesizesPauses = !events.contains { [.pause, .resume, .motionPaused, .motionResumed].contains($0.kind) }
         var instants = ExportInstants(store: store, workoutID: workout.id, types: types)
-        var beatCursor = beats > 0 ? SampleCursor(store: store, workoutID: workout.id, type: .heartbeatInterval) : nil
+        var beatCursor = beats ? SampleCursor(store: store, workoutID: workout.id, type: .heartbeatInterval) : nil
         var (segments, samples, lost, written) = (0, 0, 0, 0)
+        beatCount = 0
         var last: (segment: Int, time: UInt32)?
         while let instant = try await instants.next() {
             let time = FITTime.value(fromSeconds: instant.time) ?? start
@@ -152,6 +157,7 @@ struct FITExportPass {
                 }
                 last = (point.segment, time)
                 feed.add(TimelinePoint(point))
+                lapFigures.begin(at: TimelinePoint(point).time)
                 points += 1
                 firstPosition = firstPosition ?? (point.location.latitude, point.location.longitude)
             }
@@ -159,7 +165,9 @@ struct FITExportPass {
             for type in types {
                 guard let value = instant.values[type] else { continue }
                 samples += 1
-                figures[type].add(QuantitySample(type: type, value: value, at: Date(timeIntervalSince1970: instant.time)))
+                let sample = QuantitySample(type: type, value: value, at: Date(timeIntervalSince1970: instant.time))
+                figures[type].add(sample)
+                lapFigures.add(sample)
             }
             written += 1
             if written % 4_096 == 0, Task.isCancelled { throw .cancelled(operation: .export) }
@@ -172,7 +180,7 @@ struct FITExportPass {
             nextEvent += 1
         }
         return ExportSummary(
-            format: .fit, points: points, segments: segments, samplesWritten: samples + beats - lost, samplesNotWritten: lost, bytes: 0)
+            format: .fit, points: points, segments: segments, samplesWritten: samples + beatCount - lost, samplesNotWritten: lost, bytes: 0)
     }
 
     /// Hands the bytes encoded so far to `body`.
@@ -191,6 +199,7 @@ struct FITExportPass {
         var lost = 0
         while let beat = try await cursor.head(), beat.end <= time {
             cursor.advance()
+            beatCount += 1
             if !beatGroup.add(beat) {
                 lost += flushBeats()
                 _ = beatGroup.add(beat)
@@ -205,9 +214,19 @@ struct FITExportPass {
         return encoder.hrv(beatGroup.intervals, firstBeat: Date(timeIntervalSince1970: first))
     }
 
-    /// The laps, the timer's last stop, the session and the activity.
-    mutating func finish(laps: [WorkoutLap], end: UInt32) {
+    /// The laps (the time line's, as ``WorkoutStore/laps(of:)`` gives them, without reading the
+    /// workout again: ``LapSampleFigures``), the timer's last stop, the session and the activity.
+    mutating func finish(from store: WorkoutStore, end: UInt32) async throws(WorkoutStoreError) {
         let workout = source.workout
+        var laps = feed.finish(at: workout.end.timeIntervalSince1970).laps
+        if lapFigures.matches(laps) {
+            for index in laps.indices {
+                laps[index].samples = lapFigures.figures[index]
+                laps[index].heartRateAverage = laps[index].samples[.heartRate]?.average
+            }
+        } else {
+            laps = try await store.laps(of: workout.id)
+        }
         let sport = workout.activityType.fitSport
         // A workout without a route has no laps of its own; its file has one, the whole workout.
         let wholeLap = WorkoutLap(

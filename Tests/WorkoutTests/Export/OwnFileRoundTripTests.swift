@@ -99,6 +99,25 @@ import Testing
         #expect(second == (try Data(contentsOf: URL(fileURLWithPath: file))), "\(format)")
     }
 
+    /// The FIT export works out its laps as it writes the records (without reading the workout a
+    /// second time): they are the store's, to the file's resolution.
+    @Test func aFITFilesLapsAreTheStoresLaps() async throws {
+        let store = try WorkoutStore.inMemory()
+        let workout = try await RecordedRunFixture.record(in: store)
+        let laps = try await store.laps(of: workout.id)
+        let (messages, _) = try FITReader().messages(of: Array(try await store.exportData(workout.id, format: .fit)))
+        let written = messages.compactMap(FITTotals.init).filter { $0.kind == .lap }
+        try #require(laps.count > 2 && written.count == laps.count)
+        for (lap, message) in zip(laps, written) {
+            #expect(abs((message.distance ?? -1) - lap.distance) <= 0.005, "lap \(lap.index): distance")
+            #expect(abs((message.timerTime ?? -1) - lap.duration) <= 0.000_5, "lap \(lap.index): duration")
+            #expect(abs((message.elapsedTime ?? -1) - lap.elapsedTime) <= 0.000_5, "lap \(lap.index): elapsed time")
+            let heartRate = try #require(lap.samples[.heartRate])
+            #expect(message.averageHeartRate == heartRate.average.rounded() && message.maximumHeartRate == heartRate.maximum,
+                    "lap \(lap.index): heart rate \(message.averageHeartRate ?? 0), \(message.maximumHeartRate ?? 0)")
+        }
+    }
+
     static func mean(_ values: [Double]) -> Double {
         values.isEmpty ? .nan : values.reduce(0, +) / Double(values.count)
     }
