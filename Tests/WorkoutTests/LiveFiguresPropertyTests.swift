@@ -69,8 +69,8 @@ import TestSupport
             while nextAction < example.actions.count, example.actions[nextAction].index == index {
                 let output: SessionEngine.Output
                 switch example.actions[nextAction].action {
-                case .pause where !engine.detector.isPausedByUser: output = engine.act(.pause)
-                case .resume where engine.detector.isPausedByUser: output = engine.act(.resume)
+                case .pause where !engine.detector.isPaused: output = engine.act(.pause)
+                case .resume where engine.detector.isPaused: output = engine.act(.resume)
                 case .lap: output = engine.act(.lap)
                 case .mark: output = engine.act(.marker, name: "mark \(index)")
                 default: output = SessionEngine.Output()

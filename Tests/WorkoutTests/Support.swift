@@ -92,3 +92,18 @@ struct Unexpected: Error, CustomStringConvertible {
     init(_ error: WorkoutStoreError?) { self.error = error }
     var description: String { "unexpected: \(error.map { "\($0)" } ?? "no error")" }
 }
+
+/// A sample source a test hands each sample to: what it sends before the session starts reading
+/// waits in the stream.
+final class HandFedSampleSource: SampleSource {
+    private let stream: AsyncStream<QuantitySample>
+    private let continuation: AsyncStream<QuantitySample>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: QuantitySample.self)
+    }
+
+    func start() -> AsyncStream<QuantitySample> { stream }
+    func send(_ sample: QuantitySample) { continuation.yield(sample) }
+    func stop() { continuation.finish() }
+}

@@ -579,18 +579,3 @@ private final class FixesAtStart: LocationSource {
     func stop() {}
     func requestLatestFix() {}
 }
-
-/// A sample source a test hands each sample to: what it sends before the session starts reading
-/// waits in the stream.
-private final class HandFedSampleSource: SampleSource {
-    private let stream: AsyncStream<QuantitySample>
-    private let continuation: AsyncStream<QuantitySample>.Continuation
-
-    init() {
-        (stream, continuation) = AsyncStream.makeStream(of: QuantitySample.self)
-    }
-
-    func start() -> AsyncStream<QuantitySample> { stream }
-    func send(_ sample: QuantitySample) { continuation.yield(sample) }
-    func stop() { continuation.finish() }
-}

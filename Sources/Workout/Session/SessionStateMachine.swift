@@ -330,7 +330,7 @@ struct SessionStateMachine: Sendable {
         let figures = engine.liveFigures
         let speed = engine.currentSpeed
         return WorkoutSession.Statistics(
-            state: state, isMotionPaused: engine.detector.motion == .autoPaused || engine.timeline.isMotionPaused,
+            state: state, isMotionPaused: engine.detector.motion == .stopped || engine.timeline.isMotionPaused,
             elapsedTime: figures.elapsedTime, duration: figures.duration, movingTime: figures.movingTime,
             distance: figures.distance, currentSpeed: speed,
             currentPace: speed.flatMap { $0 >= 0.3 ? 1000 / $0 : nil },

@@ -40,7 +40,7 @@ extension WorkoutSession {
         } catch {
             throw .store(error)
         }
-        let paused = engine.detector.isPausedByUser
+        let paused = engine.detector.isPaused
         let gap = engine.pauseForGap()
         var machine = SessionStateMachine(configuration: recording, engine: engine, staging: contents.staging)
         machine.queueForWriting(gap)

@@ -1,3 +1,5 @@
+import LocationCore
+
 /// The limits a session holds its fixes to: how fast the activity can go, and how inaccurate a
 /// fix may be and still count. Defaults per activity: ``defaults(for:)``.
 ///
@@ -52,42 +54,12 @@ public struct FixRules: Sendable, Hashable, Codable {
     }
 }
 
-/// Auto-pause: when the athlete stands still, the workout's motion pauses (no distance, no active
-/// time) and resumes when they move again, as a sports watch does.
-///
-/// Standing still is a speed below ``speedThreshold`` for ``idleTime``. The speed is the one the
-/// receiver reports (Doppler speed, which stays near zero at rest while the position wanders a
-/// few metres); for a fix without one, it is worked out from the positions around it, in a way
-/// that tells drift from motion:
-///
-/// - the fixes within 3 s either side (at least the one before and the one after) are fitted
-///   with a straight line at a constant velocity (least squares, east and north apart);
-/// - the scatter of the fixes about that line measures the receiver's noise (with fewer than 5
-///   fixes, a quarter of their reported horizontal accuracy stands in for it), and gives the
-///   velocity's standard error;
-/// - the speed is the fitted speed less two standard errors, never below zero: wandering about
-///   a point fits a line badly and counts as standing still, while moving fits it well.
-///
-/// On a run at 3 m/s with three 40 s stops wandering ±3 m and no reported speed, this finds the
-/// three stops, the active time within 2 s and the distance within 11 m of the truth (ten seeds).
-///
-/// The pause is dated from the last fix before the slow ones, and the resume from the last slow
-/// fix, so neither the wait to be sure nor the drift at rest counts. Because the speed of a fix
-/// without one needs the fixes 3 s after it, the session's live distance and moving time count
-/// such a fix 3 s late, once it is decided (``WorkoutSession/Statistics``): they never show more
-/// than is saved.
-public struct AutoPause: Sendable, Hashable, Codable {
-    /// Below this speed (m/s) the athlete counts as standing still.
-    public var speedThreshold: Double
-    /// How long the speed must stay below the threshold before the motion pauses.
-    public var idleTime: Duration
+/// Auto-pause: when the athlete stands still, the workout's motion pauses (no distance, no moving
+/// time) and resumes when they move again, as a sports watch does. It is LocationCore's
+/// `MotionRule`, which `MotionDetector` decides by: read it for how standing still is told from drift.
+public typealias AutoPause = MotionRule
 
-    /// Auto-pause below `speedThreshold` (m/s) for `idleTime`.
-    public init(speedThreshold: Double, idleTime: Duration) {
-        self.speedThreshold = speedThreshold
-        self.idleTime = idleTime
-    }
-
+extension MotionRule {
     /// The defaults per activity: running 0.8 m/s (a slow walk) for 5 s; walking and hiking
     /// 0.4 m/s for 10 s; cycling 1.5 m/s for 5 s; skiing and skating 1.0 m/s for 5 s; in the
     /// water 0.2 m/s for 15 s; anything else 0.5 m/s for 10 s.
@@ -103,10 +75,3 @@ public struct AutoPause: Sendable, Hashable, Codable {
     }
 }
 
-extension Duration {
-    /// The duration in seconds, as a Double.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

@@ -23,7 +23,7 @@ struct SessionEngine: Sendable {
     }
 
     private(set) var admission: FixAdmission
-    private(set) var detector: MotionDetector
+    private(set) var detector: MotionDetector<TimelinePoint, WorkoutEvent>
     private(set) var timeline: SessionTimeline
     /// Events handed out so far (the timeline's first `eventsOut`).
     private var eventsOut = 0
@@ -43,7 +43,8 @@ struct SessionEngine: Sendable {
 
     init(configuration: WorkoutSession.Configuration) {
         admission = FixAdmission(rules: configuration.fixRules)
-        detector = MotionDetector(autoPause: configuration.autoPause, rules: configuration.fixRules)
+        detector = MotionDetector(
+            rule: configuration.autoPause, maximumHorizontalAccuracy: configuration.fixRules.maximumHorizontalAccuracy)
         timeline = SessionTimeline(options: .init(
             maximumHorizontalAccuracy: configuration.fixRules.maximumHorizontalAccuracy,
             autoLapDistance: configuration.autoLapDistance, autoLapTime: configuration.autoLapTime?.seconds))
@@ -105,7 +106,7 @@ struct SessionEngine: Sendable {
     /// `resume` at the first new point (which starts a stretch of its own: nothing is counted
     /// across the gap).
     mutating func pauseForGap() -> Output {
-        guard now != nil, !detector.isPausedByUser else { return Output() }
+        guard now != nil, !detector.isPaused else { return Output() }
         let output = act(.pause)
         resumesAtNextPoint = true
         return output
@@ -166,18 +167,26 @@ struct SessionEngine: Sendable {
         eventsOut = timeline.events.count
     }
 
-    private mutating func feed(_ items: [TimelineItem]) {
+    private mutating func feed(_ items: [MotionDetector<TimelinePoint, WorkoutEvent>.Item]) {
         for item in items {
             switch item {
-            case let .point(point, speed):
+            case let .fix(point, speed):
                 timeline.add(point)
                 smooth(speed, at: point.time)
-            case let .event(event):
-                let lapsBefore = timeline.laps.count
-                timeline.apply(event)
-                if timeline.laps.count != lapsBefore { lapSamples = [:] }
+            case let .action(event):
+                apply(event)
+            case let .stopped(time):
+                apply(WorkoutEvent(.motionPaused, at: Date(timeIntervalSince1970: time)))
+            case let .moving(time):
+                apply(WorkoutEvent(.motionResumed, at: Date(timeIntervalSince1970: time)))
             }
         }
+    }
+
+    private mutating func apply(_ event: WorkoutEvent) {
+        let lapsBefore = timeline.laps.count
+        timeline.apply(event)
+        if timeline.laps.count != lapsBefore { lapSamples = [:] }
     }
 
     /// Moves the current speed towards `speed`, by how long it has been since the last one.

@@ -4,7 +4,7 @@ import LocationCore
 
 /// What the session engine needs of a route point: small and flat, read from a live fix or from a
 /// stored row alike.
-struct TimelinePoint: Sendable, Hashable {
+struct TimelinePoint: Sendable, Hashable, MotionFix {
     /// Its place in the route, from 0.
     var ordinal: Int
     /// The segment it came in: a new one after a jump (live) or as stored. The engine never
@@ -52,10 +52,18 @@ extension TimelinePoint {
     }
 }
 
-/// One thing on a session's time line, in the order the ``SessionTimeline`` takes it. An event at
-/// a time comes after the point at that time.
-enum TimelineItem: Sendable, Hashable {
-    /// A route point, with the speed auto-pause judged it by (reported or worked out), if any.
-    case point(TimelinePoint, speed: Double?)
-    case event(WorkoutEvent)
+extension WorkoutEvent: MotionAction {
+    /// A pause stops the judging of motion, a resume starts it again.
+    public var motionEffect: MotionEffect {
+        switch kind {
+        case .pause: .pause
+        case .resume: .resume
+        default: .none
+        }
+    }
+
+    /// Moves the event to `time`, seconds since 1970.
+    public mutating func redate(to time: Double) {
+        self.time = Date(timeIntervalSince1970: time)
+    }
 }
