@@ -112,9 +112,12 @@ struct FITExportPass {
         self.types = types
         self.beats = beats
         self.start = start
-        lapFigures = LapSampleFigures(events: source.events)
         encoder = FITActivityEncoder(hasRoute: source.route != nil, types: types)
         feed = TimelineFeed(options: source.timelineOptions, events: source.events)
+        lapFigures = LapSampleFigures(events: source.events)
+        // The time line begins at the workout's start, as the store reads it back (laps(of:)).
+        feed.begin(at: source.workout.start.timeIntervalSince1970)
+        lapFigures.begin(at: source.workout.start.timeIntervalSince1970)
     }
 
     /// Encodes the records, events and `hrv` messages, handing the bytes to `spill` as they come.
@@ -124,7 +127,7 @@ struct FITExportPass {
         let workout = source.workout
         let serial = workout.id.uuid
         encoder.begin(
-            start: start, serial: max(1, UInt32(serial.0) << 24 | UInt32(serial.1) << 16 | UInt32(serial.2) << 8 | UInt32(serial.3)),
+            start: start, startMilliseconds: FITWorkoutFields.split(workout.start)?.milliseconds ?? 0, serial: max(1, UInt32(serial.0) << 24 | UInt32(serial.1) << 16 | UInt32(serial.2) << 8 | UInt32(serial.3)),
             device: workout.metadata.sourceDevice ?? "swift-gps-facade", beats: beats)
         let events = source.events
         let synthesizesPauses = !events.contains { [.pause, .resume, .motionPaused, .motionResumed].contains($0.kind) }
@@ -157,7 +160,6 @@ struct FITExportPass {
                 }
                 last = (point.segment, time)
                 feed.add(TimelinePoint(point))
-                lapFigures.begin(at: TimelinePoint(point).time)
                 points += 1
                 firstPosition = firstPosition ?? (point.location.latitude, point.location.longitude)
             }

@@ -51,6 +51,7 @@ extension WorkoutStore {
         // track; a session's points while active, and accurate): what gpxpy or an import then
         // measures is what the session measured.
         var feed = TimelineFeed(options: source.timelineOptions, events: source.events)
+        feed.begin(at: workout.start.timeIntervalSince1970)  // as the store reads it back
         var held: RoutePoint?
         try await forEachRoutePoint(of: workout.id, into: &output, sink: sink) { point, bytes in
             let (fate, anchored) = feed.add(TimelinePoint(point))

@@ -45,6 +45,7 @@ extension WorkoutStore {
         TCXWriter.appendActivityStart(sport: workout.activityType.tcxSport, id: workout.start, to: &output.bytes)
         var writer = TCXTrackWriter(laps: laps, energy: workout.totals.energy, envelope: envelope)
         var feed = TimelineFeed(options: source.timelineOptions, events: source.events)
+        feed.begin(at: workout.start.timeIntervalSince1970)  // as the store reads it back
         var instants = ExportInstants(store: self, workoutID: workout.id, types: types)
         var (points, segments, written, lost, count) = (0, 0, 0, 0, 0)
         var lastRouteSegment: Int?

@@ -22,7 +22,9 @@ import Foundation
 /// | 7 | `beat_time` | uint32, s | `hrv` | the FIT time of the message's first beat (the end of its first interval) |
 /// | 8 | `beat_time_ms` | uint16, ms | `hrv` | milliseconds past it |
 ///
-/// Each event of the workout is an `event` message carrying `workout_event`: a pause or resume
+/// The first timer start carries `workout_event` `start` and `timestamp_ms`: the workout's start
+/// (which its first record may come after). Each event of the workout is an `event` message
+/// carrying `workout_event`: a pause or resume
 /// that stops or starts the timer is the standard timer event (`stop_all` or `start`, with
 /// `timer_trigger` `auto` for auto-pause), one that does not (a pause while auto-paused) a timer
 /// `marker`; a lap is an event `lap`, a marker an event `user_marker`, both of type `marker`.
@@ -57,6 +59,9 @@ enum FITWorkoutFields {
     static let segment = Field(number: 6, name: "segment", type: .uint16, size: 2)
     static let beatTime = Field(number: 7, name: "beat_time", type: .uint32, size: 4, units: "s")
     static let beatTimeMilliseconds = Field(number: 8, name: "beat_time_ms", type: .uint16, size: 2, units: "ms")
+
+    /// The `workout_event` of the first timer start: the workout's start, to the millisecond.
+    static let workoutStart = "start"
 
     static let all = [workoutID, timestampMilliseconds, startTimeMilliseconds, autoPause, workoutEvent, markerName, segment, beatTime, beatTimeMilliseconds]
 

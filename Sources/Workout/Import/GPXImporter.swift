@@ -207,7 +207,7 @@ public struct GPXImporter: Sendable {
             id: id,
             activityType: options.activity ?? track.info.type.map(WorkoutActivityType.init(gpxType:)) ?? .other,
             start: start, end: end,
-            totals: timeline.totals(start: start.timeIntervalSince1970, end: end.timeIntervalSince1970),
+            totals: timeline.totals(end: end.timeIntervalSince1970),
             metadata: WorkoutMetadata(
                 sourceDevice: track.creator, sourceApp: options.sourceApp, externalID: track.externalID, values: values))
     }

@@ -52,8 +52,9 @@ struct FITActivityEncoder {
     }
 
     /// `file_id`, `device_info`, our developer fields' descriptions, the layouts of events,
-    /// records and `hrv`, and the timer's start.
-    mutating func begin(start: UInt32, serial: UInt32, device: String, beats: Bool) {
+    /// records and `hrv`, and the timer's start (`startMilliseconds` past `start` in our fields,
+    /// with `workout_event` `start`: the workout's start, which its first record may come after).
+    mutating func begin(start: UInt32, startMilliseconds: UInt16, serial: UInt32, device: String, beats: Bool) {
         writer.define(localType: Local.fileID.rawValue, globalNumber: FITMessageNumber.fileID, fields: [
             Self.field(0, .enumeration), Self.field(1, .uint16), Self.field(2, .uint16), Self.field(3, .uint32z),
             Self.field(4, .uint32), Self.field(8, .string, size: 20),
@@ -78,7 +79,10 @@ struct FITActivityEncoder {
         writer.define(
             localType: Local.workoutEvent.rawValue, globalNumber: FITMessageNumber.event, fields: eventFields,
             developerFields: [FITWorkoutFields.timestampMilliseconds, FITWorkoutFields.workoutEvent, FITWorkoutFields.markerName].map(\.definition))
-        timer(starts: true, at: start, automatic: false)
+        writer.write(localType: Local.workoutEvent.rawValue, values: [
+            .integer(Int64(start)), .integer(Int64(FITEventMessage.timer)), .integer(Int64(FITWorkoutFields.Event.start)), .integer(0),
+            .integer(0), .integer(Int64(startMilliseconds)), .string(FITWorkoutFields.workoutStart), nil,
+        ])
         var fields = [Self.field(253, .uint32)]
         if hasRoute {
             fields += [Self.field(0, .sint32), Self.field(1, .sint32), Self.field(2, .uint16), Self.field(78, .uint32), Self.field(5, .uint32)]

@@ -2,14 +2,14 @@ import Foundation
 
 /// The figures of each lap's samples, gathered as a FIT export streams the workout by, so that it
 /// need not read the workout a second time through ``WorkoutStore/laps(of:)``. The laps are the
-/// time line's: the first begins at the first route point, each lap event after it ends one, the
+/// time line's: the first begins at the workout's start, each lap event after it ends one, the
 /// last ends at the workout's end; a sample belongs to the lap its start lies in (one at a lap's
 /// end to the lap after it), as ``WorkoutStore/laps(of:)`` gives them. The export checks
 /// that its laps are the time line's (``matches(_:)``), and reads them from the store otherwise.
 struct LapSampleFigures {
     /// The lap events' times, in order.
     private let lapEvents: [Double]
-    /// Where the laps begin: the first point's time, then each lap event after it.
+    /// Where the laps begin: the workout's start, then each lap event after it.
     private var starts: [Double] = []
     private var nextEvent = 0
     private var index = 0
@@ -20,14 +20,14 @@ struct LapSampleFigures {
         lapEvents = events.filter { $0.kind == .lap }.map(\.time.timeIntervalSince1970)
     }
 
-    /// The time line's first point is at `time` (call once, before the samples from it on).
+    /// The time line begins at `time`, the workout's start (call once, before any sample).
     mutating func begin(at time: Double) {
         guard starts.isEmpty else { return }
         starts = [time] + lapEvents.filter { $0 > time }
         figures = Array(repeating: [:], count: starts.count)
     }
 
-    /// Adds a sample: to the lap its start lies in (none before the first point).
+    /// Adds a sample: to the lap its start lies in (none before the first lap).
     mutating func add(_ sample: QuantitySample) {
         guard !starts.isEmpty else { return }
         let start = sample.start.timeIntervalSince1970

@@ -149,6 +149,12 @@ struct ActivityAssembler {
         samples += count
     }
 
+    /// Begins the time line at `time`, before the first moment: our own export's start, which
+    /// may come before its first record (a workout that began with nothing to record).
+    mutating func begin(at time: Double) {
+        feed.begin(at: time)
+    }
+
     /// The next point begins a new route segment.
     mutating func startSegment() {
         segmentPending = true

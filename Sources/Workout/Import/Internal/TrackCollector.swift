@@ -132,7 +132,12 @@ final class TrackCollector {
         case let .trackStart(info):
             track = CollectedTrack(info: info, line: info.line, creator: creator)
             track!.marks = WorkoutEnvelope.marks(in: info.extensions)
-            if track!.marks.header != nil { track!.figures = TimelineFeed(options: .asStored, events: track!.marks.events) }
+            if let header = track!.marks.header {
+                // Our own export: its events, and its start, before its first point when the
+                // session began before a fix it counted (as the store reads the workout back).
+                track!.figures = TimelineFeed(options: .asStored, events: track!.marks.events)
+                track!.figures.begin(at: header.start.timeIntervalSince1970)
+            }
             batch.newSegment = false
             batch.trackIndex = info.index
             batch.trackLine = info.line

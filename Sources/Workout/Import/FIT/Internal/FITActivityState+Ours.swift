@@ -15,9 +15,14 @@ extension FITActivityState {
     /// exactly. Returns `false` for another event.
     mutating func ourEvent(_ message: FITMessage, time: Double?) -> Bool {
         let values = FITWorkoutFields.values(of: message, ourIndex: ourIndex)
-        guard case let .string(kindName)? = values[FITWorkoutFields.workoutEvent.number],
-              let kind = WorkoutEvent.Kind(rawValue: kindName), let time else { return ourIndex != nil }
+        guard case let .string(kindName)? = values[FITWorkoutFields.workoutEvent.number], let time else { return ourIndex != nil }
         let exact = FITWorkoutFields.time(time, milliseconds: values[FITWorkoutFields.timestampMilliseconds.number]?.number)
+        if kindName == FITWorkoutFields.workoutStart {
+            // The workout's start: the time line begins there, before its first record.
+            if assembler.moments == 0 { assembler.begin(at: exact) }
+            return true
+        }
+        guard let kind = WorkoutEvent.Kind(rawValue: kindName) else { return true }
         var name: String?
         if case let .string(text)? = values[FITWorkoutFields.markerName.number] { name = text }
         let trigger: WorkoutEvent.LapTrigger? = switch message.integer(3) {

@@ -187,7 +187,11 @@ final class TCXActivityCollector {
     private func add(_ point: TCXTrackpoint) throws {
         guard activity != nil else { return }
         let marks = point.extensions.isEmpty ? WorkoutEnvelope.Marks() : WorkoutEnvelope.marks(in: point.extensions)
-        if activity!.header == nil, activity!.assembler.moments == 0, let header = marks.header { activity!.header = header }
+        if activity!.header == nil, activity!.assembler.moments == 0, let header = marks.header {
+            // Our own export: the time line begins at the workout's start, which its first point may come after.
+            activity!.header = header
+            activity!.assembler.begin(at: header.start.timeIntervalSince1970)
+        }
         guard let time = activity!.assembler.check(time: point.time.date.timeIntervalSince1970, at: point.line) else {
             for event in marks.events { activity!.assembler.event(event) }
             return
