@@ -43,8 +43,11 @@ extension WorkoutStore {
     func writeGPX(_ source: ExportSource, into output: inout ExportOutput, sink: ExportSink) async throws(WorkoutStoreError) -> ExportSummary {
         let workout = source.workout
         GPXWriter.appendHeader(creator: "swift-gps-facade", time: workout.start, to: &output.bytes)
+        // A workout without a route has no point to carry its samples: they go with its envelope.
+        let routeless = source.route == nil
         GPXWriter.appendTrackStart(
-            name: source.name, type: workout.activityType.rawValue, extensions: Self.gpxExtensions(source.envelope), to: &output.bytes)
+            name: source.name, type: workout.activityType.rawValue,
+            extensions: Self.gpxExtensions(source.envelope, samples: routeless ? source.samples : nil), to: &output.bytes)
 
         var writer = GPXPointWriter(samples: source.samples)
         // The points the workout counts, as its time line decides (every point of an imported
@@ -72,16 +75,17 @@ extension WorkoutStore {
         GPXWriter.appendTrackEnd(to: &output.bytes)
         GPXWriter.appendFooter(to: &output.bytes)
 
-        // Every sample is in the file: on a point, or beside one in our extension (none is left
-        // when the route has no point to carry it).
-        let written = writer.points > 0 ? source.samples.count : 0
+        // Every sample is in the file: on a point, or beside one in our extension (or in the
+        // track's, for a workout without a route).
+        let written = writer.points > 0 || routeless ? source.samples.count : 0
         return ExportSummary(
             format: .gpx, points: writer.points, segments: writer.segments, samplesWritten: written,
             samplesNotWritten: source.samples.count - written, bytes: 0)
     }
 
-    /// The envelope as the `<trk>`'s extension elements: the header, then each event.
-    static func gpxExtensions(_ envelope: WorkoutEnvelope) -> [String] {
+    /// The envelope as the `<trk>`'s extension elements: the header, then each event, then
+    /// (for a workout without a route) every sample.
+    static func gpxExtensions(_ envelope: WorkoutEnvelope, samples: ExportSource.Samples? = nil) -> [String] {
         var bytes: [UInt8] = []
         WorkoutEnvelope.appendHeader(envelope.header, to: &bytes)
         var fragments = [String(decoding: bytes, as: UTF8.self)]
@@ -89,6 +93,13 @@ extension WorkoutStore {
             bytes.removeAll(keepingCapacity: true)
             WorkoutEnvelope.appendEvent(event, to: &bytes)
             fragments.append(String(decoding: bytes, as: UTF8.self))
+        }
+        for type in QuantityType.allCases {
+            for sample in samples?[type] ?? [] {
+                bytes.removeAll(keepingCapacity: true)
+                WorkoutEnvelope.appendSample(type, sample, to: &bytes)
+                fragments.append(String(decoding: bytes, as: UTF8.self))
+            }
         }
         return fragments
     }

@@ -135,6 +135,28 @@ public struct GPXImporter: Sendable {
                 } catch {
                     throw await failed(error, track: batch.trackIndex, line: batch.trackLine, lines: batch.lines)
                 }
+            case let .trackEnd(track) where track.points == 0 && track.marks.header != nil:
+                // Our own export of a workout without a route: its samples and events in the track's extensions.
+                let current = builder ?? Self.builder(for: workoutID, in: store)
+                builder = nil
+                workoutID = UUID()
+                var figures = track.figures
+                let header = track.marks.header!
+                let timeline = figures.finish(at: header.end.timeIntervalSince1970)
+                let workout = routelessRecord(for: track, header: header, timeline: timeline, file: file)
+                let samples = track.marks.samples.filter { workout.contains($0.start) && workout.contains($0.end) }
+                let outcome: SaveOutcome
+                do {
+                    let events = timeline.events.filter { workout.contains($0.time) }
+                    outcome = try await current.commit(workout, samples: samples, events: events, metadata: ["source": "gpx"])
+                } catch {
+                    throw await failed(error, track: track.info.index, line: track.line)
+                }
+                let heartRate = SampleFigures(samples: samples.filter { $0.type == .heartRate })
+                imported.append(ImportedWorkout(
+                    workout: workout, outcome: outcome, trackIndex: track.info.index, trackName: track.info.name, trackLine: track.line,
+                    points: 0, duplicatesDropped: 0, segments: 0, samples: samples.count, rawElevationGain: 0,
+                    heartRateAverage: heartRate?.average, heartRateMaximum: heartRate?.maximum, skipped: track.skipped))
             case let .trackEnd(track):
                 guard let current = builder, track.points > 0 else {
                     notImported.append(TrackNotImported(
@@ -192,6 +214,20 @@ public struct GPXImporter: Sendable {
             return (header.id, header.start, header.end)
         }
         return (nil, start, end)
+    }
+
+    /// The workout of our own export of a workout without a route: its header's id and times,
+    /// the figures its events give.
+    private func routelessRecord(for track: CollectedTrack, header: WorkoutEnvelope.Header, timeline: SessionTimeline, file: String) -> WorkoutRecord {
+        var values = ["file": (file as NSString).lastPathComponent, "gpx_track": String(track.info.index)]
+        values["name"] = track.info.name
+        values["description"] = track.info.description
+        var totals = timeline.totals(end: header.end.timeIntervalSince1970)
+        totals.distance = nil
+        return WorkoutRecord(
+            id: header.id, activityType: options.activity ?? track.info.type.map(WorkoutActivityType.init(gpxType:)) ?? .other,
+            start: header.start, end: header.end, totals: totals,
+            metadata: WorkoutMetadata(sourceDevice: track.creator, sourceApp: options.sourceApp, values: values))
     }
 
     private func record(

@@ -118,6 +118,27 @@ import Testing
         }
     }
 
+    /// A workout without a route (an indoor ride: heart rate and power, a pause) exported as GPX
+    /// has no point to carry its samples: they go with its envelope in the track's extensions,
+    /// and the import gives the workout back, which it could not from a track without points.
+    @Test func aWorkoutWithoutARouteComesBackFromGPX() async throws {
+        let store = try WorkoutStore.inMemory()
+        let start = Date(timeIntervalSince1970: 1_714_557_600.5)
+        let workout = WorkoutRecord(activityType: .cycling, start: start, end: start.addingTimeInterval(600))
+        var samples: [QuantitySample] = []
+        for second in 0..<600 {
+            let time = start.addingTimeInterval(Double(second))
+            samples.append(QuantitySample(type: .heartRate, value: Double(120 + second % 30), at: time.addingTimeInterval(0.25)))
+            samples.append(QuantitySample(type: .power, value: Double(200 + second % 7), at: time.addingTimeInterval(0.5)))
+        }
+        try await store.saveWorkout(workout, samples: samples, route: [])
+        let folder = try TemporaryFolder()
+        let (_, copy, id) = try await roundTrip(workout, of: store, as: .gpx, in: folder)
+        #expect(try await copy.samples(of: id) == store.samples(of: workout.id))
+        let back = try #require(try await copy.workout(id: id))
+        #expect(back.start == workout.start && back.end == workout.end && back.activityType == .cycling)
+    }
+
     static func mean(_ values: [Double]) -> Double {
         values.isEmpty ? .nan : values.reduce(0, +) / Double(values.count)
     }
