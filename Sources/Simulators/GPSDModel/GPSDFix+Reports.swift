@@ -94,8 +94,10 @@ extension GPSDReportWriter {
             ("hdop", dilutions.horizontal), ("gdop", dilutions.geometric), ("pdop", dilutions.position),
         ]
         for case let (name, value?) in dops { fields.append(#""\#(name)":\#(TextBytes.fixed(value, decimals: 2))"#) }
+        // gpsd counts every satellite with a PRN, and lists as many places from the front.
+        let numbered = sky.satellites.filter { $0.prn != 0 }
+        fields.append(#""nSat":\#(numbered.count),"uSat":\#(numbered.count { $0.used })"#)
         let listed = sky.reported
-        fields.append(#""nSat":\#(listed.count),"uSat":\#(listed.count { $0.used })"#)
         if !listed.isEmpty {
             let satellites = listed.map { satellite in
                 var parts = [#""PRN":\#(satellite.prn)"#]

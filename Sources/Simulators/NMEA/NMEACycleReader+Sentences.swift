@@ -289,6 +289,14 @@ extension NMEACycleReader {
         if !s[7].isEmpty { new.epd = Self.number(s[7]) }
     }
 
+    /// `$PMGNST,version,mode,T,battery,...`: a Magellan's status. gpsd reads its mode one field
+    /// on, from the battery's, which is never `T`: it always takes it for "no fix", and so do we.
+    func pmgnst(_ s: NMEASentence, _ new: inout GPSDFix, _ changes: inout Changes) {
+        let mode = Self.integer(s[3])
+        new.mode = s[4].first == "T" && (2...3).contains(mode) ? mode : 1
+        changes.insert(.mode)
+    }
+
     /// Whether gpsd notes anything from a sentence the fakes read for nothing else: a heading
     /// (HDG, HDT, and the attitude of OHPR and PTNTHTM), a depth (DBT), wind (MWD; MWV relative,
     /// in knots, valid), pseudorange noise (GST). It decides whether gpsd reports after it.

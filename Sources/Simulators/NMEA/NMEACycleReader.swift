@@ -34,7 +34,8 @@ import GPSCore
 /// - A position must have a decimal point in its minutes and lie on the globe.
 ///
 /// It is not gpsd in all things: of the proprietary sentences (`$P...`) it reads Garmin's error
-/// estimates and height (`PGRME`, `PGRMZ`) and SiRF's error estimates (`PSRFEPE`) only; gpsd's
+/// estimates and height (`PGRME`, `PGRMZ`), SiRF's error estimates (`PSRFEPE`) and Magellan's
+/// status (`PMGNST`) only; gpsd's
 /// magnetic variation (a model of its own) is left out; and the dates gpsd moves forward by 1024
 /// weeks it leaves as the receiver wrote them.
 struct NMEACycleReader {
@@ -130,9 +131,9 @@ struct NMEACycleReader {
     }
 
     /// Reads `sentence`. Returns the reports it completes: when it starts a new cycle, the one
-    /// before (if gpsd reported it) and its skies; when gpsd reports a cycle again with another
-    /// time (two receiver epochs less than 10 ms apart make one gpsd cycle) or with none (the
-    /// receiver lost its fix and its time), the earlier report.
+    /// before (if gpsd reported it) and its skies; when gpsd reports within a cycle for another
+    /// epoch of the receiver (another time of day, or none after a time: the receiver lost its
+    /// fix), the earlier report.
     mutating func read(_ sentence: NMEASentence) -> [Report] {
         let type = sentence.type
         // `!` sentences are AIS, not a fix. gpsd drops sentences longer than 102 bytes with their
@@ -166,6 +167,7 @@ struct NMEACycleReader {
             case "PGRME": pgrme(sentence, &new, &changes)
             case "PGRMZ": pgrmz(sentence, &new, &changes)
             case "PSRFEPE": psrfepe(sentence, &new, &changes, register)
+            case "PMGNST": pmgnst(sentence, &new, &changes)
             default: if Self.setsOtherData(sentence) { changes.insert(.data) }
             }
             if Self.gpsdSentences[tag - 1].continuesCycle { cycleContinues = true }
@@ -227,15 +229,16 @@ struct NMEACycleReader {
     }
 
     /// A report of gpsd's: it replaces the one before when both are of one epoch of the receiver
-    /// (the same time of day, within 10 ms, and no other fix time: a fix without a time may get
-    /// one, when the cycle's date comes), and completes the one before otherwise. Before the
-    /// receiver has sent any time of day, each report is an epoch of its own.
+    /// (the same time of day, within 10 ms), and completes the one before otherwise, or when it
+    /// has lost the time the one before had (a receiver that lost its fix and sends no time, and
+    /// gpsd forgets the date). Before the receiver has sent any time of day, each report is an
+    /// epoch of its own.
     private mutating func report(_ fix: GPSDFix) -> [Report] {
         var completed: [Report] = []
         if let reported {
             let sameTimeOfDay = Self.sameTimeOfDay(reported.timeOfDay, receiverTimeOfDay)
-            let sameTime = reported.fix.time == nil || reported.fix.time == fix.time
-            if !(sameTimeOfDay && sameTime) { completed.append(.fix(reported.fix, timeOfDay: reported.timeOfDay)) }
+            let lostTime = reported.fix.time != nil && fix.time == nil
+            if !sameTimeOfDay || lostTime { completed.append(.fix(reported.fix, timeOfDay: reported.timeOfDay)) }
         }
         reported = (fix, receiverTimeOfDay)
         return completed
