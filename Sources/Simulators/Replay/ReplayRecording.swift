@@ -225,7 +225,8 @@ public struct ReplayRecording: Sendable {
         case let .file(path) where format == .nmea:
             return try NMEAEpochStream(path: path)
         case .file:
-            return CompactMappedStream(try timelineStream(), NMEALog.Epoch.sentences(for:))
+            var writer = NMEALog.TimelineWriter()
+            return CompactMappedStream(try timelineStream()) { writer.epoch(for: $0) }
         }
     }
 
