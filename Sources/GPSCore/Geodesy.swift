@@ -15,7 +15,7 @@ public enum Geodesy {
     /// against the ellipsoid is under 0.5 %.
     ///
     /// ```swift
-    /// Geodesy.distance(51.4779, -0.0015, 51.4826, -0.0077)   // 667.9 m
+    /// Geodesy.distance(51.4779, -0.0015, 51.4826, -0.0077)   // 676.4 m
     /// ```
     @inlinable
     public static func distance(

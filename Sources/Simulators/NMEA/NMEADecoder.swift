@@ -7,7 +7,7 @@ import GPSCore
 import LocationFacade
 
 /// Reads NMEA 0183 logs into fixes, one per reporting cycle, and satellite reports, for the
-/// in-process replay device: what a ``GPSDClient`` reports when real gpsd 3.22 reads the same log
+/// in-process replay device: what a `GPSDClient` reports when real gpsd 3.22 reads the same log
 /// (a test holds it to gpsd over gpsd's own regression logs, field by field).
 ///
 /// It reads logs as real tools write them:
@@ -26,11 +26,11 @@ import LocationFacade
 /// one fix; a cycle whose fix is not 2D or 3D is a no-fix report. Fixes before the log's first
 /// date (RMC or ZDA) have no `time`, and are paced by their times of day.
 ///
-/// Each fix carries what gpsd adds to it (``GPSDErrorModel``): `horizontalAccuracy` (gpsd's `eph`,
+/// Each fix carries what gpsd's error model adds to it: `horizontalAccuracy` (gpsd's `eph`,
 /// HDOP × 19 m), `verticalAccuracy` (`epv`, VDOP × 23 m), `speedAccuracy`, `courseAccuracy`, the
 /// height above the ellipsoid, and a speed, course error and climb worked out from the fix before
 /// where the receiver gives none; each completed set of GSV sentences is a
-/// ``LocationEvent/satellites(_:)`` report after its cycle's fix. Values are rounded as gpsd
+/// `LocationEvent.satellites(_:)` report after its cycle's fix. Values are rounded as gpsd
 /// writes them in its JSON, so they equal what a client of gpsd reads.
 ///
 /// ```swift

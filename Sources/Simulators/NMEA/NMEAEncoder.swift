@@ -72,8 +72,8 @@ public enum NMEAEncoder {
 
     /// `fix` with the speed and course a receiver reports when moving from `previous` to it,
     /// where the fix has none of its own (a GPX track without `<speed>`): the distance between
-    /// them (``Geodesy/distance(_:_:_:_:)``) over the time between them, and the bearing from one
-    /// to the other (``Geodesy/initialBearing(_:_:_:_:)``; none when it has not moved). Without
+    /// them (`Geodesy.distance(_:_:_:_:)`, GPSCore) over the time between them, and the bearing from
+    /// one to the other (`Geodesy.initialBearing(_:_:_:_:)`; none when it has not moved). Without
     /// a fix before, or times a positive interval apart, it stays without.
     ///
     /// ```swift
