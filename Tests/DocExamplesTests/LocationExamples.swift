@@ -108,6 +108,23 @@ enum LocationExamples {
     @ExampleValues static func format() -> [Any] {
         RFC3339.string(from: Date(timeIntervalSince1970: 0.25))   // "1970-01-01T00:00:00.250Z"
     }
+
+    // LocationCore/Motion/MotionDetector.swift
+    static func stops(in locations: [Location]) -> [Double] {
+        struct Fix: MotionFix {
+            var time, latitude, longitude: Double
+            var speed, horizontalAccuracy: Double?
+            var segment = 0
+        }
+        var detector = MotionDetector<Fix, NoMotionAction>(rule: .standingStill)
+        var stops: [Double] = []
+        for location in locations {
+            let fix = Fix(time: location.time!.timeIntervalSince1970, latitude: location.latitude,
+                          longitude: location.longitude, speed: location.speed, horizontalAccuracy: location.horizontalAccuracy)
+            for case let .stopped(at) in detector.add(fix) { stops.append(at) }   // when each stop began
+        }
+        return stops
+    }
 }
 
 /// The examples that show a value give the value their comment says.
@@ -124,6 +141,20 @@ struct LocationExampleTests {
         let parsed = try #require(LocationExamples.parse().first as? Date?)
         #expect(parsed == RFC3339.parse("2019-08-12T22:30:00Z")?.date)
         #expect(LocationExamples.format().first as? String == "1970-01-01T00:00:00.250Z")
+    }
+
+    /// A drive that stands still for 30 s at a red light, its speed reported: one stop, dated at
+    /// the last fix before the slow ones.
+    @Test func theMotionDetectorsExampleFindsTheStop() {
+        var locations: [Location] = []
+        for second in 0..<90 {
+            let moving = second < 30 || second >= 60
+            let east = Double(min(second, 30)) * 10 + Double(max(0, second - 60)) * 10
+            locations.append(Location(
+                latitude: 48.2, longitude: 16.37 + east / 74_000, horizontalAccuracy: 4, speed: moving ? 10 : 0.1,
+                time: Date(timeIntervalSince1970: 1_700_000_000 + Double(second)), receivedAt: .now, mode: .fix2D))
+        }
+        #expect(LocationExamples.stops(in: locations) == [1_700_000_029])
     }
 
     @Test func theSourceOfTheExampleSaysWhatItDoes() {

@@ -35,6 +35,14 @@ enum WorkoutExamples {
         try await routeBuilder.finishRoute(with: workout, metadata: nil)
     }
 
+    // Workout/Model/WorkoutEvent.swift
+    static func sampleFigures(_ samples: [QuantitySample]) -> Double {
+        var heartRate: SampleFigures?
+        for sample in samples { heartRate.add(sample) }   // in time order
+        print(heartRate?.average ?? 0)
+        return heartRate?.average ?? 0
+    }
+
     // Workout/Store/WorkoutStore+SaveWorkout.swift
     static func saveWorkout(_ store: WorkoutStore, _ run: WorkoutRecord, _ heartRate: [QuantitySample], _ fixes: [Location]) async throws {
         switch try await store.saveWorkout(run, samples: heartRate, route: fixes) {
@@ -310,6 +318,15 @@ enum WorkoutExamples {
 /// The examples that need nothing outside the process do what their comments say.
 @Suite("API reference examples: workouts")
 struct WorkoutExampleTests {
+    /// A strap at 120 bpm for 10 s, then at 180 for 2 s (each value holds from the sample before
+    /// it): the mean weighted by time is 130, where the plain mean of the 13 readings is 129.2.
+    @Test func theSampleFiguresExampleWeighsByTime() {
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let samples = (0...10).map { QuantitySample(type: .heartRate, value: 120, at: start + Double($0)) }
+            + [QuantitySample(type: .heartRate, value: 180, at: start + 11), QuantitySample(type: .heartRate, value: 180, at: start + 12)]
+        #expect(abs(WorkoutExamples.sampleFigures(samples) - (120.0 * 10 + 180 * 2) / 12) < 1e-9)
+    }
+
     @Test func theValuesAreTheOnesTheExamplesSay() throws {
         #expect(WorkoutExamples.activityTypes().compactMap { $0 as? WorkoutActivityType } == [.cycling, .running])
         #expect(WorkoutExamples.activityType() == .running)
