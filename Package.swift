@@ -223,8 +223,20 @@ let package = Package(
             dependencies: ["GPSCore", "GPX", "LocationFacade", "Simulators"],
             path: "Tests/TestSupport"
         ),
-        // The README's Swift examples appear, as printed, in compiled files.
+        // The README's Swift examples, and those of the API reference (`///` comments and the DocC
+        // articles), appear, as printed, in compiled files.
         .testTarget(name: "ReadmeTests"),
+        // The API reference's examples, as printed, in code the build compiles (ReadmeTests checks
+        // that each one is here): every library's, so it depends on them all.
+        .testTarget(
+            name: "DocExamplesTests",
+            dependencies: [
+                "BluetoothGATT", "BluetoothSensors", "CommandSupport", "DBus", "FIT", "GeoClue", "GeoClueSimulators",
+                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "Simulators", "TCX", "Workout",
+                "WorkoutSimulators",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(
             name: "GPSCoreTests",
             dependencies: ["GPSCore", "Simulators"]

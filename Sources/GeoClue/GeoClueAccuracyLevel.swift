@@ -21,7 +21,7 @@ public enum GeoClueAccuracyLevel: UInt32, Sendable, Hashable, CaseIterable, Comp
     ///
     /// ```swift
     /// GeoClueAccuracyLevel(forAccuracy: 50)     // .exact
-    /// GeoClueAccuracyLevel(forAccuracy: 3_000)  // .neighborhood
+    /// GeoClueAccuracyLevel(forAccuracy: 3_000)  // .street
     /// ```
     public init(forAccuracy metres: Double) {
         switch metres {

@@ -111,7 +111,9 @@ public final class LocationObservation: Sendable {
 ///     func addObserver(_ handler: @escaping @Sendable (LocationEvent) -> Void) -> LocationObservation {
 ///         observers.add(handler)
 ///     }
-///     ...
+///     func start() { observers.send(.connectionChanged(.watching)) }   // then each fix: .location(fix)
+///     func stop() { observers.send(.connectionChanged(.stopped)) }
+///     func requestLatestFix() {}                                      // none kept
 /// }
 /// ```
 public final class LocationObservers: Sendable {

@@ -13,7 +13,7 @@ import Logging
 /// let client = GPSDClient(host: "127.0.0.1", port: 2947)
 /// client.delegate = myDelegate
 /// client.start()            // returns at once; connecting happens on the client's reader thread
-/// ...
+/// // ...
 /// client.stop()
 /// ```
 ///

@@ -33,13 +33,14 @@ struct ReadmeTests {
         return trimmed.map { String($0.dropFirst(indent)) }
     }
 
-    /// The Swift files the package compiles for its examples: the tests and Examples/.
+    /// The Swift files the package compiles for its examples: the tests (but these, whose strings
+    /// quote examples) and Examples/.
     static func compiledSources() throws -> [(path: String, lines: [String])] {
         var files: [(path: String, lines: [String])] = []
         for folder in ["Tests", "Examples"] {
             let base = root.appendingPathComponent(folder)
             guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { continue }
-            for case let url as URL in walker where url.pathExtension == "swift" && url.lastPathComponent != "ReadmeTests.swift" {
+            for case let url as URL in walker where url.pathExtension == "swift" && !url.path.contains("/Tests/ReadmeTests/") {
                 files.append((url.path, normalized(try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n"))))
             }
         }
@@ -59,13 +60,19 @@ struct ReadmeTests {
         return false
     }
 
-    /// The first line of the README's manifest snippet, which is checked against Package.swift
-    /// instead (a manifest cannot be compiled as a test).
+    /// How the README's manifest snippets begin, which are checked otherwise (a manifest cannot be
+    /// compiled as a test): against Package.swift, and by building a package of them
+    /// (``RecordingsBesideTestsTests``).
     static let manifestMarker = "// Package.swift of your package"
+
+    /// Whether a README block is a manifest snippet.
+    static func isManifest(_ block: (line: Int, code: [String])) -> Bool {
+        block.code.first?.hasPrefix(manifestMarker) == true
+    }
 
     @Test func everySwiftBlockIsCompiledAsPrinted() throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let blocks = Self.swiftBlocks(in: readme).filter { $0.code.first != Self.manifestMarker }
+        let blocks = Self.swiftBlocks(in: readme).filter { !Self.isManifest($0) }
         #expect(blocks.count >= 8)
         let sources = try Self.compiledSources()
         for block in blocks {
@@ -75,19 +82,22 @@ struct ReadmeTests {
         }
     }
 
-    /// The manifest snippet names this package and products it has.
-    @Test func theManifestSnippetNamesRealProducts() throws {
+    /// The manifest snippets name this package and products it has.
+    @Test func theManifestSnippetsNameRealProducts() throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        let snippet = try #require(Self.swiftBlocks(in: readme).first { $0.code.first == Self.manifestMarker }).code.joined(separator: "\n")
+        let snippets = Self.swiftBlocks(in: readme).filter(Self.isManifest).map { $0.code.joined(separator: "\n") }
+        #expect(snippets.count == 2, "the dependency, and the recordings beside the tests")
         #expect(manifest.contains(#"name: "swift-gps-facade""#))
-        let products = snippet.matches(of: /\.product\(name: "([^"]+)", package: "([^"]+)"\)/)
-        #expect(!products.isEmpty)
-        for product in products {
-            #expect(product.output.2 == "swift-gps-facade")
-            #expect(manifest.contains(#".library(name: "\#(product.output.1)""#), "no library product \(product.output.1)")
+        for snippet in snippets {
+            let products = snippet.matches(of: /\.product\(name: "([^"]+)", package: "([^"]+)"\)/)
+            #expect(!products.isEmpty)
+            for product in products {
+                #expect(product.output.2 == "swift-gps-facade")
+                #expect(manifest.contains(#".library(name: "\#(product.output.1)""#), "no library product \(product.output.1)")
+            }
         }
-        #expect(snippet.contains(#".package(url: "https://github.com/swift-gps-facade/swift-gps-facade""#))
+        #expect(snippets.first?.contains(#".package(url: "https://github.com/swift-gps-facade/swift-gps-facade""#) == true)
     }
 
     @Test func theMatcherFindsABlockAtAnyIndentationOnly() {

@@ -1,17 +1,23 @@
 import Foundation
 import LocationFacade
-import Simulators
+@testable import Simulators
 import Synchronization
 import Testing
 import TestSupport
 
 /// gpsd's own NMEA decoder is the reference for ours. For every NMEA log among gpsd's regression
-/// logs (recordings of many real receivers, fetched by `scripts/fetch-gpsd-logs`), the fixes a
-/// replay gives (``ReplayRecording``, as `locate replay` and `locate once --simulate` read it) are
-/// the fixes `gpsdecode -j` (gpsd-clients) reports: the same time, latitude and longitude (to
-/// 1e-6 degrees), the same count, in the same order. A log where we decide not to copy gpsd is
-/// listed in ``knownDifferences`` with the reason; a listed log that comes to agree fails too, so
-/// the list stays true.
+/// logs (recordings of many real receivers, fetched by `scripts/fetch-gpsd-logs`), the fixes our
+/// decoder gives (``NMEADecoder``, which a ``ReplayRecording`` of an NMEA log plays) are the fixes
+/// `gpsdecode -j` (gpsd-clients) reports: the same time, latitude and longitude (to 1e-6 degrees),
+/// the same count, in the same order. A log where we decide not to copy gpsd is listed in
+/// ``knownDifferences`` with the reason; a listed log that comes to agree fails too, so the list
+/// stays true.
+///
+/// The decoder reports here as gpsdecode does. A replay reports as gpsd, the daemon, does, which
+/// also reports where it cannot tell where a cycle ends (in the first cycle, and after a receiver
+/// sends a fix without a time) after every sentence that gives a position or a mode: four of
+/// these logs then give other fixes than gpsdecode's. The replay is held to the daemon, field by
+/// field, in the corpus suite of `locate watch` (``GPSDConformance``).
 ///
 /// What "the same fixes" means, since gpsd reports differently from a replay:
 ///
@@ -123,7 +129,8 @@ enum GPSDecodeCorpus {
         let theirs = fixes(inReports: decoded.reports)
         let timeline: [ReplayLocationSource.Entry]
         do {
-            timeline = try ReplayRecording(contentsOf: log).readTimeline()
+            _ = try ReplayRecording(contentsOf: log)  // a replay takes it for an NMEA log
+            timeline = NMEADecoder(reporting: .gpsdecode).decode(try String(contentsOf: log, encoding: .isoLatin1)).timeline
         } catch {
             return theirs.isEmpty ? .agrees(0) : .failed("a replay cannot read it (\(error)); gpsdecode reports \(theirs.count) fixes")
         }

@@ -130,7 +130,7 @@ import TestSupport
         // The last fix is held for a next one until a second goes by, then written.
         for _ in 0..<5 where !session.isAllWritten {
             await clock.advance(by: .seconds(1))
-            await waitUntil { session.isWriterSettled }
+            await session.settled()
         }
         return session
     }

@@ -237,10 +237,10 @@ import WorkoutSimulators
         try first.mark("water")
         await clock.advance(by: .seconds(60))
         try #require(first.events.filter { $0.trigger == .distance }.count >= 2)
-        await waitUntil { first.isAllWritten }
+        await first.settled()
         for _ in 0..<3 where !first.isAllWritten {
             await clock.advance(by: .seconds(1))
-            await waitUntil { first.isWriterSettled }
+            await first.settled()
         }
         let interrupted = try await SessionPropertyTests().crash(first, in: store)
         let source = FakeLocationSource()

@@ -30,7 +30,7 @@ import WorkoutSimulators
     ) async rethrows {
         for _ in 0..<seconds where try await !condition() {
             await clock.advance(by: .seconds(1))
-            await waitUntil { session.isWriterSettled }
+            await session.settled()
         }
     }
 

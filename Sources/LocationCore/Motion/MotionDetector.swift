@@ -57,10 +57,11 @@ public enum NoMotionAction: MotionAction {
 ///     var segment = 0
 /// }
 /// var detector = MotionDetector<Fix, NoMotionAction>(rule: .standingStill)
+/// var stops: [Double] = []
 /// for location in locations {
 ///     let fix = Fix(time: location.time!.timeIntervalSince1970, latitude: location.latitude,
 ///                   longitude: location.longitude, speed: location.speed, horizontalAccuracy: location.horizontalAccuracy)
-///     for case let .stopped(at) in detector.add(fix) { print("stopped at", at) }
+///     for case let .stopped(at) in detector.add(fix) { stops.append(at) }   // when each stop began
 /// }
 /// ```
 public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {

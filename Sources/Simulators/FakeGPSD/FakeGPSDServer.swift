@@ -16,7 +16,7 @@ import LocationFacade
 /// let server = FakeGPSDServer(script: .fixes(track), pace: .asFastAsClientsRead)
 /// let port = try server.start()                 // an ephemeral port
 /// let client = GPSDClient(host: "127.0.0.1", port: port)
-/// ...
+/// // ...
 /// await server.waitUntilFinished()
 /// server.shutdown()
 /// ```

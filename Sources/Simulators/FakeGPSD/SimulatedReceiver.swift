@@ -58,51 +58,17 @@ public struct SimulatedReceiver: Sendable, Hashable {
         return Errors(epx: epx, epy: epy, eph: hdop * 19, epv: vdop * 23, sep: pdop * 19, eps: eps, ept: 0.005)
     }
 
-    /// XDOP and YDOP of the satellites' geometry (the square roots of the east and north terms of
-    /// the inverse of GᵀG, G's rows being each satellite's direction and 1), as gpsd works them
-    /// out; `nil` with fewer than four satellites or a singular geometry.
+    /// XDOP and YDOP of the satellites' geometry, as gpsd works them out (``GPSDSky``'s
+    /// `fillDilutions`); `nil` with fewer than four satellites or a singular geometry.
     static func horizontalDilutions(of used: [Satellite]) -> (Double?, Double?) {
-        let rows: [[Double]] = used.compactMap { satellite in
-            guard let elevation = satellite.elevation, let azimuth = satellite.azimuth else { return nil }
-            let (e, a) = (elevation * .pi / 180, azimuth * .pi / 180)
-            return [cos(e) * sin(a), cos(e) * cos(a), sin(e), 1]
+        var sky = GPSDSky()
+        sky.satellites = used.map { satellite in
+            GPSDSky.Satellite(
+                prn: satellite.prn, elevation: satellite.elevation, azimuth: satellite.azimuth,
+                signalStrength: satellite.signalStrength, used: true)
         }
-        guard rows.count >= 4 else { return (nil, nil) }
-        var normal = [[Double]](repeating: [Double](repeating: 0, count: 4), count: 4)
-        for row in rows {
-            for i in 0..<4 {
-                for j in 0..<4 { normal[i][j] += row[i] * row[j] }
-            }
-        }
-        guard let inverse = invert(normal), inverse[0][0] > 0, inverse[1][1] > 0 else { return (nil, nil) }
-        return (inverse[0][0].squareRoot(), inverse[1][1].squareRoot())
-    }
-
-    /// The inverse of a small square matrix by Gauss-Jordan elimination with partial pivoting.
-    private static func invert(_ matrix: [[Double]]) -> [[Double]]? {
-        let n = matrix.count
-        var a = matrix
-        var inverse = (0..<n).map { i in (0..<n).map { j in i == j ? 1.0 : 0.0 } }
-        for column in 0..<n {
-            guard let pivot = (column..<n).max(by: { abs(a[$0][column]) < abs(a[$1][column]) }),
-                abs(a[pivot][column]) > 1e-12
-            else { return nil }
-            a.swapAt(column, pivot)
-            inverse.swapAt(column, pivot)
-            let scale = a[column][column]
-            for j in 0..<n {
-                a[column][j] /= scale
-                inverse[column][j] /= scale
-            }
-            for row in 0..<n where row != column {
-                let factor = a[row][column]
-                guard factor != 0 else { continue }
-                for j in 0..<n {
-                    a[row][j] -= factor * a[column][j]
-                    inverse[row][j] -= factor * inverse[column][j]
-                }
-            }
-        }
-        return inverse
+        var dilutions = GPSDDilutions()
+        sky.fillDilutions(&dilutions)
+        return (dilutions.x, dilutions.y)
     }
 }

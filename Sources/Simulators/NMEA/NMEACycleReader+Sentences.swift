@@ -12,12 +12,19 @@ extension NMEACycleReader {
 
     /// `$--GGA,hhmmss.ss,llll.ll,a,yyyyy.yy,a,q,nn,h.h,alt,M,sep,M,age,station`
     mutating func gga(
-        _ s: NMEASentence, _ new: inout NMEAFix, _ changes: inout Changes, _ register: (Substring) -> Void
+        _ s: NMEASentence, _ new: inout GPSDFix, _ changes: inout Changes, _ register: (Substring) -> Void
     ) {
         let previousTalker = lastGGATalker
         lastGGATalker = Self.talkerLetter(s)
         let quality = s[6].isEmpty ? -1 : Self.integer(s[6])
-        if quality == 0, s[1].isEmpty { forgetDate() }
+        if quality == 0, s[1].isEmpty {
+            forgetDate()  // a receiver without a fix that sends no time (`$GPGGA,,,,,,0,,,,,,,,`)
+            cycleEndReliable = false
+        }
+        if let status = Self.status(ofQuality: quality) {
+            new.status = status
+            changes.insert(.status)
+        }
         // A GGA whose time has not moved on (a receiver that lost lock and repeats itself): gpsd
         // then distrusts the GSA that follows. Two talkers' GGAs in one cycle are not that.
         if previousTalker != 0 && previousTalker != lastGGATalker {
@@ -26,8 +33,9 @@ extension NMEACycleReader {
             ggaTimestampRepeats = s[1] == lastGGATimestamp
         }
         if ggaTimestampRepeats {
+            new.status = 0
             new.mode = 1
-            changes.insert(.mode)
+            changes.formUnion([.mode, .status])
         } else {
             lastGGATimestamp = s[1]
         }
@@ -41,7 +49,7 @@ extension NMEACycleReader {
             new.longitude = longitude
             new.mode = 2
             changes.insert(.position)
-            new.geoidSeparation = Self.number(s[11])
+            new.geoidSeparation = s[11].isEmpty ? GeoidSeparation.at(latitude: latitude, longitude: longitude) : Self.number(s[11])
             if !s[9].isEmpty {
                 new.altitude = Self.number(s[9])
                 changes.insert(.altitude)
@@ -52,53 +60,100 @@ extension NMEACycleReader {
             new.mode = 1
         }
         changes.insert(.mode)
+        if !s[8].isEmpty { dilutions.horizontal = Self.number(s[8]) }
+    }
+
+    /// gpsd's status for a GGA's fix quality: 0 none, 1 GPS, 2 DGPS, 3 PPS, 4 RTK fixed,
+    /// 5 RTK float, 6 dead reckoning, 7 manual (time only), 8 simulated; `nil` when missing or other.
+    static func status(ofQuality quality: Int) -> Int? {
+        switch quality {
+        case 0: 0
+        case 1: 1
+        case 2: 2
+        case 3: 9
+        case 4: 3
+        case 5: 4
+        case 6: 5
+        case 7: 7
+        case 8: 8
+        default: nil
+        }
+    }
+
+    /// gpsd's status for an FAA mode indicator (RMC, GLL, GNS): A autonomous, D differential (and
+    /// P precise), E dead reckoning, F and R RTK float and fixed; none for N, S, C, U or missing.
+    static func status(ofFAAMode mode: Character?) -> Int {
+        switch mode {
+        case nil, "N", "C", "S", "U": 0
+        case "D", "P": 2
+        case "E": 5
+        case "F": 4
+        case "R": 3
+        default: 1
+        }
     }
 
     /// `$--RMC,hhmmss.ss,A,llll.ll,a,yyyyy.yy,a,knots,course,ddmmyy,var,E,faa`
     mutating func rmc(
-        _ s: NMEASentence, count: Int, _ new: inout NMEAFix, _ changes: inout Changes, _ register: (Substring) -> Void
+        _ s: NMEASentence, count: Int, _ new: inout GPSDFix, _ changes: inout Changes, _ register: (Substring) -> Void
     ) {
         let status = s[2].first
         guard status == "A" || status == "D" else {
             new.mode = 1
             if s[1].isEmpty || s[9].isEmpty {
+                // No time (`$GPRMC,,V,,,,,,,,,,N`): gpsd forgets the date and reports at once.
                 forgetDate()
-                changes.insert(.time)
+                cycleEndReliable = false
+                changes.formUnion([.time, .report])
             }
-            changes.insert(.mode)
+            changes.formUnion([.mode, .status])
             return
         }
         if !s[1].isEmpty, count > 9, !s[9].isEmpty, mergeTimeOfDay(s[1]), mergeDate(s[9]) {
             changes.insert(.time)
             register(s[1])
         }
+        var newStatus = 0
         if let (latitude, longitude) = Self.position(s, at: 3) {
             new.latitude = latitude
             new.longitude = longitude
             changes.insert(.position)
-            new.mode = 2
-            changes.insert(.mode)
+            newStatus = status == "D" ? 2 : 1
+            if lastFix.mode <= 2 {
+                new.mode = 2
+                changes.insert(.mode)
+            } else if lastFix.mode == 3 {
+                new.mode = 3  // the last fix was 3D: this may be the cycle's first sentence
+                changes.insert(.mode)
+            }
         } else {
             new.mode = 1
             changes.insert(.mode)
         }
-        if !s[7].isEmpty, let knots = Self.number(s[7]) {
-            new.speed = knots * 1852 / 3600
+        if !s[7].isEmpty {
+            new.speed = Self.number(s[7]).map { $0 * Self.knotsToMetresPerSecond }
             changes.insert(.speed)
         }
-        if !s[8].isEmpty, let course = Self.number(s[8]) {
-            new.course = course
+        if !s[8].isEmpty {
+            new.course = Self.number(s[8])
             changes.insert(.course)
         }
-        if satellitesUsed > 3 || fix.altitude != nil {
+        if count >= 12 { newStatus = Self.status(ofFAAMode: s[12].first) }
+        // A receiver that sends RMC alone (a Magellan EC-10X) says 3D by its satellites or a height.
+        if satellitesUsed.count > 3 || fix.hasAltitude {
             new.mode = 3
             changes.insert(.mode)
         }
+        new.status = newStatus
+        changes.insert(.status)
     }
+
+    /// gpsd's knots to metres per second (1.852 km/h / 3.6, as gpsd divides it).
+    static let knotsToMetresPerSecond = 1.852 / 3.6
 
     /// `$--GLL,llll.ll,a,yyyyy.yy,a,hhmmss.ss,A,faa`
     mutating func gll(
-        _ s: NMEASentence, count: Int, _ new: inout NMEAFix, _ changes: inout Changes, _ register: (Substring) -> Void
+        _ s: NMEASentence, count: Int, _ new: inout GPSDFix, _ changes: inout Changes, _ register: (Substring) -> Void
     ) {
         if !s[5].isEmpty, mergeTimeOfDay(s[5]) {
             register(s[5])
@@ -108,20 +163,22 @@ extension NMEACycleReader {
             new.latitude = latitude
             new.longitude = longitude
             changes.insert(.position)
-            if fix.altitude != nil || satellitesUsed > 3 {
+            new.status = count >= 8 ? Self.status(ofFAAMode: s[7].first) : 1
+            if fix.hasAltitude || satellitesUsed.count > 3 {
                 new.mode = 3
-            } else if fix.mode < 2 || oldFix.altitude == nil {
+            } else if fix.mode < 2 || !oldFix.hasAltitude {
                 new.mode = 2
             }
         } else {
+            new.status = 0
             new.mode = 1
         }
-        changes.insert(.mode)
+        changes.formUnion([.mode, .status])
     }
 
     /// `$--GNS,hhmmss.ss,llll.ll,a,yyyyy.yy,a,modes,nn,h.h,alt,sep,age,station,navstatus`
     mutating func gns(
-        _ s: NMEASentence, _ new: inout NMEAFix, _ changes: inout Changes, _ register: (Substring) -> Void
+        _ s: NMEASentence, _ new: inout GPSDFix, _ changes: inout Changes, _ register: (Substring) -> Void
     ) {
         if !s[1].isEmpty, mergeTimeOfDay(s[1]) {
             register(s[1])
@@ -139,46 +196,28 @@ extension NMEACycleReader {
             new.longitude = longitude
             changes.insert(.position)
             new.mode = 2
-            if !s[9].isEmpty, let altitude = Self.number(s[9]) {
-                new.altitude = altitude
-                changes.insert(.altitude)
-                if satellites > 3 { new.mode = 3 }
+            if !s[9].isEmpty {
+                if let altitude = Self.number(s[9]) {
+                    new.altitude = altitude
+                    changes.insert(.altitude)
+                    if satellites > 3 { new.mode = 3 }
+                }
+                if !s[10].isEmpty { new.geoidSeparation = Self.number(s[10]) }
             }
-            new.geoidSeparation = Self.number(s[10])
         } else {
             new.mode = 1
         }
-        changes.insert(.mode)
-    }
-
-    /// `$--GSA,A,mode,prn,...,pdop,hdop,vdop`: the mode, and the satellites used (one GSA per
-    /// constellation in a cycle adds up).
-    mutating func gsa(_ s: NMEASentence, count: Int, _ new: inout NMEAFix, _ changes: inout Changes) {
-        let previousTalker = lastGSATalker
-        let talker = Self.talkerLetter(s)
-        if !ggaTimestampRepeats {
-            new.mode = Self.integer(s[2])
-            if s[2].first != "E" { changes = .mode }  // E: an Antaris dead-reckoning estimate
-            if lastGSATalker == 0 || (talker == lastGSATalker && talker != UInt8(ascii: "N")) { satellitesUsed = 0 }
-            lastGSATalker = talker
-            if talker != UInt8(ascii: "P") { seenNonGPSGSA = true }
-            for index in 3..<max(3, count - 3) where Self.integer(s[index]) >= 1 {
-                satellitesUsed += 1
-            }
-        }
-        if seenNonGPSGSA && talker == UInt8(ascii: "P") {
-            changes = []  // GPGSA beside GLGSA, BDGSA...: the other one's mode counts
-        } else if previousTalker != UInt8(ascii: "N") && talker == UInt8(ascii: "N") {
-            changes = .mode  // the first GNGSA of a cycle always gives its mode
-        }
+        if !s[8].isEmpty { dilutions.horizontal = Self.number(s[8]) }
+        new.status = Self.status(ofFAAMode: faaMode)
+        changes.formUnion([.mode, .status])
     }
 
     /// `$--VTG,course,T,magnetic,M,knots,N,kmh,K,faa`
-    func vtg(_ s: NMEASentence, count: Int, _ new: inout NMEAFix, _ changes: inout Changes) {
+    func vtg(_ s: NMEASentence, count: Int, _ new: inout GPSDFix, _ changes: inout Changes) {
         guard !s[1].isEmpty, !s[5].isEmpty else { return }
         if count > 9, s[9].first == "E" || s[9].first == "N" { return }
         new.course = Self.number(s[1])
-        new.speed = Self.number(s[5]).map { $0 * 1852 / 3600 }
+        new.speed = Self.number(s[5]).map { $0 * Self.knotsToMetresPerSecond }
         changes.formUnion([.course, .speed])
     }
 
@@ -194,10 +233,23 @@ extension NMEACycleReader {
         changes.insert(.time)
     }
 
+    /// `$--GBS,hhmmss.ss,lat error,lon error,alt error,...`: the receiver's own error estimates
+    /// (one standard deviation, metres), taken when its time is the cycle's.
+    func gbs(_ s: NMEASentence, _ new: inout GPSDFix, _ changes: inout Changes) {
+        let clock = Array(s[1].utf8)
+        guard clock.count >= 6, clock.prefix(6).allSatisfy(Self.isDigit),
+              Self.twoDigits(clock, 0) == hour, Self.twoDigits(clock, 2) == minute, Self.twoDigits(clock, 4) == second
+        else { return }
+        new.epy = Self.number(s[2])
+        new.epx = Self.number(s[3])
+        new.epv = Self.number(s[4])
+        changes.insert(.data)
+    }
+
     // MARK: - Date and time
 
     /// gpsd's `merge_hhmmss`: six digits, then optional fractions of a second.
-    private mutating func mergeTimeOfDay(_ field: Substring) -> Bool {
+    mutating func mergeTimeOfDay(_ field: Substring) -> Bool {
         let bytes = Array(field.utf8)
         guard bytes.count >= 6, bytes.prefix(6).allSatisfy(Self.isDigit) else { return false }
         let oldHour = hour
@@ -240,85 +292,11 @@ extension NMEACycleReader {
         second = 0
     }
 
-    /// The date and time built up so far, in seconds since 1970.
-    func utc() -> Double? {
+    /// The date and time built up so far.
+    func utc() -> GPSDTime? {
         // Days past a month's end roll into the next, as C's `mkgmtime` takes them.
         let days = RFC3339.daysFromCivil(year: year, month: min(max(month, 1), 12), day: day)
-        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second) + Double(nanoseconds) / 1e9
-        return seconds > 0 ? seconds : nil  // gpsd reports no time before 1970 (a date forgotten)
-    }
-
-    // MARK: - Fields
-
-    /// Latitude and longitude from four fields (`ddmm.mmmm,N,dddmm.mmmm,E`) starting at `index`.
-    private static func position(_ s: NMEASentence, at index: Int) -> (Double, Double)? {
-        guard !s[index].isEmpty, !s[index + 1].isEmpty, !s[index + 2].isEmpty, !s[index + 3].isEmpty,
-              var latitude = degrees(s[index]), var longitude = degrees(s[index + 2]) else { return nil }
-        if s[index + 1].first == "S" { latitude = -latitude }
-        if s[index + 3].first == "W" { longitude = -longitude }
-        return (latitude, longitude)
-    }
-
-    /// `dddmm.mmmm` as degrees; the decimal point is required.
-    private static func degrees(_ field: Substring) -> Double? {
-        guard let point = field.firstIndex(of: "."), let whole = Int(field[..<point]) ?? (point == field.startIndex ? 0 : nil),
-              let fraction = number(field[point...]) else { return nil }
-        let degrees = whole / 100
-        return (Double(whole - degrees * 40) + fraction) * (1.0 / 60.0)
-    }
-
-    /// The number at the start of `field`, as C's `atof` reads it (`12.5M` is 12.5); `nil` when
-    /// the field does not start with one.
-    static func number(_ field: Substring) -> Double? {
-        let bytes = field.utf8.drop(while: { $0 == 0x20 })
-        var end = bytes.startIndex
-        if end < bytes.endIndex, bytes[end] == UInt8(ascii: "-") || bytes[end] == UInt8(ascii: "+") { end = bytes.index(after: end) }
-        var digits = 0
-        var sawPoint = false
-        while end < bytes.endIndex {
-            let byte = bytes[end]
-            if isDigit(byte) {
-                digits += 1
-            } else if byte == UInt8(ascii: "."), !sawPoint {
-                sawPoint = true
-            } else {
-                break
-            }
-            end = bytes.index(after: end)
-        }
-        guard let first = bytes.first, isDigit(first) || first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".") else {
-            return nil
-        }
-        guard digits > 0 else { return 0 }
-        return Double(String(decoding: bytes[..<end], as: UTF8.self)).flatMap { $0.isFinite ? $0 : nil }
-    }
-
-    /// The integer at the start of `field`, as C's `atoi` reads it; 0 when there is none.
-    private static func integer(_ field: Substring) -> Int {
-        var bytes = field.utf8.drop(while: { $0 == 0x20 })[...]
-        var sign = 1
-        if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
-            sign = first == UInt8(ascii: "-") ? -1 : 1
-            bytes = bytes.dropFirst()
-        }
-        return sign * bytes.prefix(while: isDigit).prefix(18).reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-    }
-
-    /// The talker's second letter (`P` of GP, `N` of GN), as gpsd tells GSA and GGA talkers apart.
-    private static func talkerLetter(_ s: NMEASentence) -> UInt8 {
-        let address = s.address.utf8
-        return address[address.index(after: address.startIndex)]
-    }
-
-    private static func isDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-    }
-
-    private static func twoDigits(_ bytes: [UInt8], _ index: Int) -> Int {
-        Int(bytes[index] - UInt8(ascii: "0")) * 10 + Int(bytes[index + 1] - UInt8(ascii: "0"))
-    }
-
-    private static func powerOf10(_ exponent: Int) -> Int {
-        (0..<exponent).reduce(1) { value, _ in value * 10 }
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second
+        return seconds > 0 ? GPSDTime(seconds: seconds, nanoseconds: nanoseconds) : nil  // none before 1970 (a date forgotten)
     }
 }

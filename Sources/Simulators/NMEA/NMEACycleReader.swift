@@ -5,59 +5,76 @@ import Foundation
 #endif
 import GPSCore
 
-/// What the sentences of one reporting cycle said, merged as gpsd merges them into a TPV.
-struct NMEAFix {
-    /// Seconds since 1970; `nil` until a sentence with a usable date and time says.
-    var time: Double?
-    var latitude: Double?
-    var longitude: Double?
-    /// gpsd's mode: 0 not seen, 1 no fix, 2 2D, 3 3D.
-    var mode = 0
-    /// Metres above mean sea level.
-    var altitude: Double?
-    /// Metres of the geoid above the ellipsoid, where the receiver says.
-    var geoidSeparation: Double?
-    /// Metres per second.
-    var speed: Double?
-    /// Degrees from true north.
-    var course: Double?
-}
-
-/// Reads NMEA sentences one at a time into reporting cycles and the fixes gpsd 3.22 reports for
-/// them, following its NMEA 0183 driver (`driver_nmea0183.c`, `gpsd_poll`, `gps_merge_fix`) in
-/// everything that decides a fix's time, position and mode:
+/// Reads NMEA sentences one at a time into reporting cycles and what gpsd 3.22, the daemon,
+/// reports for them, following its NMEA 0183 driver (`driver_nmea0183.c`), its core
+/// (`gpsd_poll`, `gps_merge_fix`, `gpsd_error_model`) and its reporting (`all_reports`):
 ///
 /// - A cycle starts at a sentence whose time of day (GGA, GLL, GNS, GBS, valid RMC) differs from
 ///   the one before; ZDA's does not start one. The sentences merge into the cycle's fix, a later
-///   one winning field by field.
-/// - gpsd reports a cycle when the sentence it has learned ends a cycle arrives: the last sentence
-///   with a time of day before the first change of time (more than one, if the receiver's order
-///   varies). What comes after it in the cycle is not reported. A depth sounder's `DBT` makes
-///   every sentence after it end a cycle. A cycle without that sentence is not reported. The
-///   first cycle, before gpsd has learned where cycles end, is taken at its last sentence with a
-///   time of day (gpsdecode does not report it; gpsd, the daemon, does).
+///   one winning field by field (the status only ever goes up).
+/// - gpsd reports a cycle (a TPV) when the sentence it has learned ends a cycle arrives: the last
+///   sentence with a time of day before the first change of time (more than one, if the
+///   receiver's order varies). A depth sounder's `DBT` makes every sentence after it end a
+///   cycle. Until it has learned one (in the first cycle), and again after a receiver sends an
+///   RMC or GGA without a time, gpsd reports after every sentence that gives a position or a
+///   mode. A cycle's fix is what gpsd reported of it last.
 /// - The date comes from RMC (two-digit years 1980–2079) or ZDA and holds until another says;
 ///   a time of day that goes back past midnight moves it a day on. GGA, GLL and GNS times count
 ///   only once a date is known.
-/// - The mode: RMC with status A or D gives 2D (3D when more than three satellites were used, or
-///   the cycle has an altitude), V no fix. GGA gives 2D with a position, 3D with an altitude and
-///   at least four satellites, no fix under three. GLL and GNS likewise; GSA's mode field
-///   overrides, except a GPGSA after another constellation's GSA. (gpsd also holds a 3D fix
-///   through the first cycle whose sentences say 2D; a replay gives what they say.)
+/// - The mode: RMC with status A or D gives 2D (3D when more than three satellites were used, the
+///   cycle has a height, or the last fix was 3D). GGA gives 2D with a position, 3D with a height
+///   and at least four satellites, no fix under three. GLL and GNS likewise; GSA's mode field
+///   overrides, except a GPGSA after another constellation's GSA. A 3D fix is held while gpsd
+///   holds a height of the fix before, unless a sentence says there is no fix.
+/// - The status (GPS, DGPS, RTK, dead reckoning, simulated...) from GGA's quality or the FAA mode
+///   of RMC, GLL and GNS.
+/// - The dilutions of precision from GSA (and HDOP from GGA and GNS), the satellites used from
+///   GSA, the sky from GSV; XDOP and YDOP (and what the receiver leaves out) from the sky's
+///   geometry; the errors, speed, climb and heights from them as ``GPSDErrorModel`` says.
 /// - A position must have a decimal point in its minutes and lie on the globe.
 ///
-/// It is not gpsd: proprietary sentences (`$P...`) are ignored, and so are the dilutions,
-/// satellites and errors gpsd derives.
+/// It is not gpsd in all things: of the proprietary sentences (`$P...`) it reads Garmin's error
+/// estimates and height (`PGRME`, `PGRMZ`), SiRF's error estimates (`PSRFEPE`) and Magellan's
+/// status (`PMGNST`) only; gpsd's
+/// magnetic variation (a model of its own) is left out; and the dates gpsd moves forward by 1024
+/// weeks it leaves as the receiver wrote them.
 struct NMEACycleReader {
-    /// A cycle's fix as reported, and its time of day in seconds.
-    typealias Report = (fix: NMEAFix, timeOfDay: Double)
+    /// What gpsd reports: a cycle's fix as last reported, with its time of day in seconds, or a
+    /// completed sky (a SKY) with the dilutions of precision at that moment.
+    enum Report {
+        /// `timeOfDay` is the receiver's (seconds): `nil` before it has sent one, or where it
+        /// sends none at all.
+        case fix(GPSDFix, timeOfDay: Double?)
+        case sky(GPSDSky, GPSDDilutions)
+    }
+
+    /// Which of gpsd's programs it reports as.
+    enum Reporting {
+        /// gpsd, the daemon, as its clients see it.
+        case daemon
+        /// `gpsdecode`, gpsd's decoder run on a file: it reports only where it knows a cycle
+        /// ends, so not the first cycle, nor after every sentence where it cannot tell.
+        case gpsdecode
+    }
+
+    /// Which of gpsd's programs it reports as.
+    let reporting: Reporting
+
+    init(reporting: Reporting = .daemon) {
+        self.reporting = reporting
+    }
 
     /// The current cycle's fix, merged so far.
-    var fix = NMEAFix()
+    var fix = GPSDFix()
     /// The current cycle's time of day in seconds, once a sentence has given one.
     var cycleTimeOfDay: Double?
-    /// The current cycle's fix as last reported.
-    var reported: NMEAFix?
+    /// The receiver's epoch as gpsd last reported it: its fix, and the receiver's time of day then.
+    var reported: (fix: GPSDFix, timeOfDay: Double?)?
+    /// The skies completed in the current cycle, reported after its fix.
+    var skies: [Report] = []
+    /// The receiver's time of day in the last sentence that gave one (seconds), whether gpsd
+    /// counted it or not (an invalid RMC's, a ZDA's): what tells the receiver's epochs apart.
+    var receiverTimeOfDay: Double?
 
     // gpsd's `nmea.date`: the broken-down date and time the sentences built up.
     var year = 0   // 0: not yet known
@@ -72,15 +89,26 @@ struct NMEACycleReader {
     var thisTimeOfDay: Int? = 0      // as gpsd registers it: hhmmss.ss read as a number, in nanoseconds
     var lastTag = 0                  // the last sentence with a time of day (its index in gpsdSentences, + 1)
     var cycleEnders: Set<Int> = []   // the sentences learned to end a cycle
+    var cycleEndReliable = false     // gpsd's cycle_end_reliable: else it reports at every position or mode
     var cycleContinues = false       // a DBT was seen: every sentence after it ends a cycle
-    var lastFix = NMEAFix()          // the fix after the last sentence that had a time
-    var oldFix = NMEAFix()           // the one before, of an earlier time
-    var satellitesUsed = 0
+    var errorModel = GPSDErrorModel()  // holds the fix after the last timed sentence, and the one before
     var lastGGATalker: UInt8 = 0
     var lastGGATimestamp: Substring = ""
     var ggaTimestampRepeats = false  // gpsd's latch_mode: a GGA whose time did not advance
+
+    // What gpsd holds of the receiver between cycles.
+    var dilutions = GPSDDilutions()
+    var sky = GPSDSky()
+    var satellitesUsed: [Int] = []   // PRNs, from GSA
     var lastGSATalker: UInt8 = 0
-    var seenNonGPSGSA = false
+    var seenOtherGSA = false         // a GSA of a constellation other than GPS (GL, GA, BD, GN...)
+    var lastGSVTalker: UInt8 = 0
+    var seenOtherGSV = false
+
+    /// The fix after the last sentence with a time (gpsd's `lastfix`).
+    var lastFix: GPSDFix { errorModel.lastFix }
+    /// The last fix of an earlier time (gpsd's `oldfix`).
+    var oldFix: GPSDFix { errorModel.oldFix }
 
     /// What one sentence sets, as gpsd's mask bits.
     struct Changes: OptionSet {
@@ -91,21 +119,30 @@ struct NMEACycleReader {
         static let altitude = Changes(rawValue: 1 << 3)
         static let speed = Changes(rawValue: 1 << 4)
         static let course = Changes(rawValue: 1 << 5)
+        static let status = Changes(rawValue: 1 << 6)
+        /// gpsd's REPORT_IS set by a sentence itself (an RMC without a time: report at once).
+        static let report = Changes(rawValue: 1 << 7)
+        /// gpsd's SATELLITE_SET: a sky completed.
+        static let satellites = Changes(rawValue: 1 << 8)
+        /// Anything else gpsd notes (dilutions, error estimates, a heading, a depth...). gpsd sends
+        /// reports for a sentence only when it set something: a cycle that ends with a sentence
+        /// that set nothing is not reported then.
+        static let data = Changes(rawValue: 1 << 9)
     }
 
     /// Reads `sentence`. Returns the reports it completes: when it starts a new cycle, the one
-    /// before (if gpsd reported it); when gpsd reports a cycle again with another time (two
-    /// receiver epochs less than 10 ms apart make one gpsd cycle), the earlier report.
+    /// before (if gpsd reported it) and its skies; when gpsd reports within a cycle for another
+    /// epoch of the receiver (another time of day, or none after a time: the receiver lost its
+    /// fix), the earlier report.
     mutating func read(_ sentence: NMEASentence) -> [Report] {
         let type = sentence.type
         // `!` sentences are AIS, not a fix. gpsd drops sentences longer than 102 bytes with their
         // line end: two sentences run together (a Garmin GPS-10 fault), or noise.
         guard sentence.text.first == "$", sentence.text.utf8.count <= 100 else { return [] }
-        if type != "GSA" { lastGSATalker = 0 }
         // gpsd counts the fields after the address, plus one when there is a checksum.
         let count = sentence.fields.count - (sentence.hasChecksum ? 0 : 1)
         let tag = Self.tag(of: sentence, count: count)
-        var new = NMEAFix()
+        var new = GPSDFix()
         var changes: Changes = []
         var registered: (nanoseconds: Int?, seconds: Double?)?
 
@@ -114,76 +151,128 @@ struct NMEACycleReader {
             registered = (Self.number(field).flatMap(Self.nanoseconds), NMEADecoder.timeOfDay(field))
         }
 
-        if tag > 0, !sentence.isProprietary {
-            switch type {
+        if tag > 0 {
+            switch sentence.isProprietary ? sentence.address : type {
             case "GGA": gga(sentence, &new, &changes, register)
             case "RMC": rmc(sentence, count: count, &new, &changes, register)
             case "GLL": gll(sentence, count: count, &new, &changes, register)
             case "GNS": gns(sentence, &new, &changes, register)
             case "GSA": gsa(sentence, count: count, &new, &changes)
+            case "GSV": if gsv(sentence, count: count) { changes.insert(.satellites) }
             case "VTG": vtg(sentence, count: count, &new, &changes)
             case "ZDA": zda(sentence, &changes)
-            case "GBS": register(sentence[1])  // only its time, which starts a cycle like the others'
-            default: break
+            case "GBS":
+                register(sentence[1])  // its time starts a cycle like the others'
+                gbs(sentence, &new, &changes)
+            case "PGRME": pgrme(sentence, &new, &changes)
+            case "PGRMZ": pgrmz(sentence, &new, &changes)
+            case "PSRFEPE": psrfepe(sentence, &new, &changes, register)
+            case "PMGNST": pmgnst(sentence, &new, &changes)
+            default: if Self.setsOtherData(sentence) { changes.insert(.data) }
             }
             if Self.gpsdSentences[tag - 1].continuesCycle { cycleContinues = true }
         }
+        if type != "GSV" { lastGSVTalker = 0 }
+        if type != "GSA" { lastGSATalker = 0 }
         if changes.contains(.time) {
             new.time = year == 0 && day == 0 ? nil : utc()
         }
 
         // Where gpsd's cycles start and end.
         var startsCycle = false
-        var reports = false
+        if let time = Self.receiverTimeOfDay(in: sentence) { receiverTimeOfDay = time }
         if let registered {
             // More than 10 ms apart, in whole nanoseconds as gpsd's timespecs have it.
             if let now = registered.nanoseconds, let before = thisTimeOfDay { startsCycle = abs(now - before) > 10_000_000 }
             thisTimeOfDay = registered.nanoseconds
-            if startsCycle, lastTag > 0, !cycleContinues { cycleEnders.insert(lastTag) }
+            if startsCycle, lastTag > 0, !cycleEnders.contains(lastTag), !cycleContinues {
+                cycleEnders.insert(lastTag)
+                cycleEndReliable = true
+            }
         } else if cycleContinues {
             cycleEnders.remove(lastTag)
             cycleEnders.insert(tag)
+            cycleEndReliable = true
         }
+        var reports = changes.contains(.report)
         if registered != nil || cycleContinues, cycleEnders.contains(tag) { reports = true }
-        // Until gpsd has learned where cycles end (in the first cycle), the cycle is taken as it
-        // would have been reported: at its last sentence with a time of day.
-        if cycleEnders.isEmpty, registered != nil { reports = true }
         if registered != nil { lastTag = tag }
 
-        // A GLL that leaves the mode unsaid keeps a 3D fix while gpsd holds an altitude. (gpsd
-        // also keeps 3D through a cycle whose sentences say 2D; a replay gives what they say.)
-        if changes.contains(.mode), new.mode == 0, fix.mode == 3, lastFix.altitude != nil || oldFix.altitude != nil {
+        // A 3D fix is not downgraded while gpsd holds a height of the fix before, unless the
+        // sentence says there is no fix (RMC, which says nothing of heights, would blink 2D).
+        if changes.contains(.mode), fix.mode == 3, new.mode != 1, lastFix.hasAltitude || oldFix.hasAltitude {
             new.mode = 3
         }
+        if changes.contains(.satellites), !sky.satellites.isEmpty { sky.fillDilutions(&dilutions) }
+        // Without a learned end of cycle, gpsd reports whatever gives a position or a mode; and
+        // it reports nothing for a sentence that set nothing. (gpsdecode does neither.)
+        if reporting == .daemon {
+            if !cycleEndReliable, !changes.isDisjoint(with: [.position, .mode]) { reports = true }
+            if changes.subtracting(.report).isEmpty { reports = false }
+        }
+
         var completed: [Report] = []
         if startsCycle {
-            if let report = endCycle() { completed.append(report) }
+            completed += endCycle(startingAt: registered?.seconds)
             cycleTimeOfDay = registered?.seconds
         }
         merge(new, changes)
-        if reports {
-            if let reported, let before = reported.time, let now = fix.time, before != now, let cycleTimeOfDay {
-                completed.append((reported, cycleTimeOfDay))
-            }
-            reported = fix
-        }
+        errorModel.complete(&fix, sentence: new, dilutions: dilutions)
+        if reports { completed += report(fix) }
+        if changes.contains(.satellites) { skies.append(.sky(sky, dilutions)) }
         return completed
     }
 
-    /// The last cycle's report, if gpsd reports it, at the end of the log.
-    mutating func finish() -> Report? {
-        endCycle()
+    /// The last cycle's reports, at the end of the log.
+    mutating func finish() -> [Report] {
+        endCycle(startingAt: nil)
     }
 
-    /// The cycle's report: what gpsd last reported of it; `nil` when gpsd reported nothing of it,
-    /// and for the sentences before the first time of day. Starts the next cycle.
-    private mutating func endCycle() -> Report? {
-        defer {
-            fix = NMEAFix()
-            reported = nil
+    /// A report of gpsd's: it replaces the one before when both are of one epoch of the receiver
+    /// (the same time of day, within 10 ms), and completes the one before otherwise, or when it
+    /// has lost the time the one before had (a receiver that lost its fix and sends no time, and
+    /// gpsd forgets the date). Before the receiver has sent any time of day, each report is an
+    /// epoch of its own.
+    private mutating func report(_ fix: GPSDFix) -> [Report] {
+        var completed: [Report] = []
+        if let reported {
+            let sameTimeOfDay = Self.sameTimeOfDay(reported.timeOfDay, receiverTimeOfDay)
+            let lostTime = reported.fix.time != nil && fix.time == nil
+            if !sameTimeOfDay || lostTime { completed.append(.fix(reported.fix, timeOfDay: reported.timeOfDay)) }
         }
-        guard let cycleTimeOfDay, let report = reported else { return nil }
-        return (report, cycleTimeOfDay)
+        reported = (fix, receiverTimeOfDay)
+        return completed
+    }
+
+    /// Whether two times of day are one epoch, as gpsd tells cycles apart (10 ms).
+    private static func sameTimeOfDay(_ a: Double?, _ b: Double?) -> Bool {
+        guard let a, let b else { return false }
+        return abs(a - b) <= 0.01
+    }
+
+    /// The cycle's reports, when a new cycle starts at `next` (a time of day) or the log ends:
+    /// what gpsd last reported of its epoch, then its skies. A report of the epoch the new cycle
+    /// starts (gpsd reported an invalid RMC of that time before the GGA that starts the cycle)
+    /// stays, for the cycle's own reports to replace.
+    private mutating func endCycle(startingAt next: Double?) -> [Report] {
+        let carried = reported.flatMap { Self.sameTimeOfDay($0.timeOfDay, next) ? $0 : nil }
+        defer {
+            fix = GPSDFix()
+            reported = carried
+            skies = []
+        }
+        guard let reported, carried == nil else { return skies }
+        return [.fix(reported.fix, timeOfDay: reported.timeOfDay)] + skies
+    }
+
+    /// The receiver's time of day in a sentence that carries one (GGA, RMC valid or not, GLL,
+    /// GNS, GBS, ZDA; SiRF's PSRFEPE), in seconds.
+    static func receiverTimeOfDay(in s: NMEASentence) -> Double? {
+        switch s.isProprietary ? s.address : s.type {
+        case "GGA", "RMC", "GNS", "GBS", "ZDA", "PSRFEPE": NMEADecoder.timeOfDay(s[1])
+        case "GLL": NMEADecoder.timeOfDay(s[5])
+        default: nil
+        }
     }
 
     /// `hhmmss.ss` read as a number (as gpsd's `safe_atof` and `DTOTS` read it), in nanoseconds.
@@ -193,64 +282,34 @@ struct NMEACycleReader {
         return Int(whole) * 1_000_000_000 + Int((number - whole) * 1e9)
     }
 
-    /// gpsd's tag for the sentence: its place in gpsd's table, + 1; 0 for a sentence gpsd does
-    /// not decode, or too short to.
-    static func tag(of sentence: NMEASentence, count: Int) -> Int {
-        let address = sentence.address
-        let byName = gpsdSentenceIndex[address].flatMap { gpsdSentences[$0].name.count > 3 ? $0 : nil }
-        let byType = address.count == 5 ? gpsdSentenceIndex[address.dropFirst(2)] : nil
-        guard let index = [byName, byType].compactMap({ $0 }).min() else { return 0 }
-        let known = gpsdSentences[index]
-        return known.decoded && count >= known.fields ? index + 1 : 0
-    }
-
-    /// Where each name is in ``gpsdSentences``.
-    static let gpsdSentenceIndex = Dictionary(uniqueKeysWithValues: gpsdSentences.enumerated().map { ($1.name, $0) })
-
-    /// The sentences gpsd 3.22's NMEA driver knows, in its order (the first match counts): how
-    /// many fields it needs, whether it extends a cycle, and whether gpsd decodes it at all.
-    /// Three-letter names stand for any talker.
-    static let gpsdSentences: [(name: Substring, fields: Int, continuesCycle: Bool, decoded: Bool)] = [
-        ("PGLOR", 2, false, true), ("PGRMB", 0, false, false), ("PGRMC", 0, false, false), ("PGRME", 7, false, true),
-        ("PGRMF", 15, false, true), ("PGRMH", 0, false, false), ("PGRMI", 0, false, false), ("PGRMM", 2, false, true),
-        ("PGRMO", 0, false, false), ("PGRMT", 0, false, false), ("PGRMV", 0, false, false), ("PGRMZ", 4, false, true),
-        ("AAM", 0, false, false), ("ALM", 0, false, false), ("APB", 0, false, false), ("BOD", 0, false, false),
-        ("BWC", 0, false, false), ("DBT", 7, true, true), ("DPT", 0, false, false), ("DTM", 2, false, true),
-        ("GBS", 7, false, true), ("GGA", 13, false, true), ("GLC", 0, false, false), ("GLL", 7, false, true),
-        ("GNS", 13, false, true), ("GRS", 0, false, false), ("GSA", 18, false, true), ("GST", 8, false, true),
-        ("GSV", 0, false, true), ("HDG", 0, false, true), ("HDT", 1, false, true), ("MLA", 0, false, false),
-        ("MSS", 0, false, false), ("MTW", 0, false, false), ("MWD", 0, false, true), ("MWV", 0, false, true),
-        ("OHPR", 18, false, true), ("OSD", 0, false, false), ("PASHR", 3, false, true), ("PMGNST", 8, false, true),
-        ("PMTK", 3, false, true), ("PMTK001", 3, false, true), ("PMTK424", 3, false, true), ("PMTK705", 3, false, true),
-        ("PMTKCHN", 0, false, false), ("PRWIZCH", 0, false, false), ("PSRFEPE", 7, false, true),
-        ("PTFTTXT", 0, false, false), ("PUBX", 0, false, false), ("PTNTHTM", 9, false, true), ("PTNTA", 8, false, true),
-        ("PSTI", 2, false, true), ("STI", 2, false, true), ("PSTM", 0, false, false), ("RMB", 0, false, false),
-        ("RMC", 8, false, true), ("ROT", 0, false, false), ("RPM", 0, false, false), ("RSA", 0, false, false),
-        ("RTE", 0, false, false), ("TXT", 5, false, true), ("VBW", 0, false, false), ("VDR", 0, false, false),
-        ("VDO", 0, false, false), ("VHW", 0, false, false), ("VLW", 0, false, false), ("VTG", 5, false, true),
-        ("XDR", 0, false, false), ("XTE", 0, false, false), ("ZDA", 4, false, true),
-    ]
-
     // MARK: - Merging
 
-    private mutating func merge(_ new: NMEAFix, _ changes: Changes) {
+    /// gpsd's `gps_merge_fix`: what the sentence set goes into the cycle's fix; its errors and
+    /// geoid separation whenever it has them.
+    private mutating func merge(_ new: GPSDFix, _ changes: Changes) {
         if changes.contains(.time) { fix.time = new.time }
         if changes.contains(.position) {
             fix.latitude = new.latitude
             fix.longitude = new.longitude
         }
         if changes.contains(.mode) { fix.mode = new.mode }
-        if changes.contains(.altitude), let altitude = new.altitude { fix.altitude = altitude }
+        if changes.contains(.status), new.status > fix.status { fix.status = new.status }
+        if changes.contains(.altitude) {
+            if let altitude = new.altitude { fix.altitude = altitude }
+        }
         if changes.contains(.speed) { fix.speed = new.speed }
         if changes.contains(.course) { fix.course = new.course }
+        if let epx = new.epx, let epy = new.epy {
+            fix.epx = epx
+            fix.epy = epy
+        }
+        for error in [\GPSDFix.eph, \.epv, \.sep, \.eps, \.epd] {
+            if let value = new[keyPath: error] { fix[keyPath: error] = value }
+        }
         if let separation = new.geoidSeparation { fix.geoidSeparation = separation }
         if let latitude = fix.latitude, let longitude = fix.longitude, !Geodesy.isValid(latitude: latitude, longitude: longitude) {
             fix.latitude = nil
             fix.longitude = nil
-        }
-        if let time = fix.time {
-            if abs(time - (lastFix.time ?? 0)) > 0.0099 { oldFix = lastFix }
-            lastFix = fix
         }
     }
 }

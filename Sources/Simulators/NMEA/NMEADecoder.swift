@@ -6,25 +6,32 @@ import Foundation
 import GPSCore
 import LocationFacade
 
-/// Reads NMEA 0183 logs into fixes, one per reporting cycle, for the in-process replay device,
-/// giving the fixes gpsd gives for the same log (a test holds it to `gpsdecode` over gpsd's own
-/// regression logs).
+/// Reads NMEA 0183 logs into fixes, one per reporting cycle, and satellite reports, for the
+/// in-process replay device: what a `GPSDClient` reports when real gpsd 3.22 reads the same log
+/// (a test holds it to gpsd over gpsd's own regression logs, field by field).
 ///
 /// It reads logs as real tools write them:
 ///
 /// - Comment lines (`#`, as in gpsd's regression logs and gpsfake logs), free text, binary noise
 ///   and a first sentence cut off mid-line are skipped and counted. So is a sentence whose
 ///   checksum is wrong; a sentence without a checksum is taken, as gpsd takes it.
-/// - Proprietary sentences (`$P...`) are ignored.
+/// - Of proprietary sentences (`$P...`), only Garmin's error estimates (`PGRME`).
 /// - Any talker: GP, GN, GL, GA, GB, BD, QZ...
 /// - Positions from GGA, RMC, GLL and GNS; the mode from those and GSA; speed and course from RMC
-///   and VTG; the date from RMC and ZDA.
+///   and VTG; the date from RMC and ZDA; the status from GGA's quality and the FAA modes; the
+///   dilutions of precision and the satellites used from GSA, the satellites in view from GSV.
 ///
-/// How sentences make cycles, and cycles fixes, follows gpsd 3.22 (see `NMEACycleReader`): a cycle
+/// How sentences make cycles, and cycles fixes, follows gpsd (see `NMEACycleReader`): a cycle
 /// starts at a sentence whose time of day differs from the last one's; its sentences merge into
 /// one fix; a cycle whose fix is not 2D or 3D is a no-fix report. Fixes before the log's first
-/// date (RMC or ZDA) have no `time`, and are paced by their times of day. NMEA gives dilutions of
-/// precision, not metres: `horizontalAccuracy` stays `nil`.
+/// date (RMC or ZDA) have no `time`, and are paced by their times of day.
+///
+/// Each fix carries what gpsd's error model adds to it: `horizontalAccuracy` (gpsd's `eph`,
+/// HDOP × 19 m), `verticalAccuracy` (`epv`, VDOP × 23 m), `speedAccuracy`, `courseAccuracy`, the
+/// height above the ellipsoid, and a speed, course error and climb worked out from the fix before
+/// where the receiver gives none; each completed set of GSV sentences is a
+/// `LocationEvent.satellites(_:)` report after its cycle's fix. Values are rounded as gpsd
+/// writes them in its JSON, so they equal what a client of gpsd reads.
 ///
 /// ```swift
 /// let result = NMEADecoder().decode(try String(contentsOf: url, encoding: .isoLatin1))
@@ -33,17 +40,29 @@ import LocationFacade
 public struct NMEADecoder: Sendable {
     /// What a log held.
     public struct Result: Sendable {
-        /// Each cycle, in order, with its offset from the first one: a fix, or a no-fix report.
+        /// Each cycle, in order, with its offset from the first one: a fix or a no-fix report, and
+        /// the satellite reports completed in it.
         public var timeline: [ReplayLocationSource.Entry]
         /// Lines that were not NMEA sentences (comments, text, noise, bad checksums).
         public var skippedLines: Int
     }
 
-    public init() {}
+    /// Which of gpsd's programs it reports as: the daemon, unless a test compares with gpsdecode.
+    let reporting: NMEACycleReader.Reporting
+
+    public init() {
+        reporting = .daemon
+    }
+
+    /// A decoder that reports as `reporting` says (gpsdecode's reports, for the tests that hold
+    /// the decoder to it).
+    init(reporting: NMEACycleReader.Reporting) {
+        self.reporting = reporting
+    }
 
     /// Decodes a whole NMEA log.
     public func decode(_ text: String, device: String? = nil) -> Result {
-        var reader = NMEACycleReader()
+        var reader = NMEACycleReader(reporting: reporting)
         var timeline = NMEATimelineBuilder(device: device)
         var entries: [ReplayLocationSource.Entry] = []
         var skipped = 0
@@ -54,7 +73,7 @@ public struct NMEADecoder: Sendable {
             }
             for report in reader.read(sentence) { entries.append(timeline.entry(for: report)) }
         }
-        if let report = reader.finish() { entries.append(timeline.entry(for: report)) }
+        for report in reader.finish() { entries.append(timeline.entry(for: report)) }
         return Result(timeline: entries, skippedLines: skipped)
     }
 
@@ -77,7 +96,9 @@ public struct NMEADecoder: Sendable {
     }
 }
 
-/// Turns cycles into timeline entries, paced by their times of day.
+/// Turns gpsd's reports of cycles into timeline entries (for an in-process replay) or script
+/// entries (for a fake gpsd), paced by their times of day; a satellite report goes at the offset
+/// of the cycle before it.
 struct NMEATimelineBuilder {
     let device: String?
 
@@ -90,9 +111,38 @@ struct NMEATimelineBuilder {
         self.device = device
     }
 
-    /// The entry for a cycle's report.
+    /// The replay's entry for a report: a fix, a no-fix report, or a satellite report.
     mutating func entry(for report: NMEACycleReader.Report) -> ReplayLocationSource.Entry {
-        let (fix, timeOfDay) = report
+        switch report {
+        case let .fix(fix, timeOfDay):
+            let seconds = timeOfDay.map { pace($0) } ?? (firstSeconds ?? 0) + GPSDScript.seconds(lastOffset)
+            let time = fix.reportedTime
+            guard var location = fix.location(device: device, receivedAt: time ?? Date(timeIntervalSince1970: seconds)) else {
+                return .init(offset: lastOffset, event: .noFix(device: device, time: time))
+            }
+            location.isSimulated = true
+            return .init(offset: lastOffset, event: .location(location))
+        case let .sky(sky, dilutions):
+            return .init(offset: lastOffset, event: .satellites(sky.report(dilutions: dilutions, device: device)))
+        }
+    }
+
+    /// The report a fake gpsd sends for it, as gpsd writes it: a TPV marked simulated, or a SKY.
+    mutating func scriptEntry(for report: NMEACycleReader.Report) -> GPSDScript.Entry {
+        let device = device ?? GPSDScript.defaultDevice
+        switch report {
+        case let .fix(fix, timeOfDay):
+            if let timeOfDay { _ = pace(timeOfDay) }
+            let line = GPSDReportWriter.tpv(fix, device: device, markingSimulated: true)
+            return .init(offset: lastOffset, device: device, className: "TPV", line: line)
+        case let .sky(sky, dilutions):
+            return .init(offset: lastOffset, device: device, className: "SKY", line: GPSDReportWriter.sky(sky, dilutions: dilutions, device: device))
+        }
+    }
+
+    /// Moves the pace on to a cycle at `timeOfDay`; returns its seconds from the start of the
+    /// log's first day.
+    private mutating func pace(_ timeOfDay: Double) -> Double {
         var seconds = days * 86_400 + timeOfDay
         // Back by more than half a day: past midnight. (Less is a receiver's jitter, played at once.)
         if let lastSeconds, seconds < lastSeconds - 43_200 {
@@ -103,19 +153,6 @@ struct NMEATimelineBuilder {
         let first = firstSeconds ?? seconds
         firstSeconds = first
         lastOffset = max(lastOffset, NMEADecoder.offset(seconds - first))
-        let time = fix.time.map { Date(timeIntervalSince1970: $0) }
-        guard fix.mode >= 2, let latitude = fix.latitude, let longitude = fix.longitude else {
-            return .init(offset: lastOffset, event: .noFix(device: device, time: time))
-        }
-        let mode = FixMode(gpsdMode: fix.mode)
-        let altitude = mode == .fix3D ? fix.altitude : nil
-        let location = Location(
-            latitude: latitude, longitude: longitude,
-            altitude: altitude,
-            ellipsoidalAltitude: altitude.flatMap { altitude in fix.geoidSeparation.map { altitude + $0 } },
-            speed: fix.speed, course: fix.course,
-            time: time, receivedAt: time ?? Date(timeIntervalSince1970: seconds),
-            mode: mode, device: device, isSimulated: true)
-        return .init(offset: lastOffset, event: .location(location))
+        return seconds
     }
 }

@@ -13,7 +13,7 @@ import LocationFacade
 /// on a serial line would, so that real gpsd can read a simulated track.
 ///
 /// ```swift
-/// for sentence in NMEAEncoder.epoch(for: fix, satellites: sky) { pty.write(sentence) }
+/// for sentence in NMEAEncoder.epoch(for: fix, after: fixBefore, satellites: sky) { print(sentence, terminator: "") }
 /// ```
 ///
 /// Positions are written with six decimals of arc-minutes (about 2 mm), so gpsd decodes them
@@ -35,22 +35,27 @@ public enum NMEAEncoder {
     public static let defaultGeoidSeparation = 45.6
 
     /// One second's sentences for a fix: RMC, GGA, GSA, GSV (as many as needed) and VTG.
-    /// A 2D fix is written with GGA quality 1 but no altitude, and GSA mode 2.
+    /// A 2D fix is written with GGA quality 1 but no altitude, and GSA mode 2. A fix without a
+    /// speed (or course) is written without one, as a receiver that does not know it writes it:
+    /// give the fix before as `previous` to have them worked out, as a receiver moving from one to
+    /// the other reports them (``movement(of:after:)``).
     public static func epoch(
-        for fix: Location, satellites: [Satellite] = defaultSky, hdop: Double = 0.9, vdop: Double = 1.3, pdop: Double = 1.6
+        for fix: Location, after previous: Location? = nil,
+        satellites: [Satellite] = defaultSky, hdop: Double = 0.9, vdop: Double = 1.3, pdop: Double = 1.6
     ) -> [String] {
+        let fix = movement(of: fix, after: previous)
         let time = fix.time ?? fix.receivedAt
         let (clock, date) = timeFields(time)
         let latitude = coordinate(fix.latitude, degreesWidth: 2, positive: "N", negative: "S")
         let longitude = coordinate(fix.longitude, degreesWidth: 3, positive: "E", negative: "W")
-        let knots = (fix.speed ?? 0) * 3600 / 1852
+        let knots = fix.speed.map { $0 * 3600 / 1852 }
         let course = fix.course.map { TextBytes.fixed($0, decimals: 2) } ?? ""
         let used = satellites.filter(\.used)
         let altitude = fix.mode == .fix3D ? fix.altitude ?? fix.ellipsoidalAltitude.map { $0 - defaultGeoidSeparation } : nil
         let separation = fix.mode == .fix3D ? geoidSeparation(fix) : nil
 
         var sentences: [String] = []
-        let knotsText = TextBytes.fixed(knots, decimals: 3)
+        let knotsText = knots.map { TextBytes.fixed($0, decimals: 3) } ?? ""
         sentences.append(sentence("GPRMC,\(clock),A,\(latitude),\(longitude),\(knotsText),\(course),\(date),,,A"))
         let gga: [String] = [
             "GPGGA", clock, latitude, longitude, "1", TextBytes.padded(used.count, width: 2), TextBytes.fixed(hdop, decimals: 1),
@@ -60,9 +65,31 @@ public enum NMEAEncoder {
         sentences.append(sentence(gga.joined(separator: ",")))
         sentences.append(gsa(mode: fix.mode, used: used, pdop: pdop, hdop: hdop, vdop: vdop))
         sentences += gsv(satellites)
-        let kmh = (fix.speed ?? 0) * 3.6
-        sentences.append(sentence("GPVTG,\(course),T,,M,\(knotsText),N,\(TextBytes.fixed(kmh, decimals: 3)),K,A"))
+        let kmh = fix.speed.map { TextBytes.fixed($0 * 3.6, decimals: 3) } ?? ""
+        sentences.append(sentence("GPVTG,\(course),T,,M,\(knotsText),N,\(kmh),K,A"))
         return sentences
+    }
+
+    /// `fix` with the speed and course a receiver reports when moving from `previous` to it,
+    /// where the fix has none of its own (a GPX track without `<speed>`): the distance between
+    /// them (`Geodesy.distance(_:_:_:_:)`, GPSCore) over the time between them, and the bearing from
+    /// one to the other (`Geodesy.initialBearing(_:_:_:_:)`; none when it has not moved). Without
+    /// a fix before, or times a positive interval apart, it stays without.
+    ///
+    /// ```swift
+    /// let moving = NMEAEncoder.movement(of: track[1], after: track[0])   // speed and course from the two
+    /// ```
+    public static func movement(of fix: Location, after previous: Location?) -> Location {
+        guard fix.speed == nil || fix.course == nil, let previous, let time = fix.time, let before = previous.time else { return fix }
+        let elapsed = time.timeIntervalSince(before)
+        guard elapsed > 0 else { return fix }
+        var fix = fix
+        let distance = Geodesy.distance(previous.latitude, previous.longitude, fix.latitude, fix.longitude)
+        if fix.speed == nil { fix.speed = distance / elapsed }
+        if fix.course == nil, distance > 0 {
+            fix.course = Geodesy.initialBearing(previous.latitude, previous.longitude, fix.latitude, fix.longitude)
+        }
+        return fix
     }
 
     /// One second's sentences of a receiver without a fix: RMC status V, GGA quality 0, GSA mode 1.

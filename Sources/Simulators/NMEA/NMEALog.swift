@@ -95,19 +95,48 @@ public struct NMEALog: Sendable, Hashable {
     }
 
     /// The fixes as a receiver would report them, paced by their times (one second apart where a
-    /// fix has none); a fix with `FixMode/noFix` becomes a no-fix epoch.
+    /// fix has none); a fix with `FixMode/noFix` becomes a no-fix epoch. A fix without a speed or
+    /// course gets those of its move from the fix before (``NMEAEncoder/movement(of:after:)``).
     public init(fixes: [Location]) {
         let start = fixes.first?.time
+        var previous: Location?
         self.epochs = fixes.enumerated().map { index, fix in
             let offset = fix.time.flatMap { time in start.map { GPSDScript.duration(time.timeIntervalSince($0)) } } ?? .seconds(index)
-            let sentences = fix.mode >= .fix2D ? NMEAEncoder.epoch(for: fix) : NMEAEncoder.noFixEpoch(at: fix.time ?? fix.receivedAt)
+            defer { previous = fix.mode >= .fix2D ? fix : nil }
+            let sentences = fix.mode >= .fix2D
+                ? NMEAEncoder.epoch(for: fix, after: previous) : NMEAEncoder.noFixEpoch(at: fix.time ?? fix.receivedAt)
             return Epoch(offset: offset, sentences: sentences)
         }
     }
 
-    /// The fixes and no-fix reports of a replay timeline, at its offsets.
+    /// The fixes and no-fix reports of a replay timeline, at its offsets; as ``init(fixes:)`` for
+    /// fixes without a speed or course.
     public init(timeline: [ReplayLocationSource.Entry]) {
-        self.epochs = timeline.compactMap(Epoch.sentences(for:))
+        var writer = TimelineWriter()
+        self.epochs = timeline.compactMap { writer.epoch(for: $0) }
+    }
+
+    /// Writes a replay timeline's events as a receiver's epochs, one at a time, remembering the fix
+    /// before, whose move gives a fix without a speed or course its own.
+    struct TimelineWriter {
+        private var previous: Location?
+
+        /// The epoch for a fix or a no-fix report; `nil` for other events.
+        mutating func epoch(for entry: ReplayLocationSource.Entry) -> Epoch? {
+            switch entry.event {
+            case let .location(fix) where fix.mode >= .fix2D:
+                defer { previous = fix }
+                return Epoch(offset: entry.offset, sentences: NMEAEncoder.epoch(for: fix, after: previous))
+            case let .location(fix):
+                previous = nil
+                return Epoch(offset: entry.offset, sentences: NMEAEncoder.noFixEpoch(at: fix.time ?? fix.receivedAt))
+            case let .noFix(_, time?):
+                previous = nil
+                return Epoch(offset: entry.offset, sentences: NMEAEncoder.noFixEpoch(at: time))
+            default:
+                return nil
+            }
+        }
     }
 
     /// The whole log as text.

@@ -33,9 +33,10 @@ struct NMEASentence {
         index < fields.count ? fields[index] : ""
     }
 
-    /// The sentence in `line`, or `nil` when there is none.
+    /// The sentence in `line`, or `nil` when there is none (a comment has none, whatever it quotes).
     init?(line: Substring) {
-        guard let start = line.utf8.lastIndex(where: { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: "!") }) else { return nil }
+        guard line.utf8.first(where: { !Self.isSpace($0) }) != UInt8(ascii: "#"),
+              let start = line.utf8.lastIndex(where: { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: "!") }) else { return nil }
         var end = line.endIndex
         while end > start, let previous = line.utf8[line.utf8.index(before: end)...].first, Self.isSpace(previous) {
             end = line.utf8.index(before: end)

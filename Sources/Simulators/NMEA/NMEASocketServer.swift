@@ -15,7 +15,7 @@ import GPSCore
 /// ```swift
 /// let receiver = try NMEASocketServer(path: "/tmp/gps/nmea.sock")
 /// // ...start geoclue --nmea-socket /tmp/gps/nmea.sock, and wait for it:
-/// await receiver.waitForReaders(1)
+/// guard await receiver.waitForReaders(1) else { return }
 /// try await receiver.play(try ReplayRecording(contentsOf: walk), speed: 1)
 /// ```
 ///

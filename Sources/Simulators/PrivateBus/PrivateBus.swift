@@ -18,7 +18,10 @@ import Glibc
 /// defer { bus.stop() }
 /// let connection = try DBusConnection(.address(bus.address))
 /// // A child process finds it as its system bus:
-/// let child = try Process.run(url, arguments: args, environment: bus.environment)
+/// let child = Process()
+/// child.executableURL = url
+/// child.environment = bus.environment
+/// try child.run()
 /// ```
 ///
 /// Programs that use the system bus follow `DBUS_SYSTEM_BUS_ADDRESS`; ``environment`` sets it.

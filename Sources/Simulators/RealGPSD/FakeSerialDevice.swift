@@ -15,7 +15,7 @@ import LocationFacade
 /// let device = try FakeSerialDevice()
 /// let gpsd = try await PrivateGPSD(devices: [device.path])
 /// // ...connect a client to 127.0.0.1:gpsd.port and wait until it watches...
-/// try await device.play(NMEALog(track: SyntheticTrack.generate(count: 60)), speed: 10)
+/// try await device.play(NMEALog(fixes: SyntheticTrack.generate(count: 60)), speed: 10)
 /// ```
 ///
 /// The terminal is in raw mode from the start (no echo, no line editing), and this object keeps

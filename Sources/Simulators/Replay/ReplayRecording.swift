@@ -196,7 +196,7 @@ public struct ReplayRecording: Sendable {
                     ReplayLocationSource.Entry.decoding(entry, with: decoder)
                 }
             case .nmea:
-                return try NMEATimelineStream(path: path, device: Self.fileName(path))
+                return try NMEATimelineStream<ReplayLocationSource.Entry>(path: path, device: Self.fileName(path))
             case .gpx:
                 return GPXTimelineStream(path: path)
             }
@@ -210,6 +210,8 @@ public struct ReplayRecording: Sendable {
             return ArrayStream(script.entries)
         case let .file(path) where format == .gpsdJSON:
             return try GPSDLogStream(path: path, markingSimulated: true)
+        case let .file(path) where format == .nmea:
+            return try NMEATimelineStream<GPSDScript.Entry>(scriptOf: path, device: Self.fileName(path))
         case .file:
             return CompactMappedStream(try timelineStream(), GPSDScript.Entry.report(for:))
         }
@@ -223,7 +225,8 @@ public struct ReplayRecording: Sendable {
         case let .file(path) where format == .nmea:
             return try NMEAEpochStream(path: path)
         case .file:
-            return CompactMappedStream(try timelineStream(), NMEALog.Epoch.sentences(for:))
+            var writer = NMEALog.TimelineWriter()
+            return CompactMappedStream(try timelineStream()) { writer.epoch(for: $0) }
         }
     }
 

@@ -15,10 +15,13 @@ import LocationFacade
 /// ```swift
 /// let clock = VirtualClock()
 /// let scenario = ReplayScenario.coldStart(noFixFor: .seconds(40), twoDimensionalFor: .seconds(5))
-/// let manager = LocationManager(source: scenario.device(clock: clock), clock: clock)
-/// async let fix = manager.requestLocation(timeout: .seconds(60), minimumMode: .fix3D)
+/// let device = scenario.device(clock: clock)
+/// let events = LocationEventRecorder(observing: device)
+/// let manager = LocationManager(source: device, clock: clock)
+/// let fix = Task { try await manager.requestLocation(timeout: .seconds(60), minimumMode: .fix3D) }
+/// await events.waitUntil { $0.states.contains(.watching) }   // the request has started the device
 /// await clock.advance(by: .seconds(60))
-/// try await fix   // the first 3D fix, 45 s in
+/// let first = try await fix.value   // the first 3D fix, 45 s in
 /// ```
 ///
 /// Every fix is simulated, on a ``SyntheticTrack`` from Greenwich unless you pass your own.

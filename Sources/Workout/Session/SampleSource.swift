@@ -7,8 +7,8 @@ import Foundation
 ///
 /// ```swift
 /// final class Strap: SampleSource {
-///     func start() -> AsyncStream<QuantitySample> { ... }   // a sample per beat interval
-///     func stop() { ... }                                   // ends the stream
+///     func start() -> AsyncStream<QuantitySample> { AsyncStream { _ in } }   // a sample per beat interval
+///     func stop() {}                                                          // ends the stream
 /// }
 /// let session = WorkoutSession(store: store, source: gps, samples: [Strap()], configuration: .init(activityType: .running))
 /// ```

@@ -47,7 +47,8 @@ extension WorkoutSession {
         let session = WorkoutSession(
             id: interrupted.id, store: store, source: source, samples: samples, configuration: recording, clock: clock, machine: machine)
         try session.begin(paused: paused)
-        session.wakeWriter()
+        // The gap's pause is written at once.
+        session.run(session.machine.withLock { $0.wakeForWriting() })
         return session
     }
 

@@ -15,20 +15,19 @@ extension WorkoutSession {
     /// long as the last one took (SQLite waits up to its busy timeout for a lock), so none is
     /// started that would run past it.
     func writeHeld(until deadline: Duration?) async -> WorkoutStoreError? {
-        defer { machine.withLock { $0.writerPhase = .waiting } }
+        defer {
+            if deadline == nil {
+                let now = clock.now
+                run(machine.withLock { $0.writerWaits(now: now) })
+            }
+        }
         var lastAttempt = Duration.zero
         while true {
-            let next = machine.withLock { machine in
-                machine.writerPhase = .writing
-                machine.writerWakePending = false
-                return (machine.batchToWrite(), machine.engine.admission.counts)
-            }
-            guard let batch = next.0 else { return nil }
-            let issues = next.1
+            guard let (batch, issues) = machine.withLock({ $0.beginWrite() }) else { return nil }
             let started = clock.now
             do {
                 let staging = try await store.appendToSession(batch, id: id, configuration: configuration, inputIssues: issues)
-                update { $0.written(batch, staging: staging) }
+                run(machine.withLock { $0.written(batch, staging: staging) })
                 if deadline == nil { return nil }
             } catch {
                 switch error {
@@ -41,16 +40,27 @@ extension WorkoutSession {
                 }
                 lastAttempt = clock.now - started
                 if Task.isCancelled, deadline == nil { return error }
-                let attempts = machine.withLock { machine in
-                    machine.writeFailed(error).send()
-                    return machine.failedAttempts
-                }
-                guard let wait = pause(after: attempts, lastAttempt: lastAttempt, deadline: deadline) else { return error }
-                let until = clock.now + wait
-                machine.withLock { $0.writerPhase = .backingOff(until: until) }
-                if (try? await clock.sleep(until: until)) == nil { return error }
+                guard await backOff(after: error, lastAttempt: lastAttempt, deadline: deadline) else { return error }
             }
         }
+    }
+
+    /// After a failed attempt: counts it (at the system clock's time: ``StorageState`` says since
+    /// when writing fails), and waits on the session's clock before the next, as
+    /// ``backoff(after:)`` says. Returns whether to try again: not when no attempt may follow (one
+    /// as long as the last would end past `deadline`), or the wait was cancelled.
+    private func backOff(after error: WorkoutStoreError, lastAttempt: Duration, deadline: Duration?) async -> Bool {
+        let failedAt = Date()
+        let attempts = machine.withLock { machine in
+            let effects = machine.writeFailed(error, at: failedAt)
+            return (effects, machine.failedAttempts)
+        }
+        run(attempts.0)
+        guard let wait = pause(after: attempts.1, lastAttempt: lastAttempt, deadline: deadline) else { return false }
+        let now = clock.now
+        let until = now + wait
+        run(machine.withLock { $0.backOff(until: until, now: now, byEnd: deadline != nil) })
+        return (try? await clock.sleep(until: until)) != nil
     }
 
     /// How long to wait before trying again, or `nil` when another attempt, as long as the last,
@@ -71,29 +81,22 @@ extension WorkoutSession {
         let (engine, staging) = machine.withLock { ($0.engine, $0.queue.staging) }
         guard let staging, engine.timeline.start != nil else { throw .nothingRecorded }
         let publication = SessionPublication(id: id, configuration: configuration, engine: engine)
+        // From a store call to a wait to try again and back: the writer is settled only while it
+        // waits for the clock, until end() has saved (ended) or given up (stopped).
         while true {
-            machine.withLock { $0.writerPhase = .writing }
-            defer { machine.withLock { $0.writerPhase = .waiting } }
+            machine.withLock { $0.beginPublishing() }
             let started = clock.now
             do {
                 return try await store.publishSession(staging, publication)
             } catch {
                 let lastAttempt = clock.now - started
-                let attempts = machine.withLock { machine in
-                    machine.writeFailed(error).send()
-                    return machine.failedAttempts
-                }
-                guard !Task.isCancelled, let wait = pause(after: attempts, lastAttempt: lastAttempt, deadline: deadline) else {
+                guard !Task.isCancelled, await backOff(after: error, lastAttempt: lastAttempt, deadline: deadline) else {
                     throw .notSaved(error: error, waited: clock.now - began, unwritten: 0)
                 }
-                let until = clock.now + wait
-                machine.withLock { $0.writerPhase = .backingOff(until: until) }
-                try? await clock.sleep(until: until)
             }
         }
     }
 }
-
 /// What publishing a session writes: the workout with its totals and metadata, all its events,
 /// where its route's segments begin, and its counted points' fingerprint.
 struct SessionPublication: Sendable {

@@ -50,11 +50,16 @@ public final class WorkoutSession: Sendable {
     /// The id of the workout it records (kept by a resumed session).
     public let id: UUID
     let machine: Locked<SessionStateMachine>
+    /// The generation of the last figures sent: figures go out in order, outside the machine's lock.
+    private let delivered = Locked<UInt64>(0)
     /// Wakes the writer: a write is due, or a second has passed.
-    let wakes: AsyncStream<Void>.Continuation
+    private let wakes: AsyncStream<Void>.Continuation
     private let wakeStream: Locked<AsyncStream<Void>?>
-    /// The writer and the clock's ticker, while recording.
-    private let tasks = Locked<(writer: Task<Void, Never>?, ticker: Task<Void, Never>?)>((nil, nil))
+    /// One task for everything the session runs while recording, in a task group: the writer, the
+    /// clock's ticker and a reader per sample source. Cancelling it stops them all.
+    private let recording = Locked<Task<Void, Never>?>(nil)
+    /// Each sample reader says here when its source's stream has ended.
+    private let readerEnds: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
 
     /// A session over `source`'s fixes and the samples of `samples` (heart rate, cadence,
     /// power...). `clock` times the writing of what is held when nothing new comes (within about a
@@ -91,6 +96,7 @@ public final class WorkoutSession: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         wakes = continuation
         wakeStream = Locked(stream)
+        readerEnds = AsyncStream.makeStream(of: Void.self)
     }
 
     /// Where the session stands.
@@ -105,16 +111,14 @@ public final class WorkoutSession: Sendable {
     /// Whether everything that came is written (points, samples and events), none held by admission.
     var isAllWritten: Bool { machine.withLock { $0.queue.isEmpty && !$0.engine.admission.isHolding } }
 
-    /// Whether the writer is settled: not in a store call, and not due to try again by the
-    /// session's clock. A test driving the clock waits for this after each step.
-    var isWriterSettled: Bool {
-        let now = clock.now
-        return machine.withLock { machine in
-            switch machine.writerPhase {
-            case .waiting: !machine.writerWakePending
-            case .writing: false
-            case let .backingOff(until): until > now
-            }
+    /// Returns once the writer has settled: not in a store call, not woken, and not due to try
+    /// again by the session's clock (or the session is over). A test moving the session's clock
+    /// awaits it after each step, to find what the step made the writer do done.
+    func settled() async {
+        await withCheckedContinuation { waiter in
+            let now = clock.now
+            let waits = machine.withLock { $0.awaitSettled(waiter, now: now) }
+            if !waits { waiter.resume() }
         }
     }
 
@@ -125,28 +129,22 @@ public final class WorkoutSession: Sendable {
     }
 
     func begin(paused: Bool) throws(WorkoutSessionError) {
-        try machine.withLock { machine throws(WorkoutSessionError) in try machine.start(paused: paused).send() }
-        startWriting()
+        run(try machine.withLock { machine throws(WorkoutSessionError) in try machine.start(paused: paused) })
         let observation = source.addObserver { [weak self] event in
             guard let self, case let .location(fix) = event else { return }
-            take(fix)
+            run(machine.withLock { $0.take(fix) })
         }
         // The sample sources first: one that follows the fixes (a sensor's replay, a fake) must
         // be listening before the first fix can come, or it misses it.
-        var readers: [Task<Void, Never>] = []
-        for sampleSource in sampleSources {
-            let samples = sampleSource.start()
-            readers.append(Task { [weak self] in
-                for await sample in samples { self?.take(sample) }
-            })
-        }
+        let samples = sampleSources.map { $0.start() }
+        startRecording(reading: samples)
         source.start()
-        let sources = SessionStateMachine.Sources(observation: observation, readers: readers)
+        let sources = SessionStateMachine.Sources(observation: observation, readsSamples: !samples.isEmpty)
         // end() or discard() may have come meanwhile: then what was started here stops at once.
         if let leftover = machine.withLock({ $0.attach(sources) }) { stop(leftover) }
     }
 
-    /// Pauses the session (a `pause` event at the last fix's time): no distance and no active time
+    /// Pauses the session (a `pause` event at the last fix's time): no distance and no moving time
     /// until ``resume()``; the fixes meanwhile are kept as route points.
     public func pause() throws(WorkoutSessionError) {
         try act(.pause)
@@ -167,18 +165,17 @@ public final class WorkoutSession: Sendable {
         try act(.mark, name: name)
     }
 
+    /// An event is written as soon as auto-pause releases it (a pause at once; a lap pressed while
+    /// slowing once the slow stretch is decided): it may be the last thing before a crash.
     private func act(_ action: Action, name: String? = nil) throws(WorkoutSessionError) {
-        try machine.withLock { machine throws(WorkoutSessionError) in try machine.act(action, name: name).send() }
-        // An event is written as soon as auto-pause releases it (a pause at once; a lap pressed
-        // while slowing once the slow stretch is decided): it may be the last thing before a crash.
-        wakeWriter()
+        run(try machine.withLock { machine throws(WorkoutSessionError) in try machine.act(action, name: name) })
     }
 
     /// Ends the session and saves it in one transaction: the workout with its totals (distance,
-    /// elapsed and active time, elevation gain and loss), its route (a segment per stretch between
-    /// pauses), its samples and its events, and the counts of its ``InputIssue``s in its metadata.
-    /// While it saves, the session is ``State-swift.enum/ending``: a second `end()` or a
-    /// `discard()` is refused.
+    /// elapsed time, duration, moving time, elevation gain and loss), its route (a segment per
+    /// stretch between pauses), its samples and its events, and the counts of its ``InputIssue``s
+    /// in its metadata. While it saves, the session is ``State-swift.enum/ending``: a second
+    /// `end()` or a `discard()` is refused.
     ///
     /// It first writes what it holds, then publishes; a failing store is tried again for up to
     /// ``Configuration/endTimeout``. Past that it throws ``WorkoutSessionError/notSaved(error:waited:unwritten:)``
@@ -195,16 +192,14 @@ public final class WorkoutSession: Sendable {
         // The wait for the store counts from here: the writer may be in a store call now.
         let began = clock.now
         stop(sources)
-        await stopReading(sources.readers)
-        update { $0.settle() }
-        await stopWriting()
+        await stopRecording(readers: sources.readsSamples ? sampleSources.count : 0)
+        run(machine.withLock { $0.settle() })
         do throws(WorkoutSessionError) {
             let workout = try await save(began: began, deadline: began + configuration.endTimeout)
-            let watchers = machine.withLock { $0.ended() }
-            for watcher in watchers { watcher.finish() }
+            run(machine.withLock { $0.ended() })
             return workout
         } catch {
-            update { $0.endFailed() }
+            run(machine.withLock { $0.endFailed() })
             throw error
         }
     }
@@ -213,11 +208,10 @@ public final class WorkoutSession: Sendable {
     /// ``WorkoutSessionError/store(_:)`` when the store fails to delete it (it is then an
     /// interrupted session once this process ends).
     public func discard() async throws(WorkoutSessionError) {
-        let (sources, watchers) = try machine.withLock { machine throws(WorkoutSessionError) in try machine.discard() }
+        let (sources, effects) = try machine.withLock { machine throws(WorkoutSessionError) in try machine.discard() }
         stop(sources)
-        await stopReading(sources.readers)
-        await stopWriting()
-        for watcher in watchers { watcher.finish() }
+        await stopRecording(readers: sources.readsSamples ? sampleSources.count : 0)
+        run(effects)
         do {
             try await store.discardSession(owner: WorkoutStore.sessionOwner(id))
         } catch {
@@ -236,19 +230,14 @@ public final class WorkoutSession: Sendable {
         case .all: .unbounded
         }
         let (stream, continuation) = AsyncStream.makeStream(of: Statistics.self, bufferingPolicy: policy)
-        // The first figures go out under the lock, as every later figure does: in order.
-        let key: UInt64? = machine.withLock { machine in
-            guard let (key, current) = machine.addWatcher(continuation) else { return nil }
-            continuation.yield(current)
-            return key
-        }
-        guard let key else {
+        guard let (key, current) = machine.withLock({ $0.addWatcher(continuation) }) else {
             continuation.finish()
             return stream
         }
         continuation.onTermination = { [weak self] _ in
             self?.machine.withLock { $0.removeWatcher(key) }
         }
+        run(SessionStateMachine.Effects(broadcast: current))
         return stream
     }
 
@@ -257,29 +246,23 @@ public final class WorkoutSession: Sendable {
         machine.withLock { $0.statistics }
     }
 
-    // MARK: - Input
+    // MARK: - Running the machine's effects
 
-    private func take(_ fix: Location) {
-        let due = machine.withLock { machine in
-            machine.take(fix)?.send()
-            return machine.isWriteDue
+    /// Runs what an event of the machine returned, once its lock is let go: sends the figures (in
+    /// the order the machine made them: one older than what was sent is dropped, as the newer
+    /// carried its changes), wakes the writer, lets waiters and watchers go.
+    func run(_ effects: SessionStateMachine.Effects) {
+        if let broadcast = effects.broadcast {
+            // Yielding to an `AsyncStream` runs none of its reader's code: it hands the value over.
+            delivered.withLock { sent in
+                guard broadcast.generation > sent else { return }
+                sent = broadcast.generation
+                for watcher in broadcast.watchers { watcher.yield(broadcast.statistics) }
+            }
         }
-        if due { wakeWriter() }
-    }
-
-    private func take(_ sample: QuantitySample) {
-        let due = machine.withLock { machine in
-            machine.take(sample, at: clock.now)?.send()
-            return machine.isWriteDue
-        }
-        if due { wakeWriter() }
-    }
-
-    /// Changes the state and sends the figures the change returns, under the lock, so watchers
-    /// get them in the order the changes were made. (Yielding to an `AsyncStream` runs no code of
-    /// its reader: it only hands the value over.)
-    func update(_ change: (inout SessionStateMachine) -> SessionStateMachine.Broadcast?) {
-        machine.withLock { machine in change(&machine)?.send() }
+        if effects.wakeWriter { wakes.yield() }
+        for waiter in effects.settled { waiter.resume() }
+        for watcher in effects.finished { watcher.finish() }
     }
 
     /// Stops what this session started (a source it never started may be someone else's).
@@ -288,84 +271,89 @@ public final class WorkoutSession: Sendable {
             observation.cancel()
             source.stop()
         }
-        if !sources.readers.isEmpty {
+        if sources.readsSamples {
             for sampleSource in sampleSources { sampleSource.stop() }
         }
-    }
-
-    /// Waits for the sample readers to take what their sources sent before they stopped; a
-    /// source whose stream does not end within ``sampleSourceGrace`` of the session's clock is
-    /// read no further.
-    private func stopReading(_ readers: [Task<Void, Never>]) async {
-        guard !readers.isEmpty else { return }
-        let cutoff = Task { [clock] in
-            guard (try? await clock.sleep(for: Self.sampleSourceGrace)) != nil else { return }
-            for reader in readers { reader.cancel() }
-        }
-        for reader in readers { await reader.value }
-        cutoff.cancel()
     }
 
     /// How long ``end()`` and ``discard()`` wait for a sample source's stream to end once stopped.
     static let sampleSourceGrace = Duration.seconds(2)
 
-    // MARK: - The writer's tasks
+    // MARK: - The recording task
 
-    /// Wakes the writer: it writes what is held (at once, or when its wait to try again ends).
-    func wakeWriter() {
-        machine.withLock { $0.writerWakePending = true }
-        wakes.yield()
+    /// Starts the one task of the recording: the writer, the ticker that wakes it every second of
+    /// the clock, and a reader for each stream of `samples`, in one task group.
+    private func startRecording(reading samples: [AsyncStream<QuantitySample>]) {
+        guard let wakeups = wakeStream.withLock({ stream in defer { stream = nil }; return stream }) else { return }
+        let clock = clock
+        let ended = readerEnds.continuation
+        let task = Task { [weak self] in
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { [weak self] in
+                    for await _ in wakeups {
+                        guard let self else { return }
+                        _ = await writeHeld(until: nil)
+                    }
+                }
+                // The ticker only sleeps on the clock and ticks: a test clock may step it with
+                // the fixes it plays (see `ElapsedClock.pacedTask`).
+                let ticker = clock.pacedTask { [weak self] clock in
+                    while (try? await clock.sleep(for: .seconds(1))) != nil {
+                        guard let self else { return }
+                        run(machine.withLock { $0.tick() })
+                    }
+                }
+                group.addTask {
+                    await withTaskCancellationHandler { await ticker.value } onCancel: { ticker.cancel() }
+                }
+                for stream in samples {
+                    group.addTask { [weak self] in
+                        defer { ended.yield() }
+                        for await sample in stream {
+                            guard let self else { return }
+                            let now = self.clock.now
+                            run(machine.withLock { $0.take(sample, at: now) })
+                        }
+                    }
+                }
+            }
+        }
+        recording.withLock { $0 = task }
+        // end() or discard() may have stopped the recording meanwhile: the task must not outlive it.
+        if machine.withLock({ $0.recordingSources == nil }) { task.cancel() }
     }
 
-    /// Starts the writer and the ticker that wakes it every second of the clock while anything
-    /// is held.
-    private func startWriting() {
-        guard let stream = wakeStream.withLock({ stream in defer { stream = nil }; return stream }) else { return }
-        let writer = Task { [weak self] in
-            for await _ in stream {
-                guard let self else { return }
-                _ = await writeHeld(until: nil)
-            }
-        }
-        // The ticker only sleeps on the clock and wakes the writer: a test clock may step it with
-        // the fixes it plays (see `ElapsedClock.pacedTask`).
-        let ticker = clock.pacedTask { [weak self] clock in
-            while (try? await clock.sleep(for: .seconds(1))) != nil {
-                guard let self else { return }
-                update { $0.tick() }
-                let due = machine.withLock { machine in
-                    if !machine.queue.isEmpty { machine.writerWakePending = true }
-                    return !machine.queue.isEmpty
+    /// Stops the recording task: waits for the `readers` sample readers to take what their
+    /// sources sent before they stopped (a stream that does not end within ``sampleSourceGrace``
+    /// of the session's clock is read no further), then cancels the task, the writer's wait between
+    /// retries with it. end() and discard() write on their own from here.
+    private func stopRecording(readers: Int) async {
+        if readers > 0 {
+            let (ends, clock) = (readerEnds.stream, clock)
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    var left = readers
+                    for await _ in ends {
+                        left -= 1
+                        if left == 0 { return }
+                    }
                 }
-                if due { wakes.yield() }
+                group.addTask { try? await clock.sleep(for: Self.sampleSourceGrace) }
+                await group.next()
+                group.cancelAll()
             }
         }
-        tasks.withLock { $0 = (writer, ticker) }
-        // end() or discard() may have stopped the writing meanwhile: these must not outlive it.
-        let recording = machine.withLock { machine in machine.state == .running || machine.state == .paused }
-        if !recording {
-            writer.cancel()
-            ticker.cancel()
-        }
+        wakes.finish()
+        let task = recording.withLock { task in defer { task = nil }; return task }
+        task?.cancel()
+        await task?.value
     }
 
     deinit {
         // A session let go without end() or discard(): what it started stops (its rows stay, an
         // interrupted session once this process ends).
-        let (writer, ticker) = tasks.withLock { $0 }
-        writer?.cancel()
-        ticker?.cancel()
+        recording.withLock { $0 }?.cancel()
         wakes.finish()
         if let sources = machine.withLock({ $0.recordingSources }) { stop(sources) }
-    }
-
-    /// Stops the writer task (cancelling a wait between retries): end() and discard() write on
-    /// their own from here.
-    private func stopWriting() async {
-        let (writer, ticker) = tasks.withLock { tasks in defer { tasks = (nil, nil) }; return tasks }
-        ticker?.cancel()
-        wakes.finish()
-        writer?.cancel()
-        await writer?.value
     }
 }

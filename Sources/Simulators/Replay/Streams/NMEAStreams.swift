@@ -64,33 +64,54 @@ final class NMEAEpochStream: ReplayStream {
     }
 }
 
-/// An NMEA log file's fixes as gpsd's NMEA driver reports them (``NMEADecoder``), for a replay.
-final class NMEATimelineStream: ReplayStream {
+/// An NMEA log file's reports as gpsd reports them (``NMEADecoder``, `NMEACycleReader`): fixes,
+/// no-fix reports and satellite reports for a replay, or gpsd's TPV and SKY lines for a fake gpsd.
+final class NMEATimelineStream<Element>: ReplayStream {
     private let sentences: NMEASentenceReader
     private var cycles = NMEACycleReader()
     private var timeline: NMEATimelineBuilder
-    private var ready: [ReplayLocationSource.Entry] = []
+    private let make: (inout NMEATimelineBuilder, NMEACycleReader.Report) -> Element
+    private var ready: [Element] = []
     private var readyIndex = 0
     private var ended = false
 
-    init(path: String, device: String) throws(ReplayRecording.ReadError) {
+    private init(
+        path: String, device: String, make: @escaping (inout NMEATimelineBuilder, NMEACycleReader.Report) -> Element
+    ) throws(ReplayRecording.ReadError) {
         sentences = try NMEASentenceReader(path: path)
         timeline = NMEATimelineBuilder(device: device)
+        self.make = make
     }
 
-    func next() throws(ReplayRecording.ReadError) -> ReplayLocationSource.Entry? {
+    func next() throws(ReplayRecording.ReadError) -> Element? {
         while readyIndex == ready.count {
             guard !ended else { return nil }
             ready.removeAll(keepingCapacity: true)
             readyIndex = 0
+            let reports: [NMEACycleReader.Report]
             if let sentence = try sentences.next() {
-                for report in cycles.read(sentence) { ready.append(timeline.entry(for: report)) }
+                reports = cycles.read(sentence)
             } else {
                 ended = true
-                if let report = cycles.finish() { ready.append(timeline.entry(for: report)) }
+                reports = cycles.finish()
             }
+            for report in reports { ready.append(make(&timeline, report)) }
         }
         defer { readyIndex += 1 }
         return ready[readyIndex]
+    }
+}
+
+extension NMEATimelineStream where Element == ReplayLocationSource.Entry {
+    /// The events of a replay.
+    convenience init(path: String, device: String) throws(ReplayRecording.ReadError) {
+        try self.init(path: path, device: device) { $0.entry(for: $1) }
+    }
+}
+
+extension NMEATimelineStream where Element == GPSDScript.Entry {
+    /// The lines of a fake gpsd.
+    convenience init(scriptOf path: String, device: String) throws(ReplayRecording.ReadError) {
+        try self.init(path: path, device: device) { $0.scriptEntry(for: $1) }
     }
 }

@@ -125,19 +125,3 @@ extension GPSDScript.Entry {
         }
     }
 }
-
-extension NMEALog.Epoch {
-    /// The sentences a receiver writes for a replay's fix or no-fix report; `nil` for other events.
-    static func sentences(for entry: ReplayLocationSource.Entry) -> Self? {
-        switch entry.event {
-        case let .location(fix) where fix.mode >= .fix2D:
-            Self(offset: entry.offset, sentences: NMEAEncoder.epoch(for: fix))
-        case let .location(fix):
-            Self(offset: entry.offset, sentences: NMEAEncoder.noFixEpoch(at: fix.time ?? fix.receivedAt))
-        case let .noFix(_, time?):
-            Self(offset: entry.offset, sentences: NMEAEncoder.noFixEpoch(at: time))
-        default:
-            nil
-        }
-    }
-}
