@@ -58,7 +58,9 @@ private final class MarksReceiver: XMLSAXReceiver {
         case "workout":
             guard let id = values["id"].flatMap(UUID.init(uuidString:)), let start = values["start"].flatMap(RFC3339.parse)?.date,
                   let end = values["end"].flatMap(RFC3339.parse)?.date, start <= end else { return }
-            marks.header = WorkoutEnvelope.Header(id: id, start: start, end: end, autoPause: values["autoPause"] == "true")
+            marks.header = WorkoutEnvelope.Header(
+                id: id, start: start, end: end, autoPause: values["autoPause"] == "true",
+                distance: values["distance"].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil })
         case "event":
             guard let kind = values["kind"].flatMap(WorkoutEvent.Kind.init(rawValue:)),
                   let time = values["time"].flatMap(RFC3339.parse)?.date else { return }

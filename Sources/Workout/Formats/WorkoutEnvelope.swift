@@ -14,6 +14,7 @@ import GPSCore
 /// ```xml
 /// <sgf:workout xmlns:sgf="urn:swift-gps-facade:workout:1" id="…" start="2024-05-01T10:00:00.123Z"
 ///     end="2024-05-01T10:42:00.000Z" autoPause="true"/>
+/// <sgf:workout xmlns:sgf="urn:swift-gps-facade:workout:1" id="…" start="…" end="…" autoPause="false" distance="5012.4"/>
 /// <sgf:event xmlns:sgf="urn:swift-gps-facade:workout:1" kind="pause" time="2024-05-01T10:12:03.000Z"/>
 /// <sgf:event xmlns:sgf="urn:swift-gps-facade:workout:1" kind="lap" time="…" trigger="distance"/>
 /// <sgf:event xmlns:sgf="urn:swift-gps-facade:workout:1" kind="marker" time="…" name="Summit"/>
@@ -40,6 +41,9 @@ struct WorkoutEnvelope: Sendable, Hashable {
         /// Whether the workout's stops (`motion_paused` ... `motion_resumed`) were decided by its
         /// recorder's auto-pause: an importer then decides none of its own.
         var autoPause: Bool
+        /// The distance of a workout without a route, which no point can give back: the one its
+        /// device measured (a treadmill's foot pod, a trainer's wheel), metres.
+        var distance: Double? = nil
     }
 
     var header: Header
@@ -58,7 +62,13 @@ struct WorkoutEnvelope: Sendable, Hashable {
         RFC3339.append(header.start, fractionDigits: 3, to: &bytes)
         TextBytes.append("\" end=\"", to: &bytes)
         RFC3339.append(header.end, fractionDigits: 3, to: &bytes)
-        bytes.append(contentsOf: "\" autoPause=\"\(header.autoPause)\"/>".utf8)
+        bytes.append(contentsOf: "\" autoPause=\"\(header.autoPause)\"".utf8)
+        if let distance = header.distance, distance.isFinite {
+            TextBytes.append(" distance=\"", to: &bytes)
+            TextBytes.appendShortest(distance, to: &bytes)
+            TextBytes.append("\"", to: &bytes)
+        }
+        TextBytes.append("/>", to: &bytes)
     }
 
     /// `<sgf:event …/>`: one event.
@@ -111,7 +121,9 @@ extension ExportSource {
     var envelope: WorkoutEnvelope {
         let autoPause = autoPaused || events.contains { $0.kind == .motionPaused || $0.kind == .motionResumed }
         return WorkoutEnvelope(
-            header: WorkoutEnvelope.Header(id: workout.id, start: workout.start, end: workout.end, autoPause: autoPause),
+            header: WorkoutEnvelope.Header(
+                id: workout.id, start: workout.start, end: workout.end, autoPause: autoPause,
+                distance: (route?.pointCount ?? 0) < 2 ? workout.totals.distance : nil),
             events: events)
     }
 }

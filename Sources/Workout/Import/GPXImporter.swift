@@ -223,7 +223,7 @@ public struct GPXImporter: Sendable {
         values["name"] = track.info.name
         values["description"] = track.info.description
         var totals = timeline.totals(end: header.end.timeIntervalSince1970)
-        totals.distance = nil
+        totals.distance = header.distance  // its device's: no point gives it back
         return WorkoutRecord(
             id: header.id, activityType: options.activity ?? track.info.type.map(WorkoutActivityType.init(gpxType:)) ?? .other,
             start: header.start, end: header.end, totals: totals,

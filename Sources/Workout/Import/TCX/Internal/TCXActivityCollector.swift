@@ -279,7 +279,8 @@ final class TCXActivityCollector {
         values.merge(device.metadataValues) { ours, _ in ours }
         var totals = assembled.totals
         totals.energy = device.calories
-        if assembler.points < 2 { totals.distance = device.distance }
+        // A workout without a route has its device's distance; our own export says it whole.
+        if assembler.points < 2 { totals.distance = header?.distance ?? device.distance }
         result.workout = WorkoutRecord(
             id: header?.id ?? UUID(),
             activityType: options.activity ?? whole.sport.map(WorkoutActivityType.init(tcxSport:)) ?? .other,
