@@ -20,6 +20,8 @@
 // - libgps has no POLL parser: we cut the POLL answer's TPV objects out and gps_unpack each.
 // - gps_open's TCP connect has no timeout: GPSDReader runs it on a helper thread and stops
 //   waiting at its own deadline.
+// - the POLL answer's `time` is gpsd's host clock, its TPVs' the receiver's: their difference is a
+//   held fix's age only when the host clock keeps true time, which the kernel tells (KernelClock).
 
 import CLibGPS
 #if canImport(FoundationEssentials)
@@ -243,7 +245,7 @@ final class LibGPSDecoder {
         case "WATCH":
             return .watch(enabled: data.pointee.policy.watcher)
         case "POLL":
-            return .poll(fixes: pollFixes(bytes, data: data, receivedAt: receivedAt))
+            return .poll(fixes: pollFixes(bytes, data: data, receivedAt: receivedAt), time: pollTime(bytes))
         case "ERROR":
             return .error(message: withUnsafeBytes(of: &data.pointee.error) { string($0) })
         default:
@@ -361,6 +363,13 @@ final class LibGPSDecoder {
         return fixes
     }
 
+    /// The POLL answer's own `time`: the member before its `tpv` array (those inside are the fixes').
+    private static func pollTime(_ line: UnsafeBufferPointer<UInt8>) -> Date? {
+        let head = UnsafeBufferPointer(rebasing: line[..<(JSONScan.valueStart(ofMember: "tpv", in: line) ?? line.count)])
+        guard let range = JSONScan.stringMember(named: "time", in: head) else { return nil }
+        return RFC3339.parse(utf8: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(head)[range]))?.date
+    }
+
     private static func finite(_ value: Double) -> Double? {
         value.isFinite ? value : nil
     }
@@ -369,5 +378,19 @@ final class LibGPSDecoder {
     private static func string(_ bytes: UnsafeRawBufferPointer) -> String {
         let length = bytes.firstIndex(of: 0) ?? bytes.count
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<length]), as: UTF8.self)
+    }
+}
+
+/// What this machine's kernel says of its clock: whether an NTP daemon keeps it to true time.
+package enum KernelClock {
+    /// `true` when the kernel says the clock is synchronized, `false` when it says it is not
+    /// (`TIME_ERROR`, `STA_UNSYNC`), `nil` when it cannot be asked. The corresponding C function
+    /// is `adjtimex(2)`.
+    package static func isSynchronized() -> Bool? {
+        switch clibgps_kernel_clock_synchronized() {
+        case 1: true
+        case 0: false
+        default: nil
+        }
     }
 }
