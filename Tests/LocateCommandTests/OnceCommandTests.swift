@@ -117,11 +117,17 @@ struct OnceCommandTests {
         let (server, address) = try serve(.fixes([Self.track[4]]), pace: .recorded(speed: 1), startPolicy: .immediately)
         defer { server.shutdown() }
         await server.waitUntil { $0.sentReports == 1 }
-        let result = try await Locate.run(["once", address, "--max-age", "5", "--timeout", "5", "--format", "%latitude"])
+        // The fake gpsd's clock is the script's own, which a client may trust: the fix's age is
+        // then the time since it was sent.
+        let result = try await Locate.run([
+            "once", address, "--max-age", "5", "--gpsd-clock", "synchronized", "--timeout", "5", "--format", "%latitude",
+        ])
         #expect(result.status == 0)
         #expect(result.output == ["\(Self.track[4].latitude)"])
         let without = try await Locate.run(["once", address, "--timeout", "0.3"])  // the script has played
         #expect(without.status == 75, "without --max-age only a new fix will do")
+        let untrusted = try await Locate.run(["once", address, "--max-age", "5", "--gpsd-clock", "unsynchronized", "--timeout", "0.3"])
+        #expect(untrusted.status == 75, "a fix whose age gpsd's clock cannot tell is not taken as recent")
     }
 
     @Test func simulateAnswersFromAReplayWithoutGPSD() async throws {
