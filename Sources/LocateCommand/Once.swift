@@ -23,7 +23,7 @@ struct Once: AsyncParsableCommand {
             accuracy and altitude its mode gives (gpsd's first report of a second, made before the \
             receiver's GGA and GSA sentences) waits up to --epoch-wait seconds for a later report of the \
             same time, and the newest is printed when one is complete, when the receiver's next second \
-            begins, or when the wait ends. With --max-age, a fix gpsd already holds is printed at once if \
+            begins, or when the wait or --timeout ends. With --max-age, a fix gpsd already holds is printed at once if \
             it is no older than that: its age is gpsd's clock when it answers less the fix's GPS time, \
             which --gpsd-clock says whether to trust; a fix too old, or whose age cannot be told, is not \
             printed, and a new one is awaited. Exits \(ExitStatus.temporaryFailure.rawValue) when no fix \

@@ -130,6 +130,32 @@ struct OnceCommandTests {
         #expect(untrusted.status == 75, "a fix whose age gpsd's clock cannot tell is not taken as recent")
     }
 
+    /// gpsd's three reports of one epoch whose end it has not learnt: after the RMC (2D, no
+    /// accuracy), the GGA (altitude and horizontal accuracy) and the GSA (vertical accuracy too).
+    static func epochInParts() -> GPSDScript {
+        var gga = track[0]
+        gga.verticalAccuracy = nil
+        var rmc = gga
+        rmc.mode = .fix2D
+        (rmc.altitude, rmc.ellipsoidalAltitude, rmc.horizontalAccuracy, rmc.climb) = (nil, nil, nil, nil)
+        return GPSDScript(entries: [rmc, gga, track[0]].enumerated().map { index, report in
+            var report = report
+            report.isSimulated = true
+            return GPSDScript.Entry(
+                offset: .milliseconds(100 * index), device: GPSDScript.defaultDevice, className: "TPV",
+                line: GPSDReportWriter.tpv(report, device: GPSDScript.defaultDevice))
+        })
+    }
+
+    @Test func theEpochWaitDecidesWhichReportOfAnEpochIsPrinted() async throws {
+        let (horizontal, vertical) = (try #require(Self.track[0].horizontalAccuracy), try #require(Self.track[0].verticalAccuracy))
+        let whole = try await once(["--format", "%mode %h_accuracy %v_accuracy"], serving: Self.epochInParts())
+        #expect(whole.status == 0)
+        #expect(whole.output == ["3d \(horizontal) \(vertical)"], "the epoch's last report, whole")
+        let first = try await once(["--format", "%mode %h_accuracy %v_accuracy", "--epoch-wait", "0"], serving: Self.epochInParts())
+        #expect(first.output == ["2d  "], "its first report, as gpspipe shows it")
+    }
+
     @Test func simulateAnswersFromAReplayWithoutGPSD() async throws {
         let result = try await Locate.run(["once", "--simulate", Repository.fixture("gpsd/greenwich-walk.json").path, "--format", "json"])
         #expect(result.status == 0)

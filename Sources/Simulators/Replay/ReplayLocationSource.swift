@@ -20,9 +20,14 @@ import LocationFacade
 ///
 /// Like a receiver behind gpsd, the recording keeps playing while nobody watches: the first
 /// ``start()`` sets it going, ``stop()`` only stops delivery, and a later ``start()`` picks up
-/// where the recording has got to by then (so a `LocationManager`, which stops its source
-/// between requests, sees time pass). ``requestLatestFix()`` answers with the last fix the
-/// recording has reached, and its age.
+/// where the recording has got to by then (so a `LocationManager`, which stops its source a grace
+/// period after its last request, sees time pass). ``requestLatestFix()`` answers with the last fix
+/// the recording has reached, and its age on the device's clock. A replay's fixes are dated on its
+/// own time line (their `time` and `receivedAt` are the recording's), so a fix's age is the time
+/// since it played, as gpsd's is the time since it came.
+///
+/// With the defaults, a `LocationManager` on a ``VirtualClock`` gives each consumer of its streams
+/// every fix a replay plays, in order, every run (see ``VirtualClock``).
 ///
 /// ```swift
 /// let device = try ReplayLocationSource(gpsdLog: URL(fileURLWithPath: "fixtures/gpsd/greenwich-walk.json"))
