@@ -19,7 +19,8 @@ struct Once: AsyncParsableCommand {
         abstract: "Print one fix, then exit.",
         discussion: """
             Waits for the first fix that meets --min-mode and --accuracy, prints it and exits \
-            \(ExitStatus.success.rawValue). A fix is printed once its epoch is whole: one without the \
+            \(ExitStatus.success.rawValue). A fix from gpsd (or a replay of its log) is printed once its \
+            epoch is whole: one without the \
             accuracy and altitude its mode gives (gpsd's first report of a second, made before the \
             receiver's GGA and GSA sentences) waits up to --epoch-wait seconds for a later report of the \
             same time, and the newest is printed when one is complete, when the receiver's next second \

@@ -159,8 +159,8 @@ extension Location {
     /// Whether the fix carries the measurements its mode gives: a horizontal accuracy in 2D; an
     /// altitude, a horizontal and a vertical accuracy in 3D. gpsd sends no end-of-epoch marker,
     /// and the first reports of an epoch often lack them (a TPV made from the RMC sentence alone,
-    /// before the GGA and GSA of the same second); a one-shot request waits a moment for a
-    /// complete fix of the same time (see ``LocationManager/Configuration/epochWait``).
+    /// before the GGA and GSA of the same second); a one-shot request from such a source waits a
+    /// moment for a complete fix of the same time (see ``LocationManager/Configuration/epochWait``).
     public var isComplete: Bool {
         switch mode {
         case .noFix: true

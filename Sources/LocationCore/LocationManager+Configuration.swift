@@ -19,14 +19,16 @@ extension LocationManager {
 
         /// How long a one-shot request waits, after a fix that meets its criteria but lacks the
         /// measurements its mode gives (``Location/isComplete``), for a later report of the same
-        /// epoch: 1 s by default, the period of a 1 Hz receiver. gpsd sends no end-of-epoch
-        /// marker; until it has learnt a receiver's last sentence of an epoch (at the start, and
-        /// for receivers it cannot learn), it reports the epoch after each sentence: a 2D fix
-        /// without accuracy from the RMC, then the altitude after the GGA and the accuracies after
-        /// the GSA, a few hundred milliseconds later at 4800 baud. The wait ends sooner when a
-        /// complete fix comes, or the receiver's next epoch (the request then takes the last
-        /// report of the one it held), and never after the request's deadline. Zero takes the
-        /// first report that meets the criteria, as `gpspipe` and a plain libgps client do.
+        /// epoch, from a source that reports epochs in parts (``LocationSource/reportsEpochsInParts``:
+        /// gpsd, and replays of its logs): 1 s by default, the period of a 1 Hz receiver.
+        ///
+        /// gpsd sends no end-of-epoch marker; until it has learnt a receiver's last sentence of an
+        /// epoch (at the start, and for receivers it cannot learn), it reports the epoch after each
+        /// sentence: a 2D fix without accuracy from the RMC, then the altitude after the GGA and the
+        /// accuracies after the GSA, a few hundred milliseconds later at 4800 baud. The wait ends
+        /// sooner when a complete fix comes, or the receiver's next epoch (the request then takes
+        /// the last report of the one it held), and never after the request's deadline. Zero takes
+        /// the first report that meets the criteria, as `gpspipe` and a plain libgps client do.
         public var epochWait: Duration
 
         /// How long a stream of ``LocationManager/liveUpdates(minimumMode:desiredAccuracy:distanceFilter:buffering:)``

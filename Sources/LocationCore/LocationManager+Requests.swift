@@ -87,7 +87,7 @@ extension LocationManager {
     ) {
         let now = clock.now
         let deadline = now + timeout
-        let epochWait = configuration.epochWait
+        let epochWait = self.epochWait
         let (immediate, heldUntil): (Result<Location, any Error>?, Duration?) = state.withLock { state in
             if Task.isCancelled { return (.failure(CancellationError()), nil) }
             if timeout <= .zero { return (.failure(LocationError.timedOut(after: timeout, best: nil)), nil) }
@@ -193,7 +193,7 @@ extension LocationManager {
             }
             let young = !cached || request.maximumAge.map { now - fix.receivedAt <= $0 } == true
             let qualifies = young && request.criteria.accepts(fix.location)
-            switch request.offer(fix, qualifies: qualifies, now: now, epochWait: configuration.epochWait) {
+            switch request.offer(fix, qualifies: qualifies, now: now, epochWait: epochWait) {
             case let .answer(location):
                 state.requests[id] = nil
                 completions.append(Completion(request, .success(location)))

@@ -38,6 +38,9 @@ public final class LocationManager: Sendable {
     let clock: ElapsedClock
     let logger: Logger
     let state = Locked(ManagerState())
+    /// How long a one-shot waits for the rest of an epoch: ``Configuration/epochWait`` for a source
+    /// that reports epochs in parts, else nothing.
+    let epochWait: Duration
 
     /// Creates a manager over `source`, timing everything on `clock`.
     public init(
@@ -49,6 +52,7 @@ public final class LocationManager: Sendable {
         self.source = source
         self.clock = ElapsedClock(clock)
         self.configuration = configuration
+        self.epochWait = source.reportsEpochsInParts ? configuration.epochWait : .zero
         self.logger = logger
         let observation = source.addObserver { [weak self] event in
             self?.handle(event)
@@ -81,13 +85,15 @@ public final class LocationManager: Sendable {
     /// Returns one fix: the first received after the call that has at least `minimumMode` and, if
     /// given, a horizontal accuracy of `desiredAccuracy` metres or better, once its epoch is whole.
     ///
-    /// - Whole epochs: a fix that meets the criteria and carries what its mode gives (a horizontal
+    /// - Whole epochs, from a source that reports them in parts (``LocationSource/reportsEpochsInParts``:
+    ///   gpsd): a fix that meets the criteria and carries what its mode gives (a horizontal
     ///   accuracy; in 3D an altitude and a vertical accuracy too: ``Location/isComplete``) returns
     ///   at once. One that lacks some (gpsd's first report of an epoch, made before the epoch's
     ///   GGA and GSA sentences have come) is held while the request waits, up to
     ///   ``Configuration/epochWait`` (1 s) after it came, for a later report of the same time; the
     ///   request returns the newest of them when one is complete, when the receiver's next epoch
-    ///   begins, or when the wait ends, and never times out holding one.
+    ///   begins, when it reports the fix lost, or when the wait ends, and never times out holding
+    ///   one. From any other source, the first fix that meets the criteria.
     /// - `minimumMode` and CoreLocation: CoreLocation has no fix mode; it hands over the first
     ///   position it has and marks an altitude it lacks with a negative `verticalAccuracy`. The
     ///   default here, ``FixMode/fix2D``, is that habit: any position (a 2D fix has no altitude,

@@ -28,6 +28,18 @@ public protocol LocationSource: AnyObject, Sendable {
     /// one, arrives as ``LocationEvent/cachedLocation(_:age:)``, with its age when the source can
     /// tell it. Asked while not connected, it is sent once the connection is up.
     func requestLatestFix()
+
+    /// Whether the source may report one epoch (one time of the receiver's) in parts, each report
+    /// knowing more: gpsd does, until it has learnt which sentence ends a receiver's epoch. A
+    /// ``LocationManager`` one-shot then waits a moment for the rest of an epoch whose first report
+    /// lacks what its mode gives (``LocationManager/Configuration/epochWait``). `false` by
+    /// default: each fix is all the source will say of its time.
+    var reportsEpochsInParts: Bool { get }
+}
+
+extension LocationSource {
+    /// `false`: each fix is all the source will say of its time.
+    public var reportsEpochsInParts: Bool { false }
 }
 
 /// Something a ``LocationSource`` reports.

@@ -187,6 +187,11 @@ public final class GPSDClient: LocationSource {
         observers.add(handler)
     }
 
+    /// `true`: gpsd reports an epoch after each of a receiver's sentences until it has learnt
+    /// which one ends the epoch (when it has just opened the receiver, and for receivers whose
+    /// epochs it cannot learn), so a `LocationManager` one-shot waits for the rest of an epoch.
+    public var reportsEpochsInParts: Bool { true }
+
     /// Called by the reader thread of `generation` (or by `stop()` with `nil`) for each event.
     func deliver(_ event: LocationEvent, generation: UInt64?) {
         let delegate: (any GPSDClientDelegate)?? = state.withLock { state in

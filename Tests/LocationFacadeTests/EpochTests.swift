@@ -48,7 +48,7 @@ struct EpochTests {
     }
 
     @Test func theRequestTakesTheEpochOnceItIsWholeNotItsFirstReport() async throws {
-        let (source, clock) = (FakeLocationSource(), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
         let manager = manager(source, clock)
         let request = Task { try await manager.requestLocation(timeout: .seconds(10)) }
         await source.waitUntilStarted()
@@ -65,7 +65,7 @@ struct EpochTests {
     }
 
     @Test func aCompleteFixReturnsAtOnce() async throws {
-        let (source, clock) = (FakeLocationSource(), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
         let manager = manager(source, clock)
         async let fix = manager.requestLocation(timeout: .seconds(10))
         await source.waitUntilStarted()
@@ -74,7 +74,7 @@ struct EpochTests {
     }
 
     @Test func theWaitEndsOneSecondAfterTheFirstReportWithTheNewestOfTheEpoch() async throws {
-        let (source, clock) = (FakeLocationSource(), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
         let manager = manager(source, clock)
         #expect(manager.configuration.epochWait == .seconds(1), "the documented default")
         let request = Task { try await manager.requestLocation(timeout: .seconds(10)) }
@@ -89,7 +89,7 @@ struct EpochTests {
     }
 
     @Test func theReceiversNextEpochEndsTheWait() async throws {
-        let (source, clock) = (FakeLocationSource(), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
         let manager = manager(source, clock)
         let next = Self.epoch(at: Self.second + 1)
         async let held = manager.requestLocation(timeout: .seconds(10))
@@ -107,7 +107,7 @@ struct EpochTests {
     }
 
     @Test func anotherReceiversReportNeitherEndsNorJoinsTheEpoch() async throws {
-        let (source, clock) = (FakeLocationSource(), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
         let manager = manager(source, clock)
         async let fix = manager.requestLocation(timeout: .seconds(10))
         await source.waitUntilStarted()
@@ -119,7 +119,7 @@ struct EpochTests {
     }
 
     @Test func aLostFixEndsTheWaitWithTheHeldOne() async throws {
-        let (source, clock) = (FakeLocationSource(), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
         let manager = manager(source, clock)
         async let fix = manager.requestLocation(timeout: .seconds(10))
         await source.waitUntilStarted()
@@ -131,7 +131,7 @@ struct EpochTests {
     }
 
     @Test func theDeadlineReturnsTheHeldFixInsteadOfTimingOut() async throws {
-        let (source, clock) = (FakeLocationSource(), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
         let manager = manager(source, clock)
         let request = Task { try await manager.requestLocation(timeout: .milliseconds(500)) }
         await source.waitUntilStarted()
@@ -144,7 +144,7 @@ struct EpochTests {
     }
 
     @Test func theCriteriaChooseWhichReportsAreHeld() async throws {
-        let (source, clock) = (FakeLocationSource(), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
         let manager = manager(source, clock)
         async let threeD = manager.requestLocation(timeout: .seconds(10), minimumMode: .fix3D)
         async let accurate = manager.requestLocation(timeout: .seconds(10), desiredAccuracy: 20)
@@ -154,8 +154,27 @@ struct EpochTests {
         #expect(try await accurate == Self.epoch()[2].simulated)
     }
 
+    @Test func aSourceThatReportsWholeFixesIsTakenAtItsWord() async throws {
+        let (source, clock) = (FakeLocationSource(), TestClock())   // as GeoClue, a GPX replay, your own source
+        #expect(!source.reportsEpochsInParts)
+        let manager = LocationManager(source: source, clock: clock)
+        async let fix = manager.requestLocation(timeout: .seconds(10))
+        await source.waitUntilStarted()
+        source.send(.location(Self.epoch()[1]))   // no vertical accuracy, and none will come
+        #expect(try await fix == Self.epoch()[1].simulated)   // the clock never moved
+    }
+
+    @Test func gpsdAndReplaysOfItsLogsReportEpochsInParts() throws {
+        #expect(GPSDClient(host: "127.0.0.1", port: 2947).reportsEpochsInParts)
+        let script = GPSDScript.fixes(SyntheticTrack.generate(count: 2))
+        #expect(ReplayLocationSource(script: script).reportsEpochsInParts)
+        #expect(try ReplayRecording(contentsOf: Repository.fixture("gpsd/greenwich-walk.json")).device().reportsEpochsInParts)
+        #expect(try !ReplayRecording(contentsOf: Repository.fixture("gpx/greenwich-walk.gpx")).device().reportsEpochsInParts)
+        #expect(!ReplayLocationSource(locations: SyntheticTrack.generate(count: 2)).reportsEpochsInParts)
+    }
+
     @Test func withoutAnEpochWaitTheFirstReportThatQualifiesIsTheAnswer() async throws {
-        let (source, clock) = (FakeLocationSource(), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
         let manager = LocationManager(source: source, clock: clock, configuration: .init(epochWait: .zero))
         async let fix = manager.requestLocation(timeout: .seconds(10))
         await source.waitUntilStarted()
@@ -164,7 +183,7 @@ struct EpochTests {
     }
 
     @Test func anIncompleteFixAtHandIsHeldOnlyUntilItsEpochsWaitEnds() async throws {
-        let (source, clock) = (FakeLocationSource(), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
         let manager = manager(source, clock)
         let first = Task { try await manager.requestLocation(timeout: .milliseconds(100)) }
         await source.waitUntilStarted()

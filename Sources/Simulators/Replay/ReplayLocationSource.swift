@@ -67,6 +67,11 @@ public final class ReplayLocationSource: LocationSource {
     public let loops: Bool
     /// Where in the recording it starts.
     public let startOffset: Duration
+    /// Whether the recording may hold an epoch in several reports: a gpsd log (gpsd's reports, as
+    /// ``init(script:speed:loop:startOffset:clock:)``, ``init(gpsdLog:speed:loop:startOffset:clock:)``
+    /// and a gpsd JSON ``ReplayRecording`` play them) may; a track of fixes does not. A
+    /// `LocationManager` one-shot then waits for the rest of an epoch, as it does with gpsd.
+    public let reportsEpochsInParts: Bool
 
     private let recording: Recording
     private let clock: ElapsedClock
@@ -112,9 +117,13 @@ public final class ReplayLocationSource: LocationSource {
     }
 
     /// A device playing what `recording` gives, read as it plays.
-    init(recording: Recording, speed: Double, loop: Bool, startOffset: Duration, clock: some Clock<Duration>) {
+    init(
+        recording: Recording, speed: Double, loop: Bool, startOffset: Duration, reportsEpochsInParts: Bool = false,
+        clock: some Clock<Duration>
+    ) {
         precondition(speed > 0 && speed.isFinite, "a replay needs a positive speed")
         self.recording = recording
+        self.reportsEpochsInParts = reportsEpochsInParts
         self.speed = speed
         self.loops = loop
         self.startOffset = startOffset
@@ -158,7 +167,9 @@ public final class ReplayLocationSource: LocationSource {
             let receivedAt = time ?? reference.addingTimeInterval(GPSDScript.seconds(entry.offset))
             return decoder.event(for: entry.line, receivedAt: receivedAt).map { Entry(offset: entry.offset, event: $0) }
         }
-        self.init(timeline: entries, speed: speed, loop: loop, startOffset: startOffset, clock: clock)
+        self.init(
+            recording: .entries(entries.sorted { $0.offset < $1.offset }), speed: speed, loop: loop, startOffset: startOffset,
+            reportsEpochsInParts: true, clock: clock)
     }
 
     /// A device playing a recorded gpsd JSON log (as `gpspipe -w` or `locate record` writes it).
