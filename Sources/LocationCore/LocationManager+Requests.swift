@@ -115,9 +115,11 @@ extension LocationManager {
     }
 
     /// Starts request `id`'s deadline timer, or the timer of its wait for the rest of an epoch.
-    /// Created outside the lock; if the request finished meanwhile, it is not needed.
+    /// Created outside the lock; if the request finished meanwhile, it is not needed. It keeps
+    /// time by the manager's clock alone, so on a virtual clock it is paced with it: an advance to
+    /// its time finds the request answered when it returns.
     func startTimer(for id: UInt64, until time: Duration, epoch: Bool) {
-        let timer = Task { [weak self, clock] in
+        let timer = clock.pacedTask { [weak self] clock in
             do {
                 try await clock.sleep(until: time)
             } catch {

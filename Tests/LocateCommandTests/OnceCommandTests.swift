@@ -113,8 +113,11 @@ struct OnceCommandTests {
     }
 
     @Test func maxAgeAnswersWithTheFixGPSDAlreadyHas() async throws {
-        // One fix, played as soon as the server starts; nothing new will come.
-        let (server, address) = try serve(.fixes([Self.track[4]]), pace: .recorded(speed: 1), startPolicy: .immediately)
+        // One fix, played as soon as the server starts; nothing new will come. The server's clock
+        // is the test's, so that the fix grows older only when the test says.
+        let clock = VirtualClock()
+        let server = FakeGPSDServer(script: .fixes([Self.track[4]]), pace: .recorded(speed: 1), startPolicy: .immediately, clock: clock)
+        let address = "127.0.0.1:\(try server.start())"
         defer { server.shutdown() }
         await server.waitUntil { $0.sentReports == 1 }
         // The fake gpsd's clock is the script's own, which a client may trust: the fix's age is
@@ -124,6 +127,15 @@ struct OnceCommandTests {
         ])
         #expect(result.status == 0)
         #expect(result.output == ["\(Self.track[4].latitude)"])
+        await clock.advance(by: .seconds(6))
+        let stale = try await Locate.run(["once", address, "--max-age", "5", "--gpsd-clock", "synchronized", "--timeout", "0.3"])
+        #expect(stale.status == 75, "6 s old: older than asked")
+        let lenient = try await Locate.run(["once", address, "--max-age", "10", "--gpsd-clock", "synchronized", "--timeout", "5", "--format", "%time %received"])
+        #expect(lenient.status == 0)
+        let time = try #require(Self.track[4].time)
+        let received = try #require(lenient.output.first?.split(separator: " ").last.flatMap { RFC3339.parse($0)?.date })
+        #expect(lenient.output.first?.hasPrefix(RFC3339.string(from: time)) == true)
+        #expect(Date().timeIntervalSince(received) >= 6, "received 6 s before the answer, not when asked")
         let without = try await Locate.run(["once", address, "--timeout", "0.3"])  // the script has played
         #expect(without.status == 75, "without --max-age only a new fix will do")
         let untrusted = try await Locate.run(["once", address, "--max-age", "5", "--gpsd-clock", "unsynchronized", "--timeout", "0.3"])

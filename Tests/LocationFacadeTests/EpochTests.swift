@@ -1,4 +1,3 @@
-import Clocks
 import Foundation
 import LocationFacade
 import Simulators
@@ -28,7 +27,7 @@ struct EpochTests {
         return [rmc, gga, gsa]
     }
 
-    func manager(_ source: FakeLocationSource, _ clock: some Clock<Duration>) -> LocationManager {
+    func manager(_ source: FakeLocationSource, _ clock: VirtualClock) -> LocationManager {
         LocationManager(source: source, clock: clock)
     }
 
@@ -48,7 +47,7 @@ struct EpochTests {
     }
 
     @Test func theRequestTakesTheEpochOnceItIsWholeNotItsFirstReport() async throws {
-        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), VirtualClock())
         let manager = manager(source, clock)
         let request = Task { try await manager.requestLocation(timeout: .seconds(10)) }
         await source.waitUntilStarted()
@@ -65,7 +64,7 @@ struct EpochTests {
     }
 
     @Test func aCompleteFixReturnsAtOnce() async throws {
-        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), VirtualClock())
         let manager = manager(source, clock)
         async let fix = manager.requestLocation(timeout: .seconds(10))
         await source.waitUntilStarted()
@@ -74,7 +73,7 @@ struct EpochTests {
     }
 
     @Test func theWaitEndsOneSecondAfterTheFirstReportWithTheNewestOfTheEpoch() async throws {
-        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), VirtualClock())
         let manager = manager(source, clock)
         #expect(manager.configuration.epochWait == .seconds(1), "the documented default")
         let request = Task { try await manager.requestLocation(timeout: .seconds(10)) }
@@ -89,7 +88,7 @@ struct EpochTests {
     }
 
     @Test func theReceiversNextEpochEndsTheWait() async throws {
-        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), VirtualClock())
         let manager = manager(source, clock)
         let next = Self.epoch(at: Self.second + 1)
         async let held = manager.requestLocation(timeout: .seconds(10))
@@ -107,7 +106,7 @@ struct EpochTests {
     }
 
     @Test func anotherReceiversReportNeitherEndsNorJoinsTheEpoch() async throws {
-        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), VirtualClock())
         let manager = manager(source, clock)
         async let fix = manager.requestLocation(timeout: .seconds(10))
         await source.waitUntilStarted()
@@ -119,7 +118,7 @@ struct EpochTests {
     }
 
     @Test func aLostFixEndsTheWaitWithTheHeldOne() async throws {
-        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), VirtualClock())
         let manager = manager(source, clock)
         async let fix = manager.requestLocation(timeout: .seconds(10))
         await source.waitUntilStarted()
@@ -131,7 +130,7 @@ struct EpochTests {
     }
 
     @Test func theDeadlineReturnsTheHeldFixInsteadOfTimingOut() async throws {
-        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), VirtualClock())
         let manager = manager(source, clock)
         let request = Task { try await manager.requestLocation(timeout: .milliseconds(500)) }
         await source.waitUntilStarted()
@@ -144,7 +143,7 @@ struct EpochTests {
     }
 
     @Test func theCriteriaChooseWhichReportsAreHeld() async throws {
-        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), VirtualClock())
         let manager = manager(source, clock)
         async let threeD = manager.requestLocation(timeout: .seconds(10), minimumMode: .fix3D)
         async let accurate = manager.requestLocation(timeout: .seconds(10), desiredAccuracy: 20)
@@ -155,7 +154,7 @@ struct EpochTests {
     }
 
     @Test func aSourceThatReportsWholeFixesIsTakenAtItsWord() async throws {
-        let (source, clock) = (FakeLocationSource(), TestClock())   // as GeoClue, a GPX replay, your own source
+        let (source, clock) = (FakeLocationSource(), VirtualClock())   // as GeoClue, a GPX replay, your own source
         #expect(!source.reportsEpochsInParts)
         let manager = LocationManager(source: source, clock: clock)
         async let fix = manager.requestLocation(timeout: .seconds(10))
@@ -174,7 +173,7 @@ struct EpochTests {
     }
 
     @Test func withoutAnEpochWaitTheFirstReportThatQualifiesIsTheAnswer() async throws {
-        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), VirtualClock())
         let manager = LocationManager(source: source, clock: clock, configuration: .init(epochWait: .zero))
         async let fix = manager.requestLocation(timeout: .seconds(10))
         await source.waitUntilStarted()
@@ -183,7 +182,7 @@ struct EpochTests {
     }
 
     @Test func anIncompleteFixAtHandIsHeldOnlyUntilItsEpochsWaitEnds() async throws {
-        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), TestClock())
+        let (source, clock) = (FakeLocationSource(reportsEpochsInParts: true), VirtualClock())
         let manager = manager(source, clock)
         let first = Task { try await manager.requestLocation(timeout: .milliseconds(100)) }
         await source.waitUntilStarted()

@@ -1,4 +1,3 @@
-import Clocks
 import Foundation
 import LocationFacade
 import Simulators
@@ -6,7 +5,7 @@ import Testing
 import TestSupport
 
 /// Unit tier: `liveUpdates()`, CoreLocation's `CLLocationUpdate.liveUpdates()` in our terms, and the
-/// accuracy filter it shares with `updates()`, on a test clock.
+/// accuracy filter it shares with `updates()`, on a virtual clock.
 @Suite("Live updates", .timeLimit(.minutes(1)))
 struct LiveUpdatesTests {
     static func fix(accuracy: Double?, latitude: Double) -> Location {
@@ -33,7 +32,7 @@ struct LiveUpdatesTests {
     }
 
     @Test func updatesCarryTheFixesThatMeetTheDesiredAccuracy() async throws {
-        let (source, clock) = (FakeLocationSource(), TestClock())
+        let (source, clock) = (FakeLocationSource(), VirtualClock())
         let manager = LocationManager(source: source, clock: clock)
         let plain = Reader(manager.updates(desiredAccuracy: 10, buffering: .all))
         let live = Reader(manager.liveUpdates(desiredAccuracy: 10, buffering: .all))
@@ -52,7 +51,7 @@ struct LiveUpdatesTests {
     }
 
     @Test func anUpdateSaysSoOnceWhenNoUsableFixHasComeForTenSeconds() async throws {
-        let (source, clock) = (FakeLocationSource(), TestClock())
+        let (source, clock) = (FakeLocationSource(), VirtualClock())
         let manager = LocationManager(source: source, clock: clock)
         #expect(manager.configuration.unavailableAfter == .seconds(10), "the documented default")
         let live = Reader(manager.liveUpdates(desiredAccuracy: 10))
@@ -80,7 +79,7 @@ struct LiveUpdatesTests {
     }
 
     @Test func aStreamThatHasHadNoFixSaysSoTheConfiguredTimeAfterItBegan() async throws {
-        let (source, clock) = (FakeLocationSource(startBehavior: .hangs), TestClock())
+        let (source, clock) = (FakeLocationSource(startBehavior: .hangs), VirtualClock())
         let manager = LocationManager(source: source, clock: clock, configuration: .init(unavailableAfter: .seconds(3)))
         let live = Reader(manager.liveUpdates())
         defer { live.task.cancel() }
@@ -94,7 +93,7 @@ struct LiveUpdatesTests {
 
     @Test func liveUpdatesEndWithTheErrorWhenTheSourceIsUnreachable() async throws {
         let error = LocationError.unreachable(host: "h", port: 1, reason: "the host name does not resolve")
-        let (source, clock) = (FakeLocationSource(startBehavior: .fails(error)), TestClock())
+        let (source, clock) = (FakeLocationSource(startBehavior: .fails(error)), VirtualClock())
         let manager = LocationManager(source: source, clock: clock)
         await #expect(throws: error) {
             for try await _ in manager.liveUpdates() {}

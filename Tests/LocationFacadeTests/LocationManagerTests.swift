@@ -208,7 +208,7 @@ struct LocationManagerTests {
     }
 
     @Test func theSourceStopsAGracePeriodAfterNoOneWaits() async throws {
-        let (source, clock) = (FakeLocationSource(), TestClock())
+        let (source, clock) = (FakeLocationSource(), VirtualClock())   // its advances wait for the grace timer
         let manager = LocationManager(source: source, clock: clock)
         #expect(manager.configuration.sourceGracePeriod == .seconds(5), "the documented default")
         async let result = manager.requestLocation(timeout: .seconds(10))

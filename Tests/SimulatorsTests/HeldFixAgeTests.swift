@@ -61,7 +61,7 @@ struct HeldFixAgeTests {
         defer { server.shutdown() }
         let client = GPSDClient(host: "127.0.0.1", port: port, configuration: .init(hostClock: .synchronized))
         let recorder = LocationEventRecorder(observing: client)
-        let clock = TestClock()
+        let clock = VirtualClock()
         let manager = LocationManager(source: client, clock: clock)
         let strict = Task { try await manager.requestLocation(timeout: .seconds(5), maximumAge: .seconds(30)) }
         await recorder.waitUntil { !$0.cachedLocations.isEmpty }  // the request's ?POLL;
