@@ -460,8 +460,11 @@ final class ServerCore: Sendable {
         case .secondHalf: text = String(entry.line.dropFirst(entry.line.count / 2)) + ByteQueue.lineEnd
         }
         let bytes = Array(text.utf8)
-        let dated: (Date, Duration)? = if part != .firstHalf, entry.className == "TPV",
-            let time = GPSDScript.classAndDevice(of: entry.line).time { (time, clock.now) } else { nil }
+        let dated: (Date, Duration)? = if part != .firstHalf, entry.className == "TPV", let time = Self.time(of: entry.line) {
+            (time, clock.now)
+        } else {
+            nil
+        }
         let needsWake = mutate { state in
             if let (date, now) = dated { state.hostClock.sent(dated: date, at: now, rate: timeRate) }
             if part != .firstHalf {
