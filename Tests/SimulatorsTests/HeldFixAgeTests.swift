@@ -60,9 +60,10 @@ struct HeldFixAgeTests {
         let (server, port) = try await silentFor60Seconds()
         defer { server.shutdown() }
         let client = GPSDClient(host: "127.0.0.1", port: port, configuration: .init(hostClock: .synchronized))
-        let recorder = LocationEventRecorder(observing: client)
         let clock = VirtualClock()
         let manager = LocationManager(source: client, clock: clock)
+        // Observing after the manager: an event the recorder has seen, the manager has handled.
+        let recorder = LocationEventRecorder(observing: client)
         let strict = Task { try await manager.requestLocation(timeout: .seconds(5), maximumAge: .seconds(30)) }
         await recorder.waitUntil { !$0.cachedLocations.isEmpty }  // the request's ?POLL;
         #expect(manager.waitingRequestCount == 1, "60 s old: too old for 30 s")
