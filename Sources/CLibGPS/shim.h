@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/timex.h>
 
 /// gps_data_t is about 24 KB: keep it on the heap, zeroed.
 static inline struct gps_data_t *clibgps_alloc(void) {
@@ -63,6 +64,19 @@ static inline const struct satellite_t *clibgps_satellite(const struct gps_data_
 
 static inline const struct devconfig_t *clibgps_device(const struct gps_data_t *data, int index) {
     return &data->devices.list[index];
+}
+
+/// The kernel's word on the system clock, read with adjtimex(2) (modes 0: read only, allowed to
+/// anyone): 1 when synchronized (an NTP daemon such as chrony, perhaps fed by gpsd, keeps it),
+/// 0 when not (the call returns TIME_ERROR, or the status has STA_UNSYNC), -1 when it cannot be read.
+static inline int clibgps_kernel_clock_synchronized(void) {
+    struct timex clock;
+    memset(&clock, 0, sizeof clock);
+    int state = adjtimex(&clock);
+    if (state == -1) {
+        return -1;
+    }
+    return (state != TIME_ERROR && (clock.status & STA_UNSYNC) == 0) ? 1 : 0;
 }
 
 #endif

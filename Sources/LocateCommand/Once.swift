@@ -19,8 +19,15 @@ struct Once: AsyncParsableCommand {
         abstract: "Print one fix, then exit.",
         discussion: """
             Waits for the first fix that meets --min-mode and --accuracy, prints it and exits \
-            \(ExitStatus.success.rawValue). With --max-age, a fix gpsd already has that was received no \
-            longer ago is printed at once. Exits \(ExitStatus.temporaryFailure.rawValue) when no fix \
+            \(ExitStatus.success.rawValue). A fix from gpsd (or a replay of its log) is printed once its \
+            epoch is whole: one without the \
+            accuracy and altitude its mode gives (gpsd's first report of a second, made before the \
+            receiver's GGA and GSA sentences) waits up to --epoch-wait seconds for a later report of the \
+            same time, and the newest is printed when one is complete, when the receiver's next second \
+            begins, or when the wait or --timeout ends. With --max-age, a fix gpsd already holds is printed at once if \
+            it is no older than that: its age is gpsd's clock when it answers less the fix's GPS time, \
+            which --gpsd-clock says whether to trust; a fix too old, or whose age cannot be told, is not \
+            printed, and a new one is awaited. Exits \(ExitStatus.temporaryFailure.rawValue) when no fix \
             qualifies within --timeout (the best one seen goes to standard error), \
             \(ExitStatus.unavailable.rawValue) when gpsd cannot be reached or is lost, \
             \(ExitStatus.usage.rawValue) on bad usage. --simulate answers from a replay of FILE (a gpsd \
@@ -40,8 +47,14 @@ struct Once: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds to wait for a qualifying fix.")
     var timeout: Double = 10
 
-    @Option(parsing: .unconditional, help: "Accept a fix gpsd already has if it was received no more than this many seconds ago.")
+    @Option(parsing: .unconditional, help: "Accept a fix gpsd already holds if it is no more than this many seconds old (as gpsd's clock, trusted per --gpsd-clock, tells).")
     var maxAge: Double?
+
+    @Option(help: ArgumentHelp("Whether gpsd's clock can tell how old the fix it holds is, for --max-age."))
+    var gpsdClock: GPSDClockArgument = .auto
+
+    @Option(parsing: .unconditional, help: "Seconds to wait for the rest of an epoch when a fix lacks the accuracy or altitude its mode gives (0: take the first report).")
+    var epochWait: Double = 1
 
     @Option(help: "The least fix to accept.")
     var minMode: FixMode = .fix2D
@@ -74,6 +87,7 @@ struct Once: AsyncParsableCommand {
     func validate() throws {
         guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds, not \(timeout).") }
         if let maxAge, !(maxAge >= 0 && maxAge.isFinite) { throw ValidationError("--max-age must be zero or more seconds, not \(maxAge).") }
+        guard epochWait >= 0, epochWait.isFinite else { throw ValidationError("--epoch-wait must be zero or more seconds, not \(epochWait).") }
         if let accuracy, !(accuracy > 0 && accuracy.isFinite) { throw ValidationError("--accuracy must be a positive number of metres, not \(accuracy).") }
         if simulate != nil, serverOptions.server != nil {
             throw ValidationError("--simulate answers without gpsd: give either a server or --simulate, not both.")
@@ -85,7 +99,7 @@ struct Once: AsyncParsableCommand {
         let (source, client) = try makeSource()
         let name = geoClueOptions.geoclue ? geoClueOptions.name : serverOptions.server ?? simulate ?? ""
         let tracker = ConnectionTracker(source, reporting: verbose ? name : nil)
-        let manager = LocationManager(source: source)
+        let manager = LocationManager(source: source, configuration: .init(epochWait: .milliseconds(Int64(epochWait * 1000))))
         let (timeout, maxAge, minMode, accuracy) = (timeout, maxAge, minMode, accuracy)
         let request = Task {
             try await manager.requestLocation(
@@ -145,7 +159,7 @@ struct Once: AsyncParsableCommand {
         // Within the request's time, so that a connect that never completes, or a peer that
         // never says a word, is named before the request gives up.
         let half = Duration.milliseconds(Int64(timeout * 500))
-        var configuration = GPSDClient.Configuration()
+        var configuration = GPSDClient.Configuration(hostClock: gpsdClock.hostClock)
         configuration.connectTimeout = min(configuration.connectTimeout, half)
         configuration.silenceLimit = min(configuration.silenceLimit, half)
         let client = GPSDClient(host: address.host, port: address.port, device: address.device, configuration: configuration)

@@ -37,6 +37,9 @@ struct Watch: AsyncParsableCommand {
         commandName: "watch",
         abstract: "Print each fix gpsd reports, one line per fix.",
         discussion: """
+            Each fix is printed as gpsd reports it, as gpspipe shows it: while gpsd has not learnt a \
+            receiver's cycle (when it has just opened it), one second's fix comes in several reports, \
+            each printed (locate once waits for the whole of it). \
             Exits \(ExitStatus.success.rawValue) once --count fixes are printed, and \
             \(ExitStatus.unavailable.rawValue) when gpsd cannot be reached, or is lost and does not come \
             back within --reconnect-for seconds. With --geoclue, the fixes come from GeoClue instead: \

@@ -34,7 +34,7 @@ import GPSCore
 /// | `course`, `course_accuracy` | degrees from true north | `track`, `epd` |
 /// | `climb` | vertical speed, metres per second | `climb` |
 /// | `time` | the fix's own (GPS) time, RFC 3339 UTC | `time` |
-/// | `received` | when this process received the fix, RFC 3339 UTC | (none) |
+/// | `received` | when the fix was received: now minus its age (see ``receivedAt``), RFC 3339 UTC | (none) |
 /// | `mode` | `"none"`, `"2d"` or `"3d"` | `mode` |
 /// | `status` | `"gps"`, `"dgps"`, `"rtk_fixed"`, ... (see ``FixStatus``) | `status` |
 /// | `device` | the receiver's path, such as `/dev/ttyUSB0` | `device` |
@@ -64,7 +64,15 @@ public struct Location: Sendable, Hashable {
     public var climb: Double?
     /// The time of the fix as the receiver reports it (GPS time, in UTC). Replayed logs carry old dates.
     public var time: Date?
-    /// When this process received the fix. Wall-clock, for display; freshness checks use a monotonic clock.
+    /// When the fix was received: for a fix read as gpsd sent it, the moment this process read it;
+    /// for a fix someone held (gpsd's answer to `?POLL;`, a manager's latest), that moment less
+    /// how long it was held, so never the time it was asked for. On this machine's clock; for a
+    /// replay, on the recording's (its fixes are received at their own times). ``age(at:)`` is the
+    /// time since, as CoreLocation users read `-timestamp.timeIntervalSinceNow`.
+    ///
+    /// A fix gpsd held whose age cannot be told (gpsd's clock is not known to keep true time, see
+    /// `LocationEvent.cachedLocation(_:age:)`) carries its own GPS ``time`` here, or the Unix
+    /// epoch if it has none: no ``LocationManager`` request takes such a fix as recent.
     public var receivedAt: Date
     /// 2D or 3D.
     public var mode: FixMode
@@ -132,6 +140,34 @@ extension Location {
     /// The WGS84 mean radius R1, in metres.
     @available(*, deprecated, renamed: "Geodesy.meanEarthRadius")
     public static var meanEarthRadius: Double { Geodesy.meanEarthRadius }
+
+    /// How old the fix is at `now`: the time since ``receivedAt`` (never negative: a fix received
+    /// after `now`, by a clock set back meanwhile, is new). Not the time since the fix's GPS
+    /// ``time``, which a receiver sends a moment late and a replay sends years late.
+    ///
+    /// ```swift
+    /// let fix = try await manager.requestLocation(timeout: .seconds(10), maximumAge: .seconds(30))
+    /// print(fix.age())   // at most 30 s, and 0 s for a fix that came after the call
+    /// ```
+    ///
+    /// For a replay, pass the time on the recording's clock (a `FixTime` following the replay).
+    public func age(at now: Date = Date()) -> Duration {
+        let seconds = now.timeIntervalSince(receivedAt)
+        return seconds > 0 ? .seconds(seconds) : .zero
+    }
+
+    /// Whether the fix carries the measurements its mode gives: a horizontal accuracy in 2D; an
+    /// altitude, a horizontal and a vertical accuracy in 3D. gpsd sends no end-of-epoch marker,
+    /// and the first reports of an epoch often lack them (a TPV made from the RMC sentence alone,
+    /// before the GGA and GSA of the same second); a one-shot request from such a source waits a
+    /// moment for a complete fix of the same time (see ``LocationManager/Configuration/epochWait``).
+    public var isComplete: Bool {
+        switch mode {
+        case .noFix: true
+        case .fix2D: horizontalAccuracy != nil
+        case .fix3D: horizontalAccuracy != nil && verticalAccuracy != nil && (altitude != nil || ellipsoidalAltitude != nil)
+        }
+    }
 
     /// Whether the position is one on the Earth: finite, latitude within -90...90 and longitude
     /// within -180...180. A receiver (or a hostile peer) can report one that is not.

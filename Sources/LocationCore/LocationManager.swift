@@ -21,37 +21,38 @@ import Logging
 /// ```
 ///
 /// The manager drives its source: it starts it when the first request or stream begins, and stops
-/// it when none is left (gpsd then stops streaming to us), as CoreLocation stops after
-/// `requestLocation`. Don't start or stop a source you have handed to a manager.
+/// it a grace period after the last one ends (``Configuration/sourceGracePeriod``, 5 s), so that
+/// one fix followed by a stream keeps one connection to gpsd and loses no fix in between. Don't
+/// start or stop a source you have handed to a manager.
 ///
-/// Time comes from the injected clock: timeouts, and the freshness of cached fixes, which is
-/// measured from when the fix was received (never from the fix's GPS time: replayed logs carry
-/// old dates). Tests pass a `TestClock` and step it.
+/// Time comes from the injected clock: timeouts, the grace period, the wait for a whole epoch,
+/// the freshness of fixes. A fix's age is measured from when it was received, never from its GPS
+/// time (a receiver's clock and a replay's dates are not this machine's). Tests pass a
+/// `TestClock` or the `Simulators` module's `VirtualClock` and step it.
 public final class LocationManager: Sendable {
     /// What the manager gets its locations from.
     public let source: any LocationSource
+    /// The manager's timings.
+    public let configuration: Configuration
 
     let clock: ElapsedClock
     let logger: Logger
     let state = Locked(ManagerState())
-
-    /// How a stream from ``updates(minimumMode:distanceFilter:buffering:)`` treats a consumer that
-    /// reads more slowly than fixes arrive.
-    public enum UpdateBuffering: Sendable, Hashable {
-        /// Keep only the newest `count` fixes not yet read (CoreLocation's behaviour); older ones are dropped.
-        case newest(Int)
-        /// Keep every fix: a slow consumer reads them all, later. For replays and tests.
-        case all
-    }
+    /// How long a one-shot waits for the rest of an epoch: ``Configuration/epochWait`` for a source
+    /// that reports epochs in parts, else nothing.
+    let epochWait: Duration
 
     /// Creates a manager over `source`, timing everything on `clock`.
     public init(
         source: any LocationSource,
         clock: some Clock<Duration> = ContinuousClock(),
+        configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "LocationFacade.LocationManager")
     ) {
         self.source = source
         self.clock = ElapsedClock(clock)
+        self.configuration = configuration
+        self.epochWait = source.reportsEpochsInParts ? configuration.epochWait : .zero
         self.logger = logger
         let observation = source.addObserver { [weak self] event in
             self?.handle(event)
@@ -60,13 +61,18 @@ public final class LocationManager: Sendable {
     }
 
     deinit {
-        let (streams, wasRunning) = state.withLock { state in
+        let (streams, wasRunning, timers) = state.withLock { state in
             defer {
                 state.streams.removeAll()
                 state.observation = nil
+                state.source = .stopped
             }
-            return (state.streams.values.map(\.continuation), state.sourceWanted)
+            var timers = state.streams.values.compactMap(\.availabilityTimer)
+            if case let .lingering(_, timer?) = state.source { timers.append(timer) }
+            let running = if case .stopped = state.source { false } else { true }
+            return (state.streams.values.map(\.sink), running, timers)
         }
+        for timer in timers { timer.cancel() }
         for stream in streams { stream.finish(throwing: LocationError.cancelled) }
         if wasRunning { source.stop() }
     }
@@ -77,10 +83,28 @@ public final class LocationManager: Sendable {
     }
 
     /// Returns one fix: the first received after the call that has at least `minimumMode` and, if
-    /// given, a horizontal accuracy of `desiredAccuracy` metres or better.
+    /// given, a horizontal accuracy of `desiredAccuracy` metres or better, once its epoch is whole.
     ///
-    /// With `maximumAge`, a fix the manager or the source already has (gpsd's `?POLL;`) is returned
-    /// at once if it meets the criteria and was received no longer ago than `maximumAge`.
+    /// - Whole epochs, from a source that reports them in parts (``LocationSource/reportsEpochsInParts``:
+    ///   gpsd): a fix that meets the criteria and carries what its mode gives (a horizontal
+    ///   accuracy; in 3D an altitude and a vertical accuracy too: ``Location/isComplete``) returns
+    ///   at once. One that lacks some (gpsd's first report of an epoch, made before the epoch's
+    ///   GGA and GSA sentences have come) is held while the request waits, up to
+    ///   ``Configuration/epochWait`` (1 s) after it came, for a later report of the same time; the
+    ///   request returns the newest of them when one is complete, when the receiver's next epoch
+    ///   begins, when it reports the fix lost, or when the wait ends, and never times out holding
+    ///   one. From any other source, the first fix that meets the criteria.
+    /// - `minimumMode` and CoreLocation: CoreLocation has no fix mode; it hands over the first
+    ///   position it has and marks an altitude it lacks with a negative `verticalAccuracy`. The
+    ///   default here, ``FixMode/fix2D``, is that habit: any position (a 2D fix has no altitude,
+    ///   `nil`). Ask ``FixMode/fix3D`` when you need the altitude; you need not ask it to get an
+    ///   accuracy, as the wait for a whole epoch gives the accuracy a 2D fix has.
+    /// - `maximumAge`: a fix already at hand is returned at once if it meets the criteria and is
+    ///   no older than `maximumAge`: the manager's latest, or the source's (gpsd's answer to
+    ///   `?POLL;`, whose age gpsd's clock gives only when it keeps true time: see
+    ///   ``LocationEvent/cachedLocation(_:age:)``). A fix older than `maximumAge`, or whose age
+    ///   cannot be told, is never returned as one at hand: the request waits for a new one. The
+    ///   fix's ``Location/receivedAt`` says when it came, and ``Location/age(at:)`` how old it is.
     ///
     /// - Throws: ``LocationError/timedOut(after:best:lastError:)`` at the deadline, carrying the best fix seen
     ///   (most accurate, then newest) if any — a fix arriving at the very instant of the deadline is
@@ -109,39 +133,69 @@ public final class LocationManager: Sendable {
         }
     }
 
-    /// A stream of fixes with at least `minimumMode`, each at least `distanceFilter` metres from
-    /// the last one it delivered (every fix when `nil`).
+    /// A stream of fixes with at least `minimumMode` and, if given, a horizontal accuracy of
+    /// `desiredAccuracy` metres or better (as ``requestLocation(timeout:maximumAge:minimumMode:desiredAccuracy:)``
+    /// filters them), each at least `distanceFilter` metres from the last one it delivered (every
+    /// fix when `nil`). Each report is delivered as it comes, whole epoch or not.
     ///
     /// The stream runs until the consuming task is cancelled (or the stream is dropped); it ends
-    /// with an error only if the source cannot connect at all. A slow consumer gets the newest
-    /// fixes, not a growing backlog, unless `buffering` is ``UpdateBuffering/all``.
+    /// with an error only if the source cannot connect at all. By default (`buffering` `nil`) a
+    /// slow consumer gets the newest fix on a real clock, not a growing backlog, and every fix on
+    /// a virtual clock, so that a replay gives the same fixes every run (see ``UpdateBuffering``).
+    /// It yields ``Location``s, as it always has;
+    /// ``liveUpdates(minimumMode:desiredAccuracy:distanceFilter:buffering:)`` is the same stream
+    /// in CoreLocation's shape, which also says when no usable fix comes.
     public func updates(
         minimumMode: FixMode = .fix2D,
+        desiredAccuracy: Double? = nil,
         distanceFilter: Double? = nil,
-        buffering: UpdateBuffering = .newest(1)
+        buffering: UpdateBuffering? = nil
     ) -> AsyncThrowingStream<Location, any Error> {
-        let policy: AsyncThrowingStream<Location, any Error>.Continuation.BufferingPolicy
-        switch buffering {
-        case let .newest(count): policy = .bufferingNewest(max(1, count))
-        case .all: policy = .unbounded
-        }
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Location.self, bufferingPolicy: policy)
-        let id = state.withLock { state in
-            state.nextID += 1
-            return state.nextID
-        }
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: Location.self, bufferingPolicy: bufferingPolicy(buffering, for: Location.self))
+        let criteria = Criteria(minimumMode: minimumMode, desiredAccuracy: desiredAccuracy)
+        let id = addStream(.locations(continuation), criteria: criteria, distanceFilter: distanceFilter)
         continuation.onTermination = { [weak self] _ in
             self?.removeStream(id)
         }
-        state.withLock { state in
-            state.streams[id] = StreamWaiter(
-                continuation: continuation,
-                criteria: Criteria(minimumMode: minimumMode, desiredAccuracy: nil),
-                distanceFilter: distanceFilter)
-            updateSource(&state)
-        }
-        performSourceActions()
-        logger.debug("location stream started", metadata: ["request.id": "\(id)"])
         return stream
+    }
+
+    /// The stream of ``updates(minimumMode:desiredAccuracy:distanceFilter:buffering:)`` in the
+    /// shape of CoreLocation's `CLLocationUpdate.liveUpdates()`: each element a ``LocationUpdate``
+    /// with the fix, or, after ``Configuration/unavailableAfter`` (10 s) without a fix that meets
+    /// the criteria, one update without a location whose ``LocationUpdate/locationUnavailable``
+    /// is true (said once, until a usable fix comes again).
+    ///
+    /// ```swift
+    /// for try await update in manager.liveUpdates(minimumMode: .fix3D) {
+    ///     guard let location = update.location else { continue }   // locationUnavailable
+    ///     print(location.altitude ?? .nan)
+    /// }
+    /// ```
+    public func liveUpdates(
+        minimumMode: FixMode = .fix2D,
+        desiredAccuracy: Double? = nil,
+        distanceFilter: Double? = nil,
+        buffering: UpdateBuffering? = nil
+    ) -> AsyncThrowingStream<LocationUpdate, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: LocationUpdate.self, bufferingPolicy: bufferingPolicy(buffering, for: LocationUpdate.self))
+        let criteria = Criteria(minimumMode: minimumMode, desiredAccuracy: desiredAccuracy)
+        let id = addStream(.updates(continuation), criteria: criteria, distanceFilter: distanceFilter)
+        continuation.onTermination = { [weak self] _ in
+            self?.removeStream(id)
+        }
+        return stream
+    }
+
+    private func bufferingPolicy<Element>(
+        _ buffering: UpdateBuffering?, for element: Element.Type
+    ) -> AsyncThrowingStream<Element, any Error>.Continuation.BufferingPolicy {
+        switch buffering {
+        case nil: clock.pacesTasks ? .unbounded : .bufferingNewest(1)
+        case let .newest(count): .bufferingNewest(max(1, count))
+        case .all: .unbounded
+        }
     }
 }

@@ -25,9 +25,21 @@ public protocol LocationSource: AnyObject, Sendable {
     func stop()
 
     /// Asks for the latest fix the source already has (for gpsd: `?POLL;`). The answer, if there is
-    /// one, arrives as ``LocationEvent/cachedLocation(_:age:)``. Asked while not connected, it is sent
-    /// once the connection is up.
+    /// one, arrives as ``LocationEvent/cachedLocation(_:age:)``, with its age when the source can
+    /// tell it. Asked while not connected, it is sent once the connection is up.
     func requestLatestFix()
+
+    /// Whether the source may report one epoch (one time of the receiver's) in parts, each report
+    /// knowing more: gpsd does, until it has learnt which sentence ends a receiver's epoch. A
+    /// ``LocationManager`` one-shot then waits a moment for the rest of an epoch whose first report
+    /// lacks what its mode gives (``LocationManager/Configuration/epochWait``). `false` by
+    /// default: each fix is all the source will say of its time.
+    var reportsEpochsInParts: Bool { get }
+}
+
+extension LocationSource {
+    /// `false`: each fix is all the source will say of its time.
+    public var reportsEpochsInParts: Bool { false }
 }
 
 /// Something a ``LocationSource`` reports.
@@ -37,13 +49,16 @@ public enum LocationEvent: Sendable, Hashable {
     /// A report without a usable position: no fix yet, or the fix was lost.
     case noFix(device: String?, time: Date?)
     /// The latest fix the source already had when asked by ``LocationSource/requestLatestFix()``,
-    /// and how long ago the source received it (on its monotonic clock). It is not a new fix.
+    /// and its age: how long before the answer the source received it, or `nil` when that cannot
+    /// be told. It is not a new fix; its ``Location/receivedAt`` is the answer's time less `age`.
     ///
-    /// `GPSDClient` reports an age of zero: gpsd's `?POLL;` gives the fix it holds for each active
-    /// receiver without saying when it arrived, and the fix's own GPS time cannot say (replayed logs
-    /// carry old dates). gpsd drops a receiver that goes away and reports mode 1 when the fix is
-    /// lost, so what it holds is as fresh as the receiver's last report.
-    case cachedLocation(Location, age: Duration)
+    /// `GPSDClient` takes the age from gpsd's answer to `?POLL;`: the answer's `time` is gpsd's
+    /// host clock, the fix's `time` the receiver's GPS time, and their difference is the fix's age
+    /// when gpsd's host clock keeps true time (as where gpsd feeds chrony). When it is not known
+    /// to (see `GPSDClient.Configuration.hostClock`), the age is `nil`, and ``LocationManager``'s
+    /// `maximumAge` never takes the fix: it waits for a new one. A replay's fixes are dated on its
+    /// own clock, so a replay (or the fake gpsd playing one) reports the age they have on it.
+    case cachedLocation(Location, age: Duration?)
     /// A satellite report.
     case satellites(SatelliteReport)
     /// The list of receivers changed (one appeared, went away, or was identified).

@@ -35,17 +35,23 @@ public final class GPSDClient: LocationSource {
         /// VERSION banner as soon as a client connects, so a peer that sends nothing is not a
         /// working gpsd.
         public var silenceLimit: Duration
+        /// Whether gpsd's clock keeps true time, which dates the fix gpsd holds (its answer to
+        /// `?POLL;`): ``HostClock/automatic`` by default, which asks this machine's kernel for a
+        /// gpsd on this machine and trusts no other.
+        public var hostClock: HostClock
 
         public init(
             connectTimeout: Duration = .seconds(5),
             reconnectDelay: Duration = .milliseconds(250),
             maximumReconnectDelay: Duration = .seconds(8),
-            silenceLimit: Duration = .seconds(5)
+            silenceLimit: Duration = .seconds(5),
+            hostClock: HostClock = .automatic
         ) {
             self.connectTimeout = connectTimeout
             self.reconnectDelay = reconnectDelay
             self.maximumReconnectDelay = maximumReconnectDelay
             self.silenceLimit = silenceLimit
+            self.hostClock = hostClock
         }
 
         /// The wait before reconnect attempt `attempt` (1, 2, 3...).
@@ -169,6 +175,10 @@ public final class GPSDClient: LocationSource {
     /// ``GPSDClientDelegate/gpsdClient(_:didReceiveLatestFix:)`` and `LocationEvent.cachedLocation(_:age:)`;
     /// there is none when gpsd has no active receiver with a fix. Asked before the connection is up,
     /// the request is sent as soon as it is.
+    ///
+    /// The fix's age is gpsd's clock at the answer less the fix's GPS time, when gpsd's clock is
+    /// trusted (``Configuration/hostClock``), and `nil` otherwise; its `receivedAt` is the moment
+    /// the answer was read less that age (or, when the age is unknown, the fix's own GPS time).
     public func requestLatestFix() {
         state.withLock { $0.reader }?.requestPoll()
     }
@@ -176,6 +186,11 @@ public final class GPSDClient: LocationSource {
     public func addObserver(_ handler: @escaping @Sendable (LocationEvent) -> Void) -> LocationObservation {
         observers.add(handler)
     }
+
+    /// `true`: gpsd reports an epoch after each of a receiver's sentences until it has learnt
+    /// which one ends the epoch (when it has just opened the receiver, and for receivers whose
+    /// epochs it cannot learn), so a `LocationManager` one-shot waits for the rest of an epoch.
+    public var reportsEpochsInParts: Bool { true }
 
     /// Called by the reader thread of `generation` (or by `stop()` with `nil`) for each event.
     func deliver(_ event: LocationEvent, generation: UInt64?) {

@@ -25,7 +25,9 @@ public protocol GPSDClientDelegate: AnyObject, Sendable {
     /// A new fix (2D or 3D) arrived.
     func gpsdClient(_ client: GPSDClient, didUpdateLocation location: Location)
 
-    /// gpsd answered ``GPSDClient/requestLatestFix()`` with the fix it already had.
+    /// gpsd answered ``GPSDClient/requestLatestFix()`` with the fix it already had. Its
+    /// `receivedAt` is when gpsd got it, when gpsd's clock can tell (``GPSDClient/Configuration/hostClock``);
+    /// `LocationEvent.cachedLocation(_:age:)`, which observers get, says its age, or that it is unknown.
     func gpsdClient(_ client: GPSDClient, didReceiveLatestFix location: Location)
 
     /// A report without a position arrived: no fix yet, or the fix was lost.

@@ -48,9 +48,17 @@ public final class FakeLocationSource: LocationSource {
 
     /// Creates a source that behaves as `startBehavior` says when started, and answers
     /// ``requestLatestFix()`` with `latestFix`, received `latestFixAge` ago (no answer when `nil`).
-    public init(startBehavior: StartBehavior = .watches, latestFix: Location? = nil, latestFixAge: Duration = .zero) {
+    /// With `reportsEpochsInParts`, it stands for gpsd, which may report an epoch in parts.
+    public init(
+        startBehavior: StartBehavior = .watches, latestFix: Location? = nil, latestFixAge: Duration = .zero,
+        reportsEpochsInParts: Bool = false
+    ) {
         state = Locked(State(behavior: startBehavior, latestFix: latestFix, latestFixAge: latestFixAge))
+        self.reportsEpochsInParts = reportsEpochsInParts
     }
+
+    /// Whether it stands for a source that may report an epoch in several reports, as gpsd does.
+    public let reportsEpochsInParts: Bool
 
     /// What the next ``start()`` does.
     public var startBehavior: StartBehavior {

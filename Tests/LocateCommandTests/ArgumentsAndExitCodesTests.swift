@@ -4,6 +4,11 @@ import Simulators
 import Testing
 import TestSupport
 
+/// The values of `locate once --gpsd-clock`, as its help lists them.
+enum GPSDClockHelp {
+    static let values = ["auto - trust it when gpsd is on this machine", "synchronized - trust it", "unsynchronized - never trust it"]
+}
+
 /// What `locate` says about its options and how it ends: the values help lists, the usage error
 /// for a value that is not one of them, and the sysexits code of each kind of failure.
 @Suite("locate options and exit codes", .timeLimit(.minutes(1)))
@@ -32,6 +37,24 @@ struct ArgumentsAndExitCodesTests {
             #expect(result.output.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix(name + " ") }, "help lists --format \(name)")
         }
         #expect(help.contains("%latitude %longitude"))
+    }
+
+    @Test func onceHelpSaysWhatMaxAgeTheEpochWaitAndTheClockDo() async throws {
+        let result = try await Locate.run(["once", "--help"])
+        let help = Self.unwrapped(result.output)
+        #expect(help.contains("a fix gpsd already holds is printed at once if it is no older than that: its age is gpsd's clock when it answers less the fix's GPS time"), "\(help)")
+        #expect(help.contains("a fix too old, or whose age cannot be told, is not printed, and a new one is awaited"))
+        #expect(help.contains("waits up to --epoch-wait seconds for a later report of the same time"))
+        #expect(help.contains("(0: take the first report). (default: 1.0)"))
+        #expect(help.contains("--gpsd-clock <gpsd-clock> Whether gpsd's clock can tell how old the fix it holds is, for --max-age. (default: auto)"))
+        for value in GPSDClockHelp.values { #expect(help.contains(value), "help lists --gpsd-clock \(value)") }
+    }
+
+    @Test(arguments: [["--epoch-wait", "-1"], ["--epoch-wait", "nan"], ["--gpsd-clock", "maybe"]])
+    func aBadEpochWaitOrClockIsAUsageError(arguments: [String]) async throws {
+        let result = try await Locate.run(["once"] + arguments + ["--simulate", Repository.fixture("gpsd/greenwich-walk.json").path])
+        #expect(result.status == 64)
+        #expect(result.output.isEmpty)
     }
 
     @Test(arguments: ["4d", "none", "3"])

@@ -113,15 +113,59 @@ struct OnceCommandTests {
     }
 
     @Test func maxAgeAnswersWithTheFixGPSDAlreadyHas() async throws {
-        // One fix, played as soon as the server starts; nothing new will come.
-        let (server, address) = try serve(.fixes([Self.track[4]]), pace: .recorded(speed: 1), startPolicy: .immediately)
+        // One fix, played as soon as the server starts; nothing new will come. The server's clock
+        // is the test's, so that the fix grows older only when the test says.
+        let clock = VirtualClock()
+        let server = FakeGPSDServer(script: .fixes([Self.track[4]]), pace: .recorded(speed: 1), startPolicy: .immediately, clock: clock)
+        let address = "127.0.0.1:\(try server.start())"
         defer { server.shutdown() }
         await server.waitUntil { $0.sentReports == 1 }
-        let result = try await Locate.run(["once", address, "--max-age", "5", "--timeout", "5", "--format", "%latitude"])
+        // The fake gpsd's clock is the script's own, which a client may trust: the fix's age is
+        // then the time since it was sent.
+        let result = try await Locate.run([
+            "once", address, "--max-age", "5", "--gpsd-clock", "synchronized", "--timeout", "5", "--format", "%latitude",
+        ])
         #expect(result.status == 0)
         #expect(result.output == ["\(Self.track[4].latitude)"])
+        await clock.advance(by: .seconds(6))
+        let stale = try await Locate.run(["once", address, "--max-age", "5", "--gpsd-clock", "synchronized", "--timeout", "0.3"])
+        #expect(stale.status == 75, "6 s old: older than asked")
+        let lenient = try await Locate.run(["once", address, "--max-age", "10", "--gpsd-clock", "synchronized", "--timeout", "5", "--format", "%time %received"])
+        #expect(lenient.status == 0)
+        let time = try #require(Self.track[4].time)
+        let received = try #require(lenient.output.first?.split(separator: " ").last.flatMap { RFC3339.parse($0)?.date })
+        #expect(lenient.output.first?.hasPrefix(RFC3339.string(from: time)) == true)
+        #expect(Date().timeIntervalSince(received) >= 6, "received 6 s before the answer, not when asked")
         let without = try await Locate.run(["once", address, "--timeout", "0.3"])  // the script has played
         #expect(without.status == 75, "without --max-age only a new fix will do")
+        let untrusted = try await Locate.run(["once", address, "--max-age", "5", "--gpsd-clock", "unsynchronized", "--timeout", "0.3"])
+        #expect(untrusted.status == 75, "a fix whose age gpsd's clock cannot tell is not taken as recent")
+    }
+
+    /// gpsd's three reports of one epoch whose end it has not learnt: after the RMC (2D, no
+    /// accuracy), the GGA (altitude and horizontal accuracy) and the GSA (vertical accuracy too).
+    static func epochInParts() -> GPSDScript {
+        var gga = track[0]
+        gga.verticalAccuracy = nil
+        var rmc = gga
+        rmc.mode = .fix2D
+        (rmc.altitude, rmc.ellipsoidalAltitude, rmc.horizontalAccuracy, rmc.climb) = (nil, nil, nil, nil)
+        return GPSDScript(entries: [rmc, gga, track[0]].enumerated().map { index, report in
+            var report = report
+            report.isSimulated = true
+            return GPSDScript.Entry(
+                offset: .milliseconds(100 * index), device: GPSDScript.defaultDevice, className: "TPV",
+                line: GPSDReportWriter.tpv(report, device: GPSDScript.defaultDevice))
+        })
+    }
+
+    @Test func theEpochWaitDecidesWhichReportOfAnEpochIsPrinted() async throws {
+        let (horizontal, vertical) = (try #require(Self.track[0].horizontalAccuracy), try #require(Self.track[0].verticalAccuracy))
+        let whole = try await once(["--format", "%mode %h_accuracy %v_accuracy"], serving: Self.epochInParts())
+        #expect(whole.status == 0)
+        #expect(whole.output == ["3d \(horizontal) \(vertical)"], "the epoch's last report, whole")
+        let first = try await once(["--format", "%mode %h_accuracy %v_accuracy", "--epoch-wait", "0"], serving: Self.epochInParts())
+        #expect(first.output == ["2d  "], "its first report, as gpspipe shows it")
     }
 
     @Test func simulateAnswersFromAReplayWithoutGPSD() async throws {

@@ -179,17 +179,22 @@ struct GPSDMappingTests {
         let message = decoder.decode(#"""
             {"class":"POLL","time":"2024-05-01T10:00:05.000Z","active":2,"tpv":[{"class":"TPV","device":"/dev/a","mode":3,"time":"2024-05-01T10:00:04.000Z","lat":1.5,"lon":2.5,"altMSL":3.0},{"class":"TPV","device":"/dev/b","mode":1}],"gst":[],"sky":[{"class":"SKY","device":"/dev/a","hdop":1.0}]}
             """#, receivedAt: received)
-        guard case let .poll(fixes) = message else {
+        guard case let .poll(fixes, answeredAt) = message else {
             Issue.record("expected POLL, got \(message)")
             return
         }
+        #expect(answeredAt == RFC3339.parse("2024-05-01T10:00:05.000Z")?.date, "gpsd's clock when it answered, not a TPV's time")
         #expect(fixes.count == 1)
         #expect(fixes.first?.device == "/dev/a")
         #expect(fixes.first?.latitude == 1.5)
         #expect(fixes.first?.altitude == 3.0)
         #expect(fixes.first?.receivedAt == received)
         #expect(decoder.decode(#"{"class":"POLL","time":"2024-05-01T10:00:05.000Z","active":0,"tpv":[],"gst":[],"sky":[]}"#)
-            == .poll(fixes: []))
+            == .poll(fixes: [], time: RFC3339.parse("2024-05-01T10:00:05.000Z")?.date))
+        // The answer's own time only: a POLL without one has none, whatever its fixes say.
+        #expect(decoder.decode(#"{"class":"POLL","active":1,"tpv":[{"class":"TPV","device":"/dev/a","mode":3,"time":"2024-05-01T10:00:04.000Z","lat":1.5,"lon":2.5}]}"#)
+            == .poll(fixes: [Location(latitude: 1.5, longitude: 2.5, time: RFC3339.parse("2024-05-01T10:00:04.000Z")?.date,
+                                      receivedAt: Date(timeIntervalSince1970: 0), mode: .fix3D, device: "/dev/a")], time: nil))
     }
 
     @Test(arguments: [

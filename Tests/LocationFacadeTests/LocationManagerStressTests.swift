@@ -57,7 +57,9 @@ private struct Scenario {
     }
 
     var random: SeededRandom
-    let source = FakeLocationSource()
+    /// Half the scenarios stand for gpsd, which reports epochs in parts: requests then hold fixes
+    /// that lack what their mode gives, and wait for the rest of their epoch.
+    let source: FakeLocationSource
     let clock = TestClock()
     let manager: LocationManager
     let start: TestClock<Duration>.Instant
@@ -73,6 +75,7 @@ private struct Scenario {
 
     init(seed: UInt64) {
         random = SeededRandom(seed: seed)
+        source = FakeLocationSource(reportsEpochsInParts: seed % 2 == 0)
         manager = LocationManager(source: source, clock: clock)
         start = clock.now
     }

@@ -8,9 +8,13 @@ import TestSupport
 /// Unit tier: LocationManager over a hand-driven source, on a test clock.
 @Suite("LocationManager", .timeLimit(.minutes(1)))
 struct LocationManagerTests {
+    /// A fix with the measurements its mode gives (an altitude and a vertical accuracy in 3D, when
+    /// it has an accuracy), as gpsd's whole epoch: one a request takes at once. Incomplete ones,
+    /// and the wait for the rest of their epoch, are `EpochTests`'.
     static func fix(_ mode: FixMode = .fix3D, accuracy: Double? = 5, latitude: Double = 51.5, second: Double = 0) -> Location {
         Location(
-            latitude: latitude, longitude: -0.12, horizontalAccuracy: accuracy,
+            latitude: latitude, longitude: -0.12, altitude: mode == .fix3D ? 30 : nil, horizontalAccuracy: accuracy,
+            verticalAccuracy: mode == .fix3D ? accuracy.map { $0 * 2 } : nil,
             time: Date(timeIntervalSince1970: 1_714_557_600 + second), receivedAt: Date(timeIntervalSince1970: 0), mode: mode)
     }
 
@@ -57,6 +61,7 @@ struct LocationManagerTests {
             #expect(after == .seconds(5))
             #expect(best?.latitude == 3, "the most accurate, then the newest")
         }
+        await clock.advance(by: manager.configuration.sourceGracePeriod)
         await source.waitUntilStopped()
         #expect(manager.waitingRequestCount == 0)
     }
@@ -103,8 +108,9 @@ struct LocationManagerTests {
         await source.waitUntilStarted()
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
-        await source.waitUntilStopped()
         #expect(manager.waitingRequestCount == 0)
+        await clock.advance(by: manager.configuration.sourceGracePeriod)
+        await source.waitUntilStopped()
         #expect(source.stopCount == 1)
     }
 
@@ -146,9 +152,10 @@ struct LocationManagerTests {
         await source.waitUntilStarted()
         source.send(.location(Self.fix(latitude: 9, second: -86_400 * 365)))  // GPS time a year old
         _ = try await first
+        await clock.advance(by: manager.configuration.sourceGracePeriod)
         await source.waitUntilStopped()
         await clock.advance(by: .seconds(3))
-        let cached = try await manager.requestLocation(timeout: .seconds(10), maximumAge: .seconds(3))
+        let cached = try await manager.requestLocation(timeout: .seconds(10), maximumAge: .seconds(8))
         #expect(cached.latitude == 9, "freshness is when it was received, not its GPS time")
         #expect(source.startCount == 1)
     }
@@ -200,16 +207,31 @@ struct LocationManagerTests {
         #expect(try await result.latitude == 8)
     }
 
-    @Test func theSourceStopsWhenNoOneWaits() async throws {
-        let (source, clock) = (FakeLocationSource(), TestClock())
+    @Test func theSourceStopsAGracePeriodAfterNoOneWaits() async throws {
+        let (source, clock) = (FakeLocationSource(), VirtualClock())   // its advances wait for the grace timer
         let manager = LocationManager(source: source, clock: clock)
+        #expect(manager.configuration.sourceGracePeriod == .seconds(5), "the documented default")
+        async let result = manager.requestLocation(timeout: .seconds(10))
+        await source.waitUntilStarted()
+        source.send(.location(Self.fix()))
+        _ = try await result
+        await clock.advance(by: .seconds(5) - .nanoseconds(1))
+        #expect(source.isStarted && source.stopCount == 0, "still running just before the grace period ends")
+        await clock.advance(by: .nanoseconds(1))
+        await source.waitUntilStopped()
+        #expect((source.startCount, source.stopCount) == (1, 1))
+        #expect(manager.latestLocation?.latitude == 51.5)
+    }
+
+    @Test func withoutAGracePeriodTheSourceStopsWhenNoOneWaits() async throws {
+        let (source, clock) = (FakeLocationSource(), TestClock())
+        let manager = LocationManager(source: source, clock: clock, configuration: .init(sourceGracePeriod: .zero))
         async let result = manager.requestLocation(timeout: .seconds(10))
         await source.waitUntilStarted()
         source.send(.location(Self.fix()))
         _ = try await result
         await source.waitUntilStopped()
         #expect((source.startCount, source.stopCount) == (1, 1))
-        #expect(manager.latestLocation?.latitude == 51.5)
     }
 
     // MARK: - Streams
@@ -250,6 +272,8 @@ struct LocationManagerTests {
         source.send(.location(Self.fix()))
         consumer.cancel()
         _ = try await consumer.value
+        await waitUntil { manager.streamCount == 0 }  // the grace period begins
+        await clock.advance(by: manager.configuration.sourceGracePeriod)
         await source.waitUntilStopped()
         #expect(source.stopCount == 1)
     }

@@ -14,6 +14,19 @@ enum ReadmeExamples {
         }
     }
 
+    static func liveUpdates() async throws {
+        let manager = LocationManager(
+            source: GPSDClient(host: "127.0.0.1", port: 2947),
+            configuration: .init(sourceGracePeriod: .seconds(5), epochWait: .seconds(1), unavailableAfter: .seconds(10)))  // the defaults
+        for try await update in manager.liveUpdates(desiredAccuracy: 20) {
+            if let location = update.location {
+                print(location, "received", location.age(), "ago")
+            } else if update.locationUnavailable {
+                print("no fix as accurate as 20 m for 10 s")
+            }
+        }
+    }
+
     final class Printer: GPSDClientDelegate {
         func gpsdClient(_ client: GPSDClient, didUpdateLocation location: Location) {
             print(location.latitude, location.longitude, location.horizontalAccuracy ?? .nan)

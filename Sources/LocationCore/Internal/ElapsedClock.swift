@@ -47,6 +47,12 @@ package struct ElapsedClock: Sendable {
         return start
     }
 
+    /// Whether the clock paces the tasks that keep time by it (a ``PacingClock``: the simulators'
+    /// `VirtualClock`), so that time moves only as fast as they keep up.
+    package var pacesTasks: Bool {
+        starter != nil
+    }
+
     /// Time since the clock was wrapped.
     package var now: Duration {
         elapsed()

@@ -25,8 +25,9 @@ enum GPSDMessage: Sendable, Equatable {
     case version(release: String)
     /// The answer to a WATCH request.
     case watch(enabled: Bool)
-    /// The answer to `?POLL;`: the latest fix of each active device that has one.
-    case poll(fixes: [Location])
+    /// The answer to `?POLL;`: the latest fix of each active device that has one, and the answer's
+    /// own `time` (gpsd's host clock when it answered).
+    case poll(fixes: [Location], time: Date?)
     /// An ERROR report.
     case error(message: String)
     /// A report this client does not use (GST, ATT, PPS, TOFF, AIS...).

@@ -244,8 +244,14 @@ final class GPSDReader: Sendable {
             client?.recordServerVersion(release, generation: generation)
         case let .watch(enabled):
             if enabled { emit(.connectionChanged(.watching)) }
-        case let .poll(fixes):
-            for fix in fixes { emit(.cachedLocation(fix, age: .zero)) }
+        case let .poll(fixes, answeredAt):
+            let trusted = configuration.hostClock.trusts(host: host) { KernelClock.isSynchronized() }
+            for var fix in fixes {
+                // The fix came when gpsd got it: the answer's reading less its age, not the answer's.
+                let age = GPSDClient.age(of: fix, answeredAt: answeredAt, trusted: trusted)
+                fix.receivedAt = age.map { fix.receivedAt - Self.seconds($0) } ?? fix.time ?? Date(timeIntervalSince1970: 0)
+                emit(.cachedLocation(fix, age: age))
+            }
         case let .error(message):
             emit(.error(.serverError(message: message)))
         case .ignored:
@@ -253,6 +259,12 @@ final class GPSDReader: Sendable {
         case let .malformed(reason):
             emit(.error(.malformedData(excerpt: excerpt ?? "", reason: reason)))
         }
+    }
+}
+
+extension GPSDReader {
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }
 }
 

@@ -20,6 +20,8 @@
 // - libgps has no POLL parser: we cut the POLL answer's TPV objects out and gps_unpack each.
 // - gps_open's TCP connect has no timeout: GPSDReader runs it on a helper thread and stops
 //   waiting at its own deadline.
+// - the POLL answer's `time` is gpsd's host clock, its TPVs' the receiver's: their difference is a
+//   held fix's age only when the host clock keeps true time, which the kernel tells (KernelClock).
 
 import CLibGPS
 #if canImport(FoundationEssentials)
@@ -85,23 +87,42 @@ final class LibGPSConnection: @unchecked Sendable {
     /// Asks gpsd to stream JSON reports, of `device` only when given.
     /// The corresponding C function is `gps_stream(3)`.
     func watch(device: String?) -> Bool {
-        let status: Int32
-        if let device {
-            status = device.withCString { clibgps_watch(data, $0) }
-        } else {
-            status = clibgps_watch(data, nil)
+        let status: Int32 = Self.withoutPipeSignal {
+            if let device {
+                device.withCString { clibgps_watch(data, $0) }
+            } else {
+                clibgps_watch(data, nil)
+            }
         }
         return status == 0
     }
 
     /// Asks gpsd to stop streaming. The corresponding C function is `gps_stream(3)`.
     func unwatch() {
-        _ = clibgps_unwatch(data)
+        _ = Self.withoutPipeSignal { clibgps_unwatch(data) }
     }
 
     /// Sends one command such as `?POLL;`. The corresponding C function is `gps_send(3)`.
     func send(_ command: String) -> Bool {
-        command.withCString { clibgps_send(data, $0) } == 0
+        Self.withoutPipeSignal { command.withCString { clibgps_send(data, $0) } } == 0
+    }
+
+    /// Runs `body`, a libgps call that writes to gpsd's socket, with SIGPIPE blocked on this
+    /// thread, and takes off one it raised before unblocking it: a write to a connection gpsd has
+    /// closed (a client stopped a while after gpsd went away) then fails with EPIPE instead of
+    /// ending the whole process. libgps writes with write(2), which cannot be told MSG_NOSIGNAL.
+    private static func withoutPipeSignal<T>(_ body: () -> T) -> T {
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        defer {
+            var noWait = timespec(tv_sec: 0, tv_nsec: 0)
+            while sigtimedwait(&pipeSignal, nil, &noWait) == SIGPIPE {}
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
+        return body()
     }
 
     /// What one read produced.
@@ -243,7 +264,7 @@ final class LibGPSDecoder {
         case "WATCH":
             return .watch(enabled: data.pointee.policy.watcher)
         case "POLL":
-            return .poll(fixes: pollFixes(bytes, data: data, receivedAt: receivedAt))
+            return .poll(fixes: pollFixes(bytes, data: data, receivedAt: receivedAt), time: pollTime(bytes))
         case "ERROR":
             return .error(message: withUnsafeBytes(of: &data.pointee.error) { string($0) })
         default:
@@ -361,6 +382,13 @@ final class LibGPSDecoder {
         return fixes
     }
 
+    /// The POLL answer's own `time`: the member before its `tpv` array (those inside are the fixes').
+    private static func pollTime(_ line: UnsafeBufferPointer<UInt8>) -> Date? {
+        let head = UnsafeBufferPointer(rebasing: line[..<(JSONScan.valueStart(ofMember: "tpv", in: line) ?? line.count)])
+        guard let range = JSONScan.stringMember(named: "time", in: head) else { return nil }
+        return RFC3339.parse(utf8: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(head)[range]))?.date
+    }
+
     private static func finite(_ value: Double) -> Double? {
         value.isFinite ? value : nil
     }
@@ -369,5 +397,19 @@ final class LibGPSDecoder {
     private static func string(_ bytes: UnsafeRawBufferPointer) -> String {
         let length = bytes.firstIndex(of: 0) ?? bytes.count
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<length]), as: UTF8.self)
+    }
+}
+
+/// What this machine's kernel says of its clock: whether an NTP daemon keeps it to true time.
+package enum KernelClock {
+    /// `true` when the kernel says the clock is synchronized, `false` when it says it is not
+    /// (`TIME_ERROR`, `STA_UNSYNC`), `nil` when it cannot be asked. The corresponding C function
+    /// is `adjtimex(2)`.
+    package static func isSynchronized() -> Bool? {
+        switch clibgps_kernel_clock_synchronized() {
+        case 1: true
+        case 0: false
+        default: nil
+        }
     }
 }

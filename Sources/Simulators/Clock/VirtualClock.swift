@@ -23,11 +23,21 @@ import GPSCore
 ///
 /// One advance runs at a time; an advance called during another waits for it to end.
 ///
+/// ## Every fix to every consumer
+///
+/// A replay paced by this clock sends its fixes as fast as the test advances it: a day's in well
+/// under a second, far faster than any consumer reads. A `LocationManager` on this clock therefore
+/// keeps, by default, every fix a stream's consumer has not read yet (its `updates()` and
+/// `liveUpdates()` buffer `.all` here, where on a real clock they keep the newest): each consumer
+/// reads every fix, in order, run after run, however much work it does between two. With
+/// `.newest(1)` which fixes a consumer read depended on how fast it ran: the same 300-fix replay
+/// gave 15 to 52 lines across runs. A consumer that starts after a fix came does not get it.
+///
 /// ```swift
 /// let clock = VirtualClock()
 /// let device = try ReplayLocationSource(gpsdLog: url, clock: clock)
 /// let manager = LocationManager(source: device, clock: clock)
-/// let fixes = manager.updates(buffering: .all)
+/// let fixes = manager.updates()   // every fix, on this clock
 /// await clock.advance(by: .seconds(86_400))
 /// ```
 public final class VirtualClock: Clock, PacingClock, Sendable {

@@ -22,7 +22,11 @@ import LocationFacade
 /// ```
 ///
 /// It answers the VERSION banner on connect, `?WATCH` (enable, disable, json, device),
-/// `?POLL;`, `?DEVICES;` and `?VERSION;`. Like gpsd, it has one timeline shared by all clients:
+/// `?POLL;`, `?DEVICES;` and `?VERSION;`. Its answer to `?POLL;` carries, as gpsd's does, the
+/// time of its host clock: a clock on the script's own time line, so that a client finds a held
+/// fix exactly as old as it is on the server's clock (scaled by a recorded pace's speed). That
+/// clock runs from the time of the latest TPV sent, never backwards; a client that asks
+/// `GPSDClient.Configuration.hostClock` to trust it (`.synchronized`) gets the fix's true age. Like gpsd, it has one timeline shared by all clients:
 /// a client sees the reports sent while it is watching. The timeline starts at the first WATCH
 /// (as gpsd opens a device for its first watcher), at once, or when you call ``play()``.
 ///
@@ -157,7 +161,9 @@ public final class FakeGPSDServer: Sendable {
         self.startPolicy = startPolicy
         self.faults = faults
         self.clock = ElapsedClock(clock)
-        self.core = ServerCore(devices: devices, requestedPort: port, ignoresWatch: faults.contains(.ignoreWatch), clock: self.clock)
+        let rate = if case let .recorded(speed) = pace { speed } else { 1.0 }
+        self.core = ServerCore(
+            devices: devices, requestedPort: port, ignoresWatch: faults.contains(.ignoreWatch), clock: self.clock, timeRate: rate)
     }
 
     /// Why the recording could not be read to its end, if the timeline stopped for that.

@@ -170,7 +170,7 @@ extension ServerCore {
             connection.output.appendReport(watchReport(connection))
             state.connections[fd] = connection
         case .poll:
-            let report = pollReport(state)
+            let report = pollReport(state, now: clock.now)
             state.connections[fd]?.output.appendReport(report)
         case .devices:
             let report = devicesReport(state)
@@ -199,11 +199,14 @@ extension ServerCore {
         return report + "}"
     }
 
-    private func pollReport(_ state: State) -> String {
+    /// gpsd's answer to `?POLL;`: the time of its host clock (the script's, see ``HostClock``; the
+    /// system clock before any TPV with a time was sent) and the latest TPV and SKY of each device.
+    private func pollReport(_ state: State, now: Duration) -> String {
         let active = devices(state).filter { state.latestTPV[$0] != nil }
         let tpv = active.compactMap { state.latestTPV[$0] }
         let sky = active.compactMap { state.latestSKY[$0] }
-        return #"{"class":"POLL","time":"\#(RFC3339.string(from: Date()))","active":\#(active.count),"tpv":[\#(tpv.joined(separator: ","))],"gst":[],"sky":[\#(sky.joined(separator: ","))]}"#
+        let time = state.hostClock.date(at: now, rate: timeRate) ?? Date()
+        return #"{"class":"POLL","time":"\#(RFC3339.string(from: time))","active":\#(active.count),"tpv":[\#(tpv.joined(separator: ","))],"gst":[],"sky":[\#(sky.joined(separator: ","))]}"#
     }
 }
 

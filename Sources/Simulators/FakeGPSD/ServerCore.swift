@@ -42,6 +42,8 @@ final class ServerCore: Sendable {
         var readError: ReplayRecording.ReadError?
         /// When (on the server's clock) and how long the timeline's time stood still; see ``Watch``.
         var watch = Watch()
+        /// The host clock of this fake gpsd, which its answer to `?POLL;` reads: see ``HostClock``.
+        var hostClock = HostClock()
     }
 
     /// When the timeline started, and how long nobody watched since, on the server's clock, as
@@ -154,9 +156,12 @@ final class ServerCore: Sendable {
     let state = Locked(State())
     /// The server's clock, read when the timeline starts and when watching stops or starts again.
     let clock: ElapsedClock
+    /// Seconds of the script's time per second of `clock` (a recorded pace's speed; 1 otherwise).
+    let timeRate: Double
 
-    init(devices: [String], requestedPort: UInt16, ignoresWatch: Bool, clock: ElapsedClock) {
+    init(devices: [String], requestedPort: UInt16, ignoresWatch: Bool, clock: ElapsedClock, timeRate: Double = 1) {
         self.clock = clock
+        self.timeRate = timeRate
         self.requestedPort = requestedPort
         self.ignoresWatch = ignoresWatch
         self.initialDevices = devices.isEmpty ? [GPSDScript.defaultDevice] : devices
@@ -455,7 +460,13 @@ final class ServerCore: Sendable {
         case .secondHalf: text = String(entry.line.dropFirst(entry.line.count / 2)) + ByteQueue.lineEnd
         }
         let bytes = Array(text.utf8)
+        let dated: (Date, Duration)? = if part != .firstHalf, entry.className == "TPV", let time = Self.time(of: entry.line) {
+            (time, clock.now)
+        } else {
+            nil
+        }
         let needsWake = mutate { state in
+            if let (date, now) = dated { state.hostClock.sent(dated: date, at: now, rate: timeRate) }
             if part != .firstHalf {
                 state.sent += 1
                 if let device = entry.device, !initialDevices.contains(device), !state.laterDevices.contains(device) {

@@ -20,9 +20,14 @@ import LocationFacade
 ///
 /// Like a receiver behind gpsd, the recording keeps playing while nobody watches: the first
 /// ``start()`` sets it going, ``stop()`` only stops delivery, and a later ``start()`` picks up
-/// where the recording has got to by then (so a `LocationManager`, which stops its source
-/// between requests, sees time pass). ``requestLatestFix()`` answers with the last fix the
-/// recording has reached, and its age.
+/// where the recording has got to by then (so a `LocationManager`, which stops its source a grace
+/// period after its last request, sees time pass). ``requestLatestFix()`` answers with the last fix
+/// the recording has reached, and its age on the device's clock. A replay's fixes are dated on its
+/// own time line (their `time` and `receivedAt` are the recording's), so a fix's age is the time
+/// since it played, as gpsd's is the time since it came.
+///
+/// With the defaults, a `LocationManager` on a ``VirtualClock`` gives each consumer of its streams
+/// every fix a replay plays, in order, every run (see ``VirtualClock``).
 ///
 /// ```swift
 /// let device = try ReplayLocationSource(gpsdLog: URL(fileURLWithPath: "fixtures/gpsd/greenwich-walk.json"))
@@ -62,6 +67,11 @@ public final class ReplayLocationSource: LocationSource {
     public let loops: Bool
     /// Where in the recording it starts.
     public let startOffset: Duration
+    /// Whether the recording may hold an epoch in several reports: a gpsd log (gpsd's reports, as
+    /// ``init(script:speed:loop:startOffset:clock:)``, ``init(gpsdLog:speed:loop:startOffset:clock:)``
+    /// and a gpsd JSON ``ReplayRecording`` play them) may; a track of fixes does not. A
+    /// `LocationManager` one-shot then waits for the rest of an epoch, as it does with gpsd.
+    public let reportsEpochsInParts: Bool
 
     private let recording: Recording
     private let clock: ElapsedClock
@@ -107,9 +117,13 @@ public final class ReplayLocationSource: LocationSource {
     }
 
     /// A device playing what `recording` gives, read as it plays.
-    init(recording: Recording, speed: Double, loop: Bool, startOffset: Duration, clock: some Clock<Duration>) {
+    init(
+        recording: Recording, speed: Double, loop: Bool, startOffset: Duration, reportsEpochsInParts: Bool = false,
+        clock: some Clock<Duration>
+    ) {
         precondition(speed > 0 && speed.isFinite, "a replay needs a positive speed")
         self.recording = recording
+        self.reportsEpochsInParts = reportsEpochsInParts
         self.speed = speed
         self.loops = loop
         self.startOffset = startOffset
@@ -153,7 +167,9 @@ public final class ReplayLocationSource: LocationSource {
             let receivedAt = time ?? reference.addingTimeInterval(GPSDScript.seconds(entry.offset))
             return decoder.event(for: entry.line, receivedAt: receivedAt).map { Entry(offset: entry.offset, event: $0) }
         }
-        self.init(timeline: entries, speed: speed, loop: loop, startOffset: startOffset, clock: clock)
+        self.init(
+            recording: .entries(entries.sorted { $0.offset < $1.offset }), speed: speed, loop: loop, startOffset: startOffset,
+            reportsEpochsInParts: true, clock: clock)
     }
 
     /// A device playing a recorded gpsd JSON log (as `gpspipe -w` or `locate record` writes it).

@@ -178,7 +178,7 @@ public struct ReplayRecording: Sendable {
         let recording = self
         return ReplayLocationSource(
             recording: .stream { () throws(ReadError) in try recording.timelineStream() },
-            speed: speed, loop: loop, startOffset: startOffset, clock: clock)
+            speed: speed, loop: loop, startOffset: startOffset, reportsEpochsInParts: format == .gpsdJSON, clock: clock)
     }
 
     // MARK: - Streams

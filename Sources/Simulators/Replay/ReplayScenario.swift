@@ -145,6 +145,10 @@ public struct ReplayScenario: Sendable {
     /// One fix, then silence for `silentFor`: the receiver stopped reporting but gpsd still holds
     /// its last fix, so a `?POLL;` (`LocationSource/requestLatestFix()`) answers with a fix that
     /// grows older. A request whose `maximumAge` is shorter than that age must not take it.
+    ///
+    /// In-process, the device reports the fix's age on its clock. Over loopback, the fake gpsd's
+    /// answer carries its host clock, on the script's time line, as real gpsd's carries the
+    /// machine's: a `GPSDClient` that trusts it (`hostClock: .synchronized`) finds the same age.
     public static func staleCachedFix(silentFor: Duration = .seconds(120), track: [Location]? = nil) -> ReplayScenario {
         let fix = (track ?? SyntheticTrack.generate(count: 1))[0]
         var timeline: [ReplayLocationSource.Entry] = [.init(offset: .zero, event: .location(fix))]

@@ -1,0 +1,205 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import GPSCore
+import Logging
+
+extension LocationManager {
+    /// Decides a start or stop of the source when whether anyone waits has changed. Called with
+    /// the lock held; the decision joins the pending actions, applied in order once it is released.
+    ///
+    /// When the last waiter leaves, the source lingers for the grace period (unless `lingers` is
+    /// false: a source that failed for good has nothing to keep): a waiter who comes meanwhile
+    /// finds it running (no reconnect, no fix lost), and the timer then stops it.
+    func updateSource(_ state: inout ManagerState, lingers: Bool = true) {
+        let wanted = !state.requests.isEmpty || !state.streams.isEmpty
+        switch (state.source, wanted) {
+        case (.stopped, true):
+            state.source = .running
+            state.connectedSinceStart = false
+            state.lastError = nil
+            state.sourceActions.append(.start)
+            logger.debug("starting the location source")
+        case let (.lingering(_, timer), true):
+            // As if started now: a source that lost its connection while it lingered and cannot
+            // get it back fails the newcomer at once, as a stopped one that could not connect would.
+            state.source = .running
+            state.connectedSinceStart = state.sourceConnected
+            state.lastError = nil
+            if let timer { state.sourceActions.append(.cancel(timer)) }
+            logger.debug("the location source is wanted again within its grace period")
+        case let (.lingering(_, timer), false) where !lingers:
+            if let timer { state.sourceActions.append(.cancel(timer)) }
+            stopSource(&state)
+        case (.running, false):
+            if configuration.sourceGracePeriod == .zero || !lingers {
+                stopSource(&state)
+            } else {
+                // The end of the grace period is set now, not when its timer's task first runs.
+                state.nextID += 1
+                state.source = .lingering(token: state.nextID, timer: nil)
+                state.sourceActions.append(.startGraceTimer(token: state.nextID, until: clock.now + configuration.sourceGracePeriod))
+            }
+        case (.running, true), (.stopped, false), (.lingering, false):
+            break
+        }
+    }
+
+    private func stopSource(_ state: inout ManagerState) {
+        state.source = .stopped
+        state.sourceActions.append(.stop)
+        logger.debug("stopping the location source")
+    }
+
+    /// Applies the pending starts, stops and polls in the order they were decided, with the lock
+    /// released (a source may report events from inside them). One caller applies them at a time;
+    /// another finding it busy leaves its actions to it.
+    func performSourceActions() {
+        let applying = state.withLock { state in
+            guard !state.applyingSourceActions, !state.sourceActions.isEmpty else { return false }
+            state.applyingSourceActions = true
+            return true
+        }
+        guard applying else { return }
+        while let action = state.withLock({ state -> SourceAction? in
+            guard !state.sourceActions.isEmpty else {
+                state.applyingSourceActions = false
+                return nil
+            }
+            return state.sourceActions.removeFirst()
+        }) {
+            switch action {
+            case .start: source.start()
+            case .stop: source.stop()
+            case .requestLatestFix: source.requestLatestFix()
+            case let .startGraceTimer(token, until): startGraceTimer(token, until: until)
+            case let .cancel(task): task.cancel()
+            }
+        }
+    }
+
+    /// Starts the timer that stops a lingering source at the end of its grace period. The timer
+    /// keeps time by the manager's clock alone, so on a virtual clock it is paced with it.
+    private func startGraceTimer(_ token: UInt64, until end: Duration) {
+        let timer = clock.pacedTask { [weak self] clock in
+            do {
+                try await clock.sleep(until: end)
+            } catch {
+                return  // wanted again
+            }
+            self?.graceEnded(token)
+        }
+        let stored = state.withLock { state in
+            guard case .lingering(token, nil) = state.source else { return false }
+            state.source = .lingering(token: token, timer: timer)
+            return true
+        }
+        if !stored { timer.cancel() }
+    }
+
+    /// The grace period of lingering source `token` has ended with no one waiting: it stops.
+    private func graceEnded(_ token: UInt64) {
+        let stops = state.withLock { state in
+            guard case .lingering(token, _) = state.source else { return false }
+            state.source = .stopped
+            state.sourceActions.append(.stop)
+            return true
+        }
+        if stops { logger.debug("stopping the location source: its grace period ended") }
+        performSourceActions()
+    }
+
+    // MARK: - Events from the source
+
+    func handle(_ event: LocationEvent) {
+        switch event {
+        case let .location(location):
+            received(location, cachedAge: nil)
+        case let .cachedLocation(location, age):
+            // A fix whose age cannot be told is no answer to anyone: not even the manager's latest.
+            if let age { received(location, cachedAge: age) }
+        case let .noFix(device, _):
+            lostFix(of: device)
+        case .connectionChanged(.connected), .connectionChanged(.watching):
+            state.withLock { state in
+                state.connectedSinceStart = true
+                state.sourceConnected = true
+            }
+        case .connectionChanged:
+            state.withLock { $0.sourceConnected = false }
+        case let .error(error):
+            failed(error)
+        case .satellites, .devices:
+            break
+        }
+    }
+
+    /// A fix arrived: live, or the source's held one (received `cachedAge` ago).
+    private func received(_ location: Location, cachedAge: Duration?) {
+        let now = clock.now
+        let fix = TimedFix(location: location, receivedAt: now - (cachedAge ?? .zero))
+        let (completions, waits) = state.withLock { state in
+            if state.latest.map({ fix.receivedAt >= $0.receivedAt }) ?? true {
+                state.latest = fix
+            }
+            let offered = offer(fix, cached: cachedAge != nil, now: now, to: &state)
+            if cachedAge == nil { deliver(location, now: now, in: &state) }
+            if !offered.completions.isEmpty { updateSource(&state) }
+            return offered
+        }
+        deliverToStreams()
+        for completion in completions { completion.resume() }
+        for (id, until) in waits { startTimer(for: id, until: until, epoch: true) }
+        performSourceActions()
+    }
+
+    /// The source reported no fix from `device`: a request holding that receiver's fix returns it.
+    private func lostFix(of device: String?) {
+        let completions: [Completion] = state.withLock { state in
+            var completions: [Completion] = []
+            for (id, request) in state.requests {
+                guard let location = request.lostFix(of: device) else { continue }
+                state.requests[id] = nil
+                completions.append(Completion(request, .success(location)))
+            }
+            if !completions.isEmpty { updateSource(&state) }
+            return completions
+        }
+        for completion in completions { completion.resume() }
+        performSourceActions()
+    }
+
+    /// The source reported an error. A source that is not authorized fails every waiter at once,
+    /// and so does one unreachable or unavailable before it ever connected; anything else (a lost
+    /// connection, malformed data, authorization still awaited) is left to the source's
+    /// reconnects and the waiters' deadlines, and a request that times out names it.
+    private func failed(_ error: LocationError) {
+        let (completions, timers, fatal): ([Completion], [Task<Void, Never>], Bool) = state.withLock { state in
+            state.lastError = error
+            let fatal = switch error {
+            case .notAuthorized: true
+            case .unreachable, .serviceUnavailable: !state.connectedSinceStart
+            default: false
+            }
+            guard fatal else { return ([], [], false) }
+            let completions = state.requests.values.map { Completion($0, .failure(error)) }
+            let timers = state.streams.values.compactMap(\.availabilityTimer)
+            state.deliveries += state.streams.values.map { .finish($0.sink, error) }
+            state.requests.removeAll()
+            state.streams.removeAll()
+            updateSource(&state, lingers: false)
+            return (completions, timers, true)
+        }
+        if fatal {
+            logger.debug("location source unreachable or refused", metadata: ["error": "\(error)"])
+        } else {
+            logger.debug("location source error", metadata: ["error": "\(error)"])
+        }
+        for timer in timers { timer.cancel() }
+        for completion in completions { completion.resume() }
+        deliverToStreams()
+        performSourceActions()
+    }
+}
