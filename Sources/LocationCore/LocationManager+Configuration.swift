@@ -37,12 +37,18 @@ extension LocationManager {
         /// stream's start or its last usable fix. It says so once until a usable fix comes again.
         public var unavailableAfter: Duration
 
+        /// When the device counts as standing still, for ``LocationUpdate/isStationary``: below
+        /// 0.5 m/s for 10 s by default (``MotionRule/standingStill``). A vehicle at a red light is
+        /// stationary after 10 s; a walker, set `MotionRule(speedThreshold: 0.3, idleTime: .seconds(20))`.
+        public var stationaryRule: MotionRule
+
         /// Creates a configuration. Each duration must not be negative, and `unavailableAfter`
         /// must be positive (a precondition: these are a program's constants).
         public init(
             sourceGracePeriod: Duration = .seconds(5),
             epochWait: Duration = .seconds(1),
-            unavailableAfter: Duration = .seconds(10)
+            unavailableAfter: Duration = .seconds(10),
+            stationaryRule: MotionRule = .standingStill
         ) {
             precondition(sourceGracePeriod >= .zero, "LocationManager: the source grace period must not be negative, not \(sourceGracePeriod)")
             precondition(epochWait >= .zero, "LocationManager: the epoch wait must not be negative, not \(epochWait)")
@@ -50,6 +56,7 @@ extension LocationManager {
             self.sourceGracePeriod = sourceGracePeriod
             self.epochWait = epochWait
             self.unavailableAfter = unavailableAfter
+            self.stationaryRule = stationaryRule
         }
     }
 

@@ -145,7 +145,10 @@ extension LocationManager {
                 state.latest = fix
             }
             let offered = offer(fix, cached: cachedAge != nil, now: now, to: &state)
-            if cachedAge == nil { deliver(location, now: now, in: &state) }
+            if cachedAge == nil {
+                state.motion.observe(location)
+                deliver(location, now: now, in: &state)
+            }
             if !offered.completions.isEmpty { updateSource(&state) }
             return offered
         }

@@ -79,14 +79,15 @@ struct StreamWaiter: Sendable {
 /// Something for a stream, queued under the lock and handed over outside it, in the order it was
 /// decided: the source's thread and a stream's availability timer both deliver.
 enum StreamDelivery: Sendable {
-    case location(UpdateSink, Location)
+    case location(UpdateSink, Location, isStationary: Bool)
     case unavailable(UpdateSink)
     case finish(UpdateSink, LocationError)
 
     func perform() {
         switch self {
-        case let .location(.locations(continuation), location): continuation.yield(location)
-        case let .location(.updates(continuation), location): continuation.yield(LocationUpdate(location: location))
+        case let .location(.locations(continuation), location, _): continuation.yield(location)
+        case let .location(.updates(continuation), location, stationary):
+            continuation.yield(LocationUpdate(location: location, isStationary: stationary))
         case .unavailable(.locations): break
         case let .unavailable(.updates(continuation)): continuation.yield(LocationUpdate(location: nil, locationUnavailable: true))
         case let .finish(sink, error): sink.finish(throwing: error)
@@ -136,4 +137,42 @@ struct ManagerState: Sendable {
     var lastError: LocationError?
     var latest: TimedFix?
     var observation: LocationObservation?
+    /// Whether the device stands still, by the live fixes (see ``LocationUpdate/isStationary``).
+    var motion = Motion(rule: .standingStill)
+}
+
+/// The live fixes' motion, as ``MotionDetector`` decides it: for ``LocationUpdate/isStationary``.
+struct Motion: Sendable {
+    /// What the detector reads of a fix.
+    struct Fix: MotionFix {
+        var time: Double
+        var latitude: Double
+        var longitude: Double
+        var speed: Double?
+        var horizontalAccuracy: Double?
+        var segment: Int { 0 }
+    }
+
+    private var detector: MotionDetector<Fix, NoMotionAction>
+    private var lastTime: Double?
+
+    init(rule: MotionRule) {
+        detector = MotionDetector(rule: rule)
+    }
+
+    var isStationary: Bool { detector.isStationary }
+
+    /// Takes a live fix with a position and a time after the last one's (a replay that starts over
+    /// starts the judging over).
+    mutating func observe(_ location: Location) {
+        guard location.mode >= .fix2D, let time = location.time?.timeIntervalSince1970 else { return }
+        if let lastTime, time <= lastTime {
+            guard time < lastTime else { return }
+            detector = MotionDetector(rule: detector.rule)
+        }
+        lastTime = time
+        _ = detector.add(Fix(
+            time: time, latitude: location.latitude, longitude: location.longitude, speed: location.speed,
+            horizontalAccuracy: location.horizontalAccuracy))
+    }
 }

@@ -58,7 +58,7 @@ extension LocationManager {
                 continue
             }
             state.streams[id]?.lastDelivered = location
-            state.deliveries.append(.location(stream.sink, location))
+            state.deliveries.append(.location(stream.sink, location, isStationary: state.motion.isStationary))
         }
     }
 

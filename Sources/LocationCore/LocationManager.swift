@@ -57,7 +57,10 @@ public final class LocationManager: Sendable {
         let observation = source.addObserver { [weak self] event in
             self?.handle(event)
         }
-        state.withLock { $0.observation = observation }
+        state.withLock { state in
+            state.observation = observation
+            state.motion = Motion(rule: configuration.stationaryRule)
+        }
     }
 
     deinit {

@@ -43,6 +43,39 @@ enum LocationExamples {
     }
 
     // LocationCore/Location.swift
+    static func age(_ manager: LocationManager) async throws {
+        let fix = try await manager.requestLocation(timeout: .seconds(10), maximumAge: .seconds(30))
+        print(fix.age())   // at most 30 s, and 0 s for a fix that came after the call
+    }
+
+    // LocationCore/LocationManager+Configuration.swift
+    static func configuration() -> LocationManager {
+        let manager = LocationManager(
+            source: GPSDClient(host: "127.0.0.1", port: 2947),
+            configuration: .init(sourceGracePeriod: .seconds(30)))   // a request every 20 s keeps gpsd streaming
+        return manager
+    }
+
+    // LocationCore/LocationManager.swift
+    static func liveUpdates(_ manager: LocationManager) async throws {
+        for try await update in manager.liveUpdates(minimumMode: .fix3D) {
+            guard let location = update.location else { continue }   // locationUnavailable
+            print(location.altitude ?? .nan)
+        }
+    }
+
+    // LocationCore/LocationUpdate.swift
+    static func update(_ manager: LocationManager) async throws {
+        for try await update in manager.liveUpdates(desiredAccuracy: 20) {
+            if let location = update.location {
+                print(location)
+            } else if update.locationUnavailable {
+                print("no usable fix for a while")   // a tunnel, an antenna unplugged, gpsd gone
+            }
+        }
+    }
+
+    // LocationCore/Location.swift
     static func location(_ manager: LocationManager) async throws {
         let fix = try await manager.requestLocation(timeout: .seconds(10))
         print(fix.latitude, fix.longitude, fix.horizontalAccuracy ?? .nan)

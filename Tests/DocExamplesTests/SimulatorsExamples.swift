@@ -65,7 +65,7 @@ enum SimulatorsExamples {
         let clock = VirtualClock()
         let device = try ReplayLocationSource(gpsdLog: url, clock: clock)
         let manager = LocationManager(source: device, clock: clock)
-        let fixes = manager.updates(buffering: .all)
+        let fixes = manager.updates()   // every fix, on this clock
         await clock.advance(by: .seconds(86_400))
         _ = fixes
     }

@@ -50,6 +50,41 @@ struct LiveUpdatesTests {
         #expect(live.read.allSatisfy { !$0.locationUnavailable })
     }
 
+    /// A car drives 30 s at 10 m/s, stands 30 s at a light (its receiver wandering 2 m, reporting
+    /// a Doppler speed near 0, or no speed at all as a GGA-only receiver), and drives on: the
+    /// updates say it is stationary from 10 s into the stop (the default rule: below 0.5 m/s for
+    /// 10 s) to its end, and not before or after. Without a reported speed the flag follows the
+    /// fixes 3 s late: a speed worked out from positions needs the fixes 3 s after it.
+    @Test(arguments: [true, false])
+    func updatesSayWhenTheDeviceIsStationary(reportsSpeed: Bool) async throws {
+        let (source, clock) = (FakeLocationSource(), VirtualClock())
+        let manager = LocationManager(source: source, clock: clock)
+        #expect(manager.configuration.stationaryRule == .standingStill && MotionRule.standingStill.speedThreshold == 0.5)
+        let live = Reader(manager.liveUpdates(buffering: .all))
+        defer { live.task.cancel() }
+        await source.waitUntilStarted()
+        var random = SeededRandom(seed: 5)
+        let start = Date(timeIntervalSince1970: 1_750_000_000)
+        for second in 0..<80 {
+            let stopped = (30..<60).contains(second)
+            let east = 10 * Double(min(second, 30) + max(0, second - 59))
+            let wander = stopped ? (random.uniform(-2, 2), random.uniform(-2, 2)) : (0, 0)
+            source.send(.location(Location(
+                latitude: 48.2 + wander.1 / 111_195, longitude: 16.37 + (east + wander.0) / 74_100, horizontalAccuracy: 4,
+                speed: reportsSpeed ? (stopped ? random.uniform(0, 0.1) : 10) : nil,
+                time: start + Double(second), receivedAt: start + Double(second), mode: .fix2D)))
+        }
+        await live.waitFor(80)
+        let stationary = live.read.enumerated().filter(\.element.isStationary).map(\.offset)
+        // Slow since the last moving fix (29): stopped once that lasts 10 s, at fix 39, to the
+        // last slow fix (59). Worked out from positions, a speed takes the fixes 3 s either side:
+        // the stop is seen up to 3 s later at each end, and told 3 s after the fix.
+        let (first, last) = reportsSpeed ? (39...39, 59...59) : (39...46, 56...62)
+        #expect(stationary.first.map(first.contains) == true, "\(stationary)")
+        #expect(stationary.last.map(last.contains) == true, "\(stationary)")
+        #expect(stationary.count >= 12 && stationary.count == (stationary.last! - stationary.first! + 1), "one stretch: \(stationary)")
+    }
+
     @Test func anUpdateSaysSoOnceWhenNoUsableFixHasComeForTenSeconds() async throws {
         let (source, clock) = (FakeLocationSource(), VirtualClock())
         let manager = LocationManager(source: source, clock: clock)

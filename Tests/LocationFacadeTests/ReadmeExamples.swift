@@ -17,10 +17,11 @@ enum ReadmeExamples {
     static func liveUpdates() async throws {
         let manager = LocationManager(
             source: GPSDClient(host: "127.0.0.1", port: 2947),
-            configuration: .init(sourceGracePeriod: .seconds(5), epochWait: .seconds(1), unavailableAfter: .seconds(10)))  // the defaults
+            configuration: .init(sourceGracePeriod: .seconds(5), epochWait: .seconds(1), unavailableAfter: .seconds(10),
+                                 stationaryRule: .standingStill))  // the defaults
         for try await update in manager.liveUpdates(desiredAccuracy: 20) {
             if let location = update.location {
-                print(location, "received", location.age(), "ago")
+                print(location, "received", location.age(), "ago", update.isStationary ? "(stationary)" : "")
             } else if update.locationUnavailable {
                 print("no fix as accurate as 20 m for 10 s")
             }
