@@ -12,7 +12,8 @@ import TestSupport
 /// SIGKILL, then opens the store. The child waits for the signal, so it lands at that moment
 /// however loaded the machine is (a signal sent as the child said where it was came, on a busy
 /// machine, after the child had finished).
-@Suite("kill -9 at any moment leaves a readable store, each workout complete or absent", .timeLimit(.minutes(5)))
+@Suite("kill -9 at any moment leaves a readable store, each workout complete or absent", .tags(.childProcess), .timeLimit(.minutes(5)),
+       .disabled(if: ThreadSanitizer.isRunning, "its threads are the child's, which TSan does not instrument"))
 struct CrashTests {
     /// Five runs, so that no moment below is in the last one: the writer is always still at work.
     static let runs = 5
