@@ -23,6 +23,9 @@ import Logging
 /// GeoClue would then refuse every program. This one's connection keeps serving while it waits.
 /// When GeoClue restarts, the agent registers again.
 ///
+/// An agent has a connection of its own, not the process's shared one: GeoClue knows an agent by
+/// its connection's name, and an agent stopped leaves the bus with it.
+///
 /// What GeoClue 2.6 asks, and when: it calls `AuthorizeApp` only for sandboxed programs (Flatpak).
 /// Any other program is a "system" one to it: it is allowed when the agent's maximum accuracy is
 /// above `none`, and refused ("Geolocation disabled for UID n") when it is `none`.

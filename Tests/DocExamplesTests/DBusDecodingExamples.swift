@@ -1,5 +1,7 @@
 import DBus
 import Foundation
+import GeoClue
+import LocationCore
 import Testing
 
 // The examples of the D-Bus layer's typed reading (DBusDecodable and the calls, properties and
@@ -112,6 +114,14 @@ enum DBusDecodingExamples {
             matching: .propertiesChanged(sender: "org.bluez", path: devicePath, interface: "org.bluez.Device1"),
             as: DBusPropertiesChanged<DeviceProperties>.self)
         _ = changes
+    }
+
+    // GeoClue/GeoClueLocation.swift
+    static func geoClueLocation(_ bus: DBusConnection, _ locationPath: String) async throws -> Location? {
+        let properties = try await bus.properties(
+            GeoClueLocationProperties.self, of: GeoClueNames.location, at: locationPath, on: GeoClueNames.service)
+        let fix = Location(geoClue: properties)
+        return fix
     }
 }
 
