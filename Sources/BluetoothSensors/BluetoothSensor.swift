@@ -24,6 +24,11 @@ import Workout
 /// its battery empty) is connected again with backoff, and the gap is counted in ``status``.
 /// A notification that is not what its specification says is dropped and counted, by reason.
 ///
+/// Every sensor of a program (and `BlueZ`, and GeoClue's sources) goes through the process's one
+/// connection to the bus (`DBusConnection.shared(_:)`): one socket and one thread, whatever the
+/// number of sensors. A notification is read there, straight from the message (its bytes in one
+/// copy), and its samples handed to the session.
+///
 /// Samples are dated when they arrive, by `now` (the system clock by default): a machine without
 /// a real-time clock (a Raspberry Pi) must have its time set (NTP, or from the GPS) before a
 /// workout, as its fixes are dated by the GPS.
