@@ -13,13 +13,16 @@ struct ArgumentsAndExitCodesTests {
         lines.joined(separator: " ").split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
-    @Test func helpListsTheCodesTheCommandExitsWith() async throws {
+    /// Help ends with the README's table of exit codes, every row of it, in order: the one table
+    /// `workout --help` prints too.
+    @Test func helpListsTheReadmesExitCodes() async throws {
         let result = try await Locate.run(["--help"])
         #expect(result.status == 0)
-        #expect(Self.unwrapped(result.output).contains("""
-            Exit codes follow sysexits: 0 success, 64 usage, 65 bad input data, 66 missing input, \
-            69 gpsd or GeoClue unavailable, 73 cannot create the output file, 75 timed out, 77 GeoClue refused this program.
-            """))
+        let rows = try ReadmeExitCodes.rows()
+        #expect(rows.count == 9, "\(rows)")
+        let help = result.output.map { $0.trimmingCharacters(in: .whitespaces) }
+        let table = try #require(help.firstIndex(of: "Exit codes (sysexits, the same for locate and workout):"))
+        #expect(Self.unwrapped(Array(help[(table + 1)...])).hasPrefix(rows.joined(separator: " ")), "\(help[table...])")
     }
 
     @Test func onceHelpListsTheModesAndFormats() async throws {
