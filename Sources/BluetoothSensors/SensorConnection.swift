@@ -104,19 +104,22 @@ struct SensorConnection {
             throw BluetoothError.noWorkoutService(address: configuration.address, services: current.serviceUUIDs.map(BluetoothUUID.serviceName))
         }
         try await readOnce(characteristics, device: current, on: bus)
-        // Measurements are read on the bus's thread as they come, straight from the message: one
-        // handler per characteristic, whose match rule names it (so its path and interface need
-        // not be read). Through a stream, each would wake a thread of the task reading it, which
-        // at a thousand a second cost more than everything else about a measurement.
+        // Measurements are read on the bus's thread, straight from the messages: one handler per
+        // characteristic, whose match rule names it (so its path and interface need not be
+        // read), in batches. A sensor sending faster than one notification per read interval
+        // (a power meter at 50 Hz, a bench at 1,000) is read once per interval, and its samples
+        // handed to the session together: the connection's thread and the session's reader then
+        // wake once per interval, not once per notification, which at a thousand a second cost
+        // more than everything else about a measurement.
         let samples = Locked(SensorSamples(wheelCircumference: configuration.wheelCircumference))
         var handlers: [DBusRegistration] = []
         defer { handlers.forEach { $0.cancel() } }
         for (path, uuid) in measured {
             handlers.append(try await bus.onSignals(
-                matching: .propertiesChanged(sender: BlueZ.service, path: path, interface: "org.bluez.GattCharacteristic1"), as: NotifiedValue.self
-            ) { [runner, generation] notification in
-                guard let bytes = notification.arguments.bytes else { return }
-                Self.measured(bytes, of: uuid, samples: samples, runner: runner, generation: generation)
+                matching: .propertiesChanged(sender: BlueZ.service, path: path, interface: "org.bluez.GattCharacteristic1"), as: NotifiedValue.self,
+                readingAtMostEvery: Self.readInterval
+            ) { [runner, generation] notifications in
+                Self.measured(notifications, of: uuid, samples: samples, runner: runner, generation: generation)
             })
         }
         for path in measured.keys.sorted() {
@@ -137,18 +140,32 @@ struct SensorConnection {
         try Task.checkCancellation()
     }
 
-    /// A measurement's notification, on the bus's thread: its samples handed to the runner (or its
-    /// malformation counted).
-    private static func measured(_ bytes: [UInt8], of uuid: String, samples: Locked<SensorSamples>, runner: SensorRunner, generation: UInt64) {
-        do {
-            let taken = try samples.withLock { samples throws(MalformedNotification) in
-                try samples.samples(of: uuid, bytes, at: runner.now(), now: runner.clock.now)
+    /// How often the bus is read at most while a sensor is connected: a notification waits at most
+    /// this long to be read, and is dated when it is.
+    static let readInterval = Duration.milliseconds(20)
+
+    /// A measurement's notifications of one read of the bus, on the bus's thread: their samples
+    /// handed to the runner together (or their malformations counted).
+    private static func measured(
+        _ notifications: [NotifiedValue], of uuid: String, samples: Locked<SensorSamples>, runner: SensorRunner, generation: UInt64
+    ) {
+        var taken: [QuantitySample] = []
+        var read = 0
+        var dropped: [String: Int] = [:]
+        samples.withLock { samples in
+            for notification in notifications {
+                guard let bytes = notification.bytes else { continue }
+                do throws(MalformedNotification) {
+                    taken += try samples.samples(of: uuid, bytes, at: runner.now(), now: runner.clock.now)
+                    read += 1
+                } catch {
+                    runner.logger.debug("a notification was dropped", metadata: ["reason": "\(error)"])
+                    dropped[error.reasonKey, default: 0] += 1
+                }
             }
-            runner.deliver(taken, generation: generation)
-        } catch {
-            runner.logger.debug("a notification was dropped", metadata: ["reason": "\(error)"])
-            runner.update(generation: generation) { $0.dropped[error.reasonKey, default: 0] += 1 }
         }
+        if read > 0 { runner.deliver(taken, notifications: read, generation: generation) }
+        if !dropped.isEmpty { runner.update(generation: generation) { $0.dropped.merge(dropped, uniquingKeysWith: +) } }
     }
 
     /// Scans until BlueZ knows the device (it advertises), for at most the connect timeout.

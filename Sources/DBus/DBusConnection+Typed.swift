@@ -94,6 +94,38 @@ extension DBusConnection {
             handler)
     }
 
+    /// Calls `handler` with the signals that match `rule` in batches, their arguments read as
+    /// `Arguments`: while it is registered, the connection reads the bus at most once per
+    /// `interval`, and hands `handler` (on the connection's thread) the arguments of the matching
+    /// signals each read brought, in order. A stream slower than one signal per `interval` comes
+    /// one signal a batch, as it arrives.
+    ///
+    /// For streams of hundreds or thousands of signals a second, such as a sensor's notifications:
+    /// the connection's thread then wakes about once per `interval` rather than once per signal,
+    /// and so does whatever `handler` wakes (a task reading a stream it feeds). The price is paid
+    /// by everything on this connection: while the handler is registered, a reply or another
+    /// signal may wait up to `interval` longer to be read.
+    ///
+    /// ```swift
+    /// let notifications = try await bus.onSignals(
+    ///     matching: .propertiesChanged(sender: "org.bluez", path: characteristicPath, interface: "org.bluez.GattCharacteristic1"),
+    ///     as: DBusPropertiesChanged<CharacteristicValue>.self, readingAtMostEvery: .milliseconds(20)
+    /// ) { batch in
+    ///     for change in batch { print(change.changed.value ?? []) }
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``DBusError`` when the bus refuses the rule or the connection is closed.
+    public func onSignals<Arguments: DBusDecodable>(
+        matching rule: DBusMatchRule, as type: Arguments.Type, readingAtMostEvery interval: Duration, ended: @escaping @Sendable () -> Void = {},
+        _ handler: @escaping @Sendable ([Arguments]) -> Void
+    ) async throws -> DBusRegistration {
+        try ensureOpen()
+        return DBusRegistration(try await loop.addBatchedMatch(
+            rule.description, interval: interval, decode: { (decoder: inout DBusDecoder) throws(DBusDecodingError) in try Arguments(from: &decoder) },
+            handler: handler, ended: ended))
+    }
+
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
 }
 

@@ -147,6 +147,27 @@ struct DBusTypedTests {
         #expect(first.path == DBusTestBus.path && first.interface == DBusTestBus.interface)
     }
 
+    /// A batching handler gets, in order and together, the signals one read of the bus brought:
+    /// a burst of a hundred reads as a handful of batches, not a hundred.
+    @Test func aBatchingHandlerGetsTheSignalsOfAReadTogether() async throws {
+        let test = try await DBusTestBus()
+        defer { test.stop() }
+        let (batches, received) = AsyncStream.makeStream(of: [Tick].self)
+        let registration = try await test.client.onSignals(
+            matching: DBusMatchRule(sender: DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "Tick"),
+            as: Tick.self, readingAtMostEvery: .milliseconds(500)
+        ) { batch in received.yield(batch) }
+        defer { registration.cancel() }
+        for count in 1...100 { try test.exported.emit("Tick", [.uint32(UInt32(count)), .uint64(0)]) }
+        var got: [[Tick]] = []
+        for await batch in batches {
+            got.append(batch)
+            if got.joined().count == 100 { break }
+        }
+        #expect(got.joined().map(\.count) == Array(1...100), "every signal, in order")
+        #expect(got.count < 10 && got.contains { $0.count > 1 }, "\(got.map(\.count))")
+    }
+
     /// Read from values in hand, a type reads as it does from a message: variants looked
     /// through, integers of any width that fit, keys it does not read passed over.
     @Test func valuesInHandReadAsMessagesDo() throws {

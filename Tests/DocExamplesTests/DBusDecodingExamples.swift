@@ -63,6 +63,15 @@ struct DeviceProperties: DBusKeyedDecodable {
     }
 }
 
+/// A characteristic's `Value`, for the example that batches notifications.
+struct CharacteristicValue: DBusKeyedDecodable {
+    var value: [UInt8]?
+
+    mutating func decode(key: String, from value: inout DBusDecoder) throws(DBusDecodingError) {
+        if key == "Value" { self.value = try value.decode() }
+    }
+}
+
 enum DBusDecodingExamples {
     // DBus/DBusFileDescriptor.swift
     static func descriptor(_ bus: DBusConnection, _ destination: String, _ path: String, _ interface: String) async throws {
@@ -99,6 +108,17 @@ enum DBusDecodingExamples {
         let changes = try await bus.signals(
             matching: .propertiesChanged(path: devicePath), as: DBusPropertiesChanged<DeviceProperties>.self)
         for await change in changes where change.arguments.changed.connected == false { break }
+    }
+
+    // DBus/DBusConnection+Typed.swift
+    static func batches(_ bus: DBusConnection, _ characteristicPath: String) async throws -> DBusRegistration {
+        let notifications = try await bus.onSignals(
+            matching: .propertiesChanged(sender: "org.bluez", path: characteristicPath, interface: "org.bluez.GattCharacteristic1"),
+            as: DBusPropertiesChanged<CharacteristicValue>.self, readingAtMostEvery: .milliseconds(20)
+        ) { batch in
+            for change in batch { print(change.changed.value ?? []) }
+        }
+        return notifications
     }
 
     // DBus/DBusStandardSignals.swift

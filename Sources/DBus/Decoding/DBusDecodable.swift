@@ -183,8 +183,9 @@ extension Array: DBusDecodable where Element: DBusDecodable {
     /// Reads an array (`aX`) of elements of the type `Element` reads. An array of bytes (`ay`)
     /// read as `[UInt8]` is read whole, in one copy.
     public init(from decoder: inout DBusDecoder) throws(DBusDecodingError) {
-        if Element.self == UInt8.self, let bytes = try decoder.readBytes() as? [Element] {
-            self = bytes
+        if Element.self == UInt8.self {
+            // The same type: no cast to look up at run time.
+            self = unsafeBitCast(try decoder.readBytes(), to: [Element].self)
             return
         }
         var elements: [Element] = []

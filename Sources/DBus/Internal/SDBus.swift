@@ -1,7 +1,7 @@
 // The one Swift file that imports sd-bus. Everything else in the module sees Swift types. It is
-// longer than the package's files usually are (the thread, calls, matches, exported objects and
-// the marshalling of values): the issue that brought it asks for one file at the C edge, and
-// splitting it would spread `import CSDBus` over several.
+// longer than the package's files usually are (the thread, calls, matches, exported objects, the
+// writing of values and the reading of messages for DBusDecoder): the issue that brought it asks
+// for one file at the C edge, and splitting it would spread `import CSDBus` over several.
 //
 // A connection's `sd_bus` is used by one thread only, its own (``BusLoop``): sd-bus is not
 // thread-safe. Work for the bus (a call to send, a match to add, an object to export) is queued as
@@ -158,20 +158,32 @@ final class BusLoop: Sendable {
         var loss: DBusError?
         loop: while true {
             if runJobs() { break }
-            var result: Int32
-            repeat {
-                result = sd_bus_process(bus.pointer, nil)
-            } while result > 0
-            if result < 0 {
-                loss = DBusError(name: .disconnected, message: "the bus closed the connection (\(Self.errnoText(-result)))", bus: name)
-                break loop
-            }
-            if shared.withLock({ !$0.jobs.isEmpty }) { continue }
-            descriptors[0] = pollfd(fd: sd_bus_get_fd(bus.pointer), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus.pointer)), revents: 0)
-            descriptors[1] = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
             var deadline: UInt64 = 0
             _ = sd_bus_get_timeout(bus.pointer, &deadline)
-            let polled = poll(&descriptors, 2, Self.milliseconds(until: deadline))
+            var now = Self.monotonicMicroseconds()
+            // The bus is read when its turn has come (at once, unless a batching handler spaces
+            // the reads out), or when sd-bus has a deadline due (a call's timeout).
+            if now >= owned.nextRead || deadline <= now {
+                var result: Int32
+                repeat {
+                    result = sd_bus_process(bus.pointer, nil)
+                } while result > 0
+                if result < 0 {
+                    loss = DBusError(name: .disconnected, message: "the bus closed the connection (\(Self.errnoText(-result)))", bus: name)
+                    break loop
+                }
+                owned.nextRead = now + owned.readInterval
+                owned.handOverBatches()
+                _ = sd_bus_get_timeout(bus.pointer, &deadline)
+                now = Self.monotonicMicroseconds()
+            }
+            if shared.withLock({ !$0.jobs.isEmpty }) { continue }
+            // Until the next read, the bus's descriptor is left out (poll passes over a negative one).
+            let reading = now >= owned.nextRead
+            descriptors[0] = pollfd(
+                fd: reading ? sd_bus_get_fd(bus.pointer) : -1, events: Int16(truncatingIfNeeded: sd_bus_get_events(bus.pointer)), revents: 0)
+            descriptors[1] = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&descriptors, 2, Self.milliseconds(until: reading ? deadline : min(deadline, owned.nextRead)))
             if polled < 0 && errno != EINTR {
                 loss = DBusError(name: .failed, message: "poll: " + Self.errnoText(errno), bus: name)
                 break
@@ -212,15 +224,20 @@ final class BusLoop: Sendable {
         return closing
     }
 
-    /// The poll(2) timeout for sd-bus's next deadline (CLOCK_MONOTONIC microseconds; `UInt64.max`
-    /// when it has none): -1 for none, else the milliseconds left, rounded up.
+    /// The poll(2) timeout for a deadline (CLOCK_MONOTONIC microseconds, as sd-bus gives its own;
+    /// `UInt64.max` for none): -1 for none, else the milliseconds left, rounded up.
     private static func milliseconds(until deadline: UInt64) -> Int32 {
         guard deadline != UInt64.max else { return -1 }
+        let now = monotonicMicroseconds()
+        guard deadline > now else { return 0 }
+        return Int32(clamping: (deadline - now + 999) / 1000)
+    }
+
+    /// CLOCK_MONOTONIC in microseconds, sd-bus's clock.
+    static func monotonicMicroseconds() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
-        let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
-        guard deadline > nowMicroseconds else { return 0 }
-        return Int32(clamping: (deadline - nowMicroseconds + 999) / 1000)
+        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
     }
 
     static func errnoText(_ code: Int32) -> String {
@@ -234,6 +251,47 @@ fileprivate final class LoopOwned: @unchecked Sendable {
     /// reference to its message (and so to the bus) until it is answered or the bus closes.
     var calls: [UInt64: OpaquePointer] = [:]
     var nextCall: UInt64 = 0
+
+    /// How often each batching handler lets the bus be read, in microseconds, by handler.
+    var readIntervals: [ObjectIdentifier: UInt64] = [:]
+    /// The shortest of ``readIntervals``: the bus is read at most this often (0: as messages come).
+    var readInterval: UInt64 { readIntervals.values.min() ?? 0 }
+    /// When the bus may be read next (CLOCK_MONOTONIC microseconds).
+    var nextRead: UInt64 = 0
+    /// The batching handlers that got signals in this read, by handler: each hands them over.
+    var batches: [ObjectIdentifier: () -> Void] = [:]
+
+    /// Hands over the batches of the read just done.
+    func handOverBatches() {
+        guard !batches.isEmpty else { return }
+        let ready = batches
+        batches = [:]
+        for handOver in ready.values { handOver() }
+    }
+}
+
+/// The signals a batching handler got in one read of the bus, until handed over (the bus's
+/// thread only).
+private final class SignalBatch<Arguments>: @unchecked Sendable {
+    private var signals: [Arguments] = []
+    private let handler: @Sendable ([Arguments]) -> Void
+
+    init(handler: @escaping @Sendable ([Arguments]) -> Void) {
+        self.handler = handler
+    }
+
+    /// Adds `arguments`; whether the batch was empty before.
+    func add(_ arguments: Arguments) -> Bool {
+        signals.append(arguments)
+        return signals.count == 1
+    }
+
+    func handOver() {
+        guard !signals.isEmpty else { return }
+        let batch = signals
+        signals = []
+        handler(batch)
+    }
 }
 
 // MARK: - Calls
@@ -418,10 +476,8 @@ extension BusLoop {
         _ rule: String, decode: @escaping @Sendable (inout DBusDecoder) throws(DBusDecodingError) -> Arguments,
         received: @escaping @Sendable (DBusTypedSignal<Arguments>) -> Void, ended: @escaping @Sendable () -> Void
     ) async throws -> SlotBox {
-        let pending = Pending<Void>()
-        let registration = SlotBox(loop: self)
         // A signal whose arguments do not read as `Arguments` is not one of those asked for.
-        let box = MatchBox(registration: registration, installed: pending, received: { message in
+        try await addMatch(rule, installed: {}, received: { message in
             var decoder = DBusDecoder(.message(MessageReader(message)))
             guard let arguments = try? decode(&decoder) else { return }
             received(DBusTypedSignal(
@@ -430,7 +486,18 @@ extension BusLoop {
                 interface: MessageCodec.string(sd_bus_message_get_interface(message)) ?? "",
                 member: MessageCodec.string(sd_bus_message_get_member(message)) ?? "",
                 arguments: arguments))
-        }, ended: ended, busName: name, rule: rule)
+        }, ended: ended)
+    }
+
+    /// Adds `rule`; `installed` runs on the bus's thread once the match is registered there, and
+    /// `received` with each matching message, as it is read.
+    private func addMatch(
+        _ rule: String, installed: @escaping @Sendable () -> Void, received: @escaping (OpaquePointer) -> Void,
+        ended: @escaping @Sendable () -> Void
+    ) async throws -> SlotBox {
+        let pending = Pending<Void>()
+        let registration = SlotBox(loop: self)
+        let box = MatchBox(registration: registration, installed: pending, received: received, ended: ended, busName: name, rule: rule)
         defer { if pending.wasCancelled { registration.remove() } }
         try await pending.wait { [self] in
             enqueue { [self] bus in
@@ -450,9 +517,38 @@ extension BusLoop {
                 }
                 registration.slot = slot
                 Slots.adopt(slot, destroy: matchBoxDestroyed)
+                installed()
             }
         }
         return registration
+    }
+}
+
+extension BusLoop {
+    /// Adds `rule` for a batching handler: while it is registered, the bus is read at most once
+    /// per `interval`, and `handler` gets the arguments of the matching signals each read brought,
+    /// on the bus's thread. `ended` is called once when the match goes away, after the last batch.
+    func addBatchedMatch<Arguments: Sendable>(
+        _ rule: String, interval: Duration, decode: @escaping @Sendable (inout DBusDecoder) throws(DBusDecodingError) -> Arguments,
+        handler: @escaping @Sendable ([Arguments]) -> Void, ended: @escaping @Sendable () -> Void
+    ) async throws -> SlotBox {
+        let batch = SignalBatch(handler: handler)
+        let id = ObjectIdentifier(batch)
+        let microseconds = UInt64(max(0, interval.components.seconds)) * 1_000_000 + UInt64(max(0, interval.components.attoseconds) / 1_000_000_000_000)
+        let owned = owned
+        return try await addMatch(
+            rule,
+            installed: { owned.readIntervals[id] = microseconds },
+            received: { message in
+                var decoder = DBusDecoder(.message(MessageReader(message)))
+                guard let arguments = try? decode(&decoder) else { return }
+                if batch.add(arguments) { owned.batches[id] = batch.handOver }
+            },
+            ended: {
+                owned.readIntervals[id] = nil
+                batch.handOver()
+                ended()
+            })
     }
 }
 
