@@ -274,6 +274,9 @@ fileprivate final class LoopOwned: @unchecked Sendable {
 /// thread only).
 private final class SignalBatch<Arguments>: @unchecked Sendable {
     private var signals: [Arguments] = []
+    /// Set once the match is registered: only then does the bus's thread count its interval, and
+    /// only then is the match's end reported there (before, it is reported where it failed).
+    var isInstalled = false
     private let handler: @Sendable ([Arguments]) -> Void
 
     init(handler: @escaping @Sendable ([Arguments]) -> Void) {
@@ -538,15 +541,20 @@ extension BusLoop {
         let owned = owned
         return try await addMatch(
             rule,
-            installed: { owned.readIntervals[id] = microseconds },
+            installed: {
+                batch.isInstalled = true
+                owned.readIntervals[id] = microseconds
+            },
             received: { message in
                 var decoder = DBusDecoder(.message(MessageReader(message)))
                 guard let arguments = try? decode(&decoder) else { return }
                 if batch.add(arguments) { owned.batches[id] = batch.handOver }
             },
             ended: {
-                owned.readIntervals[id] = nil
-                batch.handOver()
+                if batch.isInstalled {
+                    owned.readIntervals[id] = nil
+                    batch.handOver()
+                }
                 ended()
             })
     }
