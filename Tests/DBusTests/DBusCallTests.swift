@@ -98,6 +98,34 @@ struct DBusCallTests {
         #expect(second == 0, "a descriptor of the other end is still open somewhere")
     }
 
+    /// A signal that carries a descriptor, received and let go, closes it: the pair's other end
+    /// then reads its end (the sender's, the bus's and the receiver's copies are all closed).
+    @Test func aSignalLetGoClosesItsDescriptor() async throws {
+        let test = try await DBusTestBus { echo in echo.addSignal("Handed", signature: "h") }
+        defer { test.stop() }
+        var ends: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
+        defer { close(ends[0]) }
+        let signals = try await test.client.signals(matching: DBusMatchRule(interface: DBusTestBus.interface, member: "Handed"))
+        var iterator = signals.makeAsyncIterator()
+        try test.exported.emit("Handed", [.unixFileDescriptor(DBusFileDescriptor(owning: ends[1]))])  // the value closes ours
+        do {
+            let signal = try #require(await iterator.next())
+            guard case .unixFileDescriptor? = signal.arguments.first else {
+                Issue.record("not a descriptor: \(signal.arguments)")
+                return
+            }
+        }  // the signal let go here (and the stream's buffer is empty)
+        let reader = ends[0]
+        let read = await withCheckedContinuation { continuation in
+            Threads.detach {
+                var byte: UInt8 = 0
+                continuation.resume(returning: Glibc.read(reader, &byte, 1))
+            }
+        }
+        #expect(read == 0, "a descriptor of the other end is still open somewhere")
+    }
+
     @Test func anErrorReplyNamesItselfAndWhatWasCalled() async throws {
         let test = try await DBusTestBus()
         defer { test.stop() }
