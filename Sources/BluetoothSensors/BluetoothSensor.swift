@@ -31,7 +31,9 @@ import Workout
 ///
 /// Samples are dated when they arrive, by `now` (the system clock by default): a machine without
 /// a real-time clock (a Raspberry Pi) must have its time set (NTP, or from the GPS) before a
-/// workout, as its fixes are dated by the GPS.
+/// workout, as its fixes are dated by the GPS. The bus is read at most every 20 ms while a sensor
+/// is connected: a sensor that sends faster than that (a power meter at 50 Hz or more) has its
+/// notifications read, dated and handed to the session together, up to 20 ms after they came.
 public final class BluetoothSensor: SampleSource {
     /// Where the sensor is, and how it is read.
     public struct Configuration: Sendable, Hashable {
