@@ -7,7 +7,9 @@
 // thread-safe. Work for the bus (a call to send, a match to add, an object to export) is queued as
 // a job, and the thread is woken through an eventfd. The thread waits in poll(2) on the bus's
 // descriptor and that eventfd, with sd-bus's own next deadline (a call's timeout) as the poll's
-// timeout: it never wakes up to check on nothing.
+// timeout: it never wakes up to check on nothing. While a batching signal handler is registered,
+// the bus is read at most once per its interval: the thread then leaves the bus's descriptor out of
+// poll until the next read is due, and hands each handler what one read brought.
 //
 // Every callback sd-bus makes (a reply, a signal, a method call on an exported object, a property
 // read) comes on that thread, with a box of ours as its user data. Each box is retained for its
