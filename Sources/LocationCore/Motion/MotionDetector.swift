@@ -37,6 +37,7 @@ public protocol MotionAction: Sendable {
 /// An action that never happens, for a detector fed fixes alone.
 public enum NoMotionAction: MotionAction {
     public var motionEffect: MotionEffect { switch self {} }
+    @inlinable
     public mutating func redate(to time: Double) {}
 }
 
@@ -64,6 +65,10 @@ public enum NoMotionAction: MotionAction {
 ///     for case let .stopped(at) in detector.add(fix) { stops.append(at) }   // when each stop began
 /// }
 /// ```
+///
+/// Its code is `@inlinable`, so a module using it gets it specialized for its fix and action types:
+/// unspecialized, each fix went through generic metadata lookups and value witnesses, most of a
+/// workout session's CPU per fix.
 public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
     /// Where the device's motion stands.
     public enum Motion: Sendable, Hashable {
@@ -92,77 +97,105 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
 
     /// What the detector reads of a fix, read once when it comes (the judging then runs on
     /// these, whatever the caller's fix type).
-    private struct Facts: Sendable {
-        var time: Double
-        var segment: Int
-        var speed: Double?
-        var accurate: Bool
+    @usableFromInline
+    struct Facts: Sendable {
+        @usableFromInline var time: Double
+        @usableFromInline var segment: Int
+        @usableFromInline var speed: Double?
+        @usableFromInline var accurate: Bool
+
+        @inlinable
+        init(time: Double, segment: Int, speed: Double?, accurate: Bool) {
+            self.time = time
+            self.segment = segment
+            self.speed = speed
+            self.accurate = accurate
+        }
     }
 
     /// A fix waiting for its fate, or an action waiting behind the fixes before it.
-    private enum Held: Sendable {
+    @usableFromInline
+    enum Held: Sendable {
         case fix(Fix, Facts)
         case action(Action)
     }
 
     /// A fix or an action of a slow stretch under way.
-    private enum Waiting: Sendable {
+    @usableFromInline
+    enum Waiting: Sendable {
         case fix(Fix, time: Double, speed: Double?)
         case action(Action)
     }
 
     /// An accurate fix, in metres east and north of the first fix.
-    private struct Place: Sendable {
-        var time: Double
-        var east: Double
-        var north: Double
-        var segment: Int
-        var horizontalAccuracy: Double?
+    @usableFromInline
+    struct Place: Sendable {
+        @usableFromInline var time: Double
+        @usableFromInline var east: Double
+        @usableFromInline var north: Double
+        @usableFromInline var segment: Int
+        @usableFromInline var horizontalAccuracy: Double?
+
+        @inlinable
+        init(time: Double, east: Double, north: Double, segment: Int, horizontalAccuracy: Double?) {
+            self.time = time
+            self.east = east
+            self.north = north
+            self.segment = segment
+            self.horizontalAccuracy = horizontalAccuracy
+        }
     }
 
     /// The half-width of the window, seconds, in which a speed is worked out from positions.
     public static var halfWindow: Double { 3 }
     /// How many fixes a window needs for its scatter to measure the noise.
+    @inlinable
     static var fixesToMeasureNoise: Int { 5 }
 
     /// The rule; `nil`: nothing is judged, every fix is released as it comes.
     public let rule: MotionRule?
     /// Fixes less accurate than this (metres) are released as they come, unjudged; `nil`: all are judged.
     public let maximumHorizontalAccuracy: Double?
-    public private(set) var motion: Motion = .moving
-    private var held: [Held] = []
+    @inlinable
+    public var motion: Motion { _motion }
+    @usableFromInline var _motion: Motion = .moving
+    @usableFromInline var held: [Held] = []
     /// The slow stretch under way, released once it resolves: its fixes, decided slow, and the
     /// actions taken meanwhile, in order.
-    private var stretch: [Waiting] = []
+    @usableFromInline var stretch: [Waiting] = []
     /// Accurate fixes around those held, for speeds worked out from positions.
-    private var places: [Place] = []
+    @usableFromInline var places: [Place] = []
     /// Places before this index are no longer needed.
-    private var placesStart = 0
-    private var origin: (latitude: Double, longitude: Double, metresPerDegreeEast: Double)?
+    @usableFromInline var placesStart = 0
+    @usableFromInline var origin: (latitude: Double, longitude: Double, metresPerDegreeEast: Double)?
     /// The time of the last fix released, and the newest fix taken.
-    private var lastReleased: Double?
-    private var newest: (time: Double, segment: Int)?
+    @usableFromInline var lastReleased: Double?
+    @usableFromInline var newest: (time: Double, segment: Int)?
     /// Actions taken before the first fix: released with it.
-    private var early: [Action] = []
+    @usableFromInline var early: [Action] = []
 
     /// A detector judging by `rule` the fixes at least as accurate as `maximumHorizontalAccuracy`.
+    @inlinable
     public init(rule: MotionRule?, maximumHorizontalAccuracy: Double? = nil) {
         self.rule = rule
         self.maximumHorizontalAccuracy = maximumHorizontalAccuracy
     }
 
     /// Whether the user has paused.
+    @inlinable
     public var isPaused: Bool {
         if case .paused = motion { true } else { false }
     }
 
     /// Whether the device is standing still: stopped by the rule (a slow stretch not yet long
     /// enough is not).
+    @inlinable
     public var isStationary: Bool {
         motion == .stopped || motion == .paused(wasStopped: true)
     }
 
     /// Whether fixes now count as motion (neither paused nor stopped).
+    @inlinable
     public var isMoving: Bool {
         switch motion {
         case .moving, .slowing: true
@@ -171,11 +204,13 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
     }
 
     /// Whether anything waits to be released.
+    @inlinable
     public var isHolding: Bool {
         !held.isEmpty || !stretch.isEmpty
     }
 
     /// Takes the next fix; returns what is released.
+    @inlinable
     public mutating func add(_ fix: Fix) -> [Item] {
         let facts = Facts(time: fix.time, segment: fix.segment, speed: fix.speed, accurate: isAccurate(fix.horizontalAccuracy))
         newest = (facts.time, facts.segment)
@@ -186,6 +221,7 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
 
     /// Takes an action dated at the last fix taken; returns what is released. A pause or resume
     /// first settles every fix before it: a slow stretch under way counts as motion.
+    @inlinable
     public mutating func act(_ action: Action) -> [Item] {
         guard newest != nil else {
             apply(action)
@@ -201,18 +237,21 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
 
     /// Settles everything held (the input has ended): speeds from the fixes there are, and a
     /// slow stretch under way counts as motion.
+    @inlinable
     public mutating func finish() -> [Item] {
         drain(flushing: true) + settleStretch()
     }
 
-    private func isAccurate(_ accuracy: Double?) -> Bool {
+    @inlinable
+    func isAccurate(_ accuracy: Double?) -> Bool {
         guard let limit = maximumHorizontalAccuracy, let accuracy else { return true }
         return accuracy <= limit
     }
 
     // MARK: - Releasing
 
-    private mutating func drain(flushing: Bool) -> [Item] {
+    @inlinable
+    mutating func drain(flushing: Bool) -> [Item] {
         var released: [Item] = []
         var index = 0
         defer {
@@ -236,14 +275,16 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
 
     /// The speed to judge `fix` by: `.some(nil)` when it needs none (or has none to give),
     /// `nil` when it must wait for later fixes.
-    private func decide(_ fix: Facts, flushing: Bool) -> Double?? {
+    @inlinable
+    func decide(_ fix: Facts, flushing: Bool) -> Double?? {
         guard rule != nil, fix.accurate, !isPaused, lastReleased != nil else { return .some(fix.speed) }
         if let speed = fix.speed { return .some(speed) }
         if !flushing, let newest, newest.segment == fix.segment, newest.time < fix.time + Self.halfWindow { return nil }
         return .some(derivedSpeed(at: fix.time, segment: fix.segment))
     }
 
-    private mutating func step(_ fix: Fix, _ facts: Facts, speed: Double?, into released: inout [Item]) {
+    @inlinable
+    mutating func step(_ fix: Fix, _ facts: Facts, speed: Double?, into released: inout [Item]) {
         let time = facts.time
         guard let last = lastReleased else {
             // The first fix starts it all, moving; the actions taken before it follow it, dated at it.
@@ -255,7 +296,7 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
             }
             early = []
             if let rule, facts.accurate, let speed, speed < rule.speedThreshold, motion == .moving {
-                motion = .slowing(since: time)
+                _motion = .slowing(since: time)
             }
             return
         }
@@ -276,7 +317,7 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
         switch motion {
         case .moving:
             if isSlow {
-                motion = .slowing(since: last)
+                _motion = .slowing(since: last)
                 stretch = [.fix(fix, time: time, speed: speed)]
                 stopIfIdle(at: time, rule, into: &released)
             } else {
@@ -294,7 +335,7 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
             if !isSlow {
                 // Moving again since the last fix: the step from it counts.
                 released.append(.moving(at: last))
-                motion = .moving
+                _motion = .moving
             }
             release(fix, at: time, speed: speed, into: &released)
         case .paused:
@@ -303,30 +344,34 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
     }
 
     /// Stops when the slow stretch has lasted the idle time: dated from its start, so none of it moves.
-    private mutating func stopIfIdle(at time: Double, _ rule: MotionRule, into released: inout [Item]) {
+    @inlinable
+    mutating func stopIfIdle(at time: Double, _ rule: MotionRule, into released: inout [Item]) {
         guard case let .slowing(since) = motion, time - since >= rule.idleTime.seconds else { return }
         released.append(.stopped(at: since))
-        motion = .stopped
+        _motion = .stopped
         release(stretch, into: &released)
         stretch = []
     }
 
     /// Ends a slow stretch under way as motion: its fixes are released as they are.
-    private mutating func settleStretch() -> [Item] {
+    @inlinable
+    mutating func settleStretch() -> [Item] {
         guard case .slowing = motion else { return [] }
         var released: [Item] = []
         release(stretch, into: &released)
         stretch = []
-        motion = .moving
+        _motion = .moving
         return released
     }
 
-    private mutating func release(_ fix: Fix, at time: Double, speed: Double?, into released: inout [Item]) {
+    @inlinable
+    mutating func release(_ fix: Fix, at time: Double, speed: Double?, into released: inout [Item]) {
         released.append(.fix(fix, speed: speed))
         lastReleased = time
     }
 
-    private mutating func release(_ items: [Waiting], into released: inout [Item]) {
+    @inlinable
+    mutating func release(_ items: [Waiting], into released: inout [Item]) {
         for item in items {
             switch item {
             case let .fix(fix, time, speed): release(fix, at: time, speed: speed, into: &released)
@@ -335,12 +380,13 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
         }
     }
 
-    private mutating func apply(_ action: Action) {
+    @inlinable
+    mutating func apply(_ action: Action) {
         switch action.motionEffect {
         case .pause:
-            if !isPaused { motion = .paused(wasStopped: motion == .stopped) }
+            if !isPaused { _motion = .paused(wasStopped: motion == .stopped) }
         case .resume:
-            if case let .paused(wasStopped) = motion { motion = wasStopped ? .stopped : .moving }
+            if case let .paused(wasStopped) = motion { _motion = wasStopped ? .stopped : .moving }
         case .none:
             break
         }
@@ -348,7 +394,8 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
 
     // MARK: - Speed from positions
 
-    private mutating func place(_ fix: Fix, _ facts: Facts) {
+    @inlinable
+    mutating func place(_ fix: Fix, _ facts: Facts) {
         let origin = origin ?? {
             let made = (fix.latitude, fix.longitude, Self.metresPerDegree * cos(fix.latitude * .pi / 180))
             self.origin = made
@@ -361,10 +408,12 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
     }
 
     /// Metres per degree of latitude, on the sphere the distances are measured on.
-    private static var metresPerDegree: Double { 6_371_008.8 * .pi / 180 }
+    @inlinable
+    static var metresPerDegree: Double { 6_371_008.8 * .pi / 180 }
 
     /// Drops the places no held fix can need (more than a minute before the first held).
-    private mutating func trimPlaces() {
+    @inlinable
+    mutating func trimPlaces() {
         var oldestNeeded = newest?.time
         if let first = stretch.first(where: { if case .fix = $0 { true } else { false } }), case let .fix(_, time, _) = first {
             oldestNeeded = time
@@ -380,7 +429,8 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
     }
 
     /// The speed at `fix` worked out from the positions around it (see ``MotionRule``).
-    private func derivedSpeed(at time: Double, segment: Int) -> Double? {
+    @inlinable
+    func derivedSpeed(at time: Double, segment: Int) -> Double? {
         var window: [Place] = []
         var before: Place?
         var after: Place?

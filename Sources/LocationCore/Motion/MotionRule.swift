@@ -40,6 +40,7 @@ public struct MotionRule: Sendable, Hashable, Codable {
 
 extension Duration {
     /// The duration in seconds, as a Double.
+    @inlinable
     package var seconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
