@@ -147,8 +147,13 @@ public struct TrackStatistics: Sendable {
     private mutating func add(latitude: Double, longitude: Double, elevation: Double?, time: GPXTime?, heartRate: Double?) {
         if !inSegment { startSegment() }
         pointCount += 1
+        // The step from the point before: its distance serves the moving time too when that
+        // point was timed (the usual case), rather than being worked out twice.
+        var step: (from: (latitude: Double, longitude: Double), metres: Double)?
         if let previous {
-            distance += Geodesy.distance(previous.latitude, previous.longitude, latitude, longitude)
+            let metres = Geodesy.distance(previous.latitude, previous.longitude, latitude, longitude)
+            distance += metres
+            step = (previous, metres)
         }
         previous = (latitude, longitude)
 
@@ -178,7 +183,12 @@ public struct TrackStatistics: Sendable {
             if let before = previousTimed {
                 let gap = time.date.timeIntervalSince(before.time)
                 if gap > 0, gap <= maximumMovingGap {
-                    let covered = Geodesy.distance(before.latitude, before.longitude, latitude, longitude)
+                    let covered: Double
+                    if let step, step.from.latitude == before.latitude, step.from.longitude == before.longitude {
+                        covered = step.metres
+                    } else {
+                        covered = Geodesy.distance(before.latitude, before.longitude, latitude, longitude)
+                    }
                     if covered / gap > movingSpeed { movingTime += gap }
                 }
             }

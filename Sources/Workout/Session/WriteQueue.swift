@@ -52,9 +52,19 @@ struct WriteQueue: Sendable {
         return false
     }
 
+    /// What is held now, to write. The batch gets its own copy of the rows: sharing the queue's
+    /// arrays, every fix that came while the batch was being written copied the whole queue to
+    /// append itself (copy on write), a copy per fix of everything held.
     func batch(start: Double?) -> Batch? {
         guard !isEmpty, let start = start ?? points.first.map({ $0.location.time!.timeIntervalSince1970 }) else { return nil }
-        return Batch(start: Date(timeIntervalSince1970: start), staging: staging, points: points, events: events, samples: samples)
+        return Batch(
+            start: Date(timeIntervalSince1970: start), staging: staging, points: Self.copy(points), events: Self.copy(events),
+            samples: Self.copy(samples))
+    }
+
+    /// A copy of `rows` in a buffer of its own (`Array(rows)` would share the buffer).
+    private static func copy<Row>(_ rows: [Row]) -> [Row] {
+        rows.isEmpty ? [] : rows.withUnsafeBufferPointer { Array($0) }
     }
 
     mutating func remove(_ batch: Batch) {
