@@ -21,6 +21,9 @@ public final class FITDefinition: Sendable {
     public let offset: Int
     /// For each field number, 1 + its index in ``fields`` (0: absent), for lookups by number.
     private let indexByNumber: [UInt8]
+    /// How each field of ``fields`` is read, worked out once: a large file's messages have their
+    /// fields read a million times each.
+    let layouts: [FITFieldLayout]
 
     /// A definition with these fields; the offsets of the fields' bytes follow from their order.
     public init(
@@ -50,7 +53,15 @@ public final class FITDefinition: Sendable {
         self.fields = placed
         self.developerFields = developer
         self.indexByNumber = index
+        self.layouts = placed.map { FITFieldLayout(position: $0.position, type: $0.effectiveType, count: $0.count) }
         self.size = position
+    }
+
+    /// How the field with `number` is read, if the definition has it.
+    @inline(__always)
+    func layout(_ number: UInt8) -> FITFieldLayout? {
+        let index = indexOfField(number)
+        return index < 0 ? nil : layouts[index]
     }
 
     /// The field with `number`, if the definition has it.
@@ -63,6 +74,14 @@ public final class FITDefinition: Sendable {
     func indexOfField(_ number: UInt8) -> Int {
         Int(indexByNumber[Int(number)]) - 1
     }
+}
+
+/// Where a field's bytes lie in a message's content, the base type they are read as
+/// (``FITFieldDefinition/effectiveType``) and how many values they hold.
+struct FITFieldLayout: Sendable {
+    var position: Int
+    var type: FITBaseType
+    var count: Int
 }
 
 /// One field of a ``FITDefinition``.

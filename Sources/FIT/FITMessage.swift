@@ -53,8 +53,8 @@ public struct FITMessage: Sendable {
     /// The integer value of field `number` (element `index` of an array), for any integer base
     /// type; `nil` when absent, invalid, not an integer, or an unsigned 64-bit value past `Int64.max`.
     public func integer(_ number: UInt8, index: Int = 0) -> Int64? {
-        guard let field = definition.field(number) else { return nil }
-        let type = field.effectiveType
+        guard let field = definition.layout(number) else { return nil }
+        let type = field.type
         guard type.isNumeric, !type.isFloatingPoint, index >= 0, index < field.count else { return nil }
         let bits = FITBytes.bits(content, at: field.position + index * type.size, size: type.size, bigEndian: definition.isBigEndian)
         guard bits != type.invalidBits else { return nil }
@@ -64,8 +64,8 @@ public struct FITMessage: Sendable {
     /// The numeric value of field `number` (element `index` of an array), for any numeric base
     /// type, as `value / scale - offset`; `nil` when absent, invalid or not finite.
     public func number(_ number: UInt8, scale: Double = 1, offset: Double = 0, index: Int = 0) -> Double? {
-        guard let field = definition.field(number) else { return nil }
-        let type = field.effectiveType
+        guard let field = definition.layout(number) else { return nil }
+        let type = field.type
         guard type.isNumeric, index >= 0, index < field.count else { return nil }
         let bits = FITBytes.bits(content, at: field.position + index * type.size, size: type.size, bigEndian: definition.isBigEndian)
         guard bits != type.invalidBits, let raw = FITBytes.double(bits, type: type) else { return nil }

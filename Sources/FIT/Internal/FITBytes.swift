@@ -6,6 +6,23 @@ enum FITBytes {
     @inline(__always)
     static func bits(_ bytes: [UInt8], at position: Int, size: Int, bigEndian: Bool) -> UInt64 {
         bytes.withUnsafeBufferPointer { buffer in
+            // The sizes of the numeric base types, read whole.
+            let raw = UnsafeRawBufferPointer(buffer)
+            switch size {
+            case 1:
+                return UInt64(buffer[position])
+            case 2:
+                let value = raw.loadUnaligned(fromByteOffset: position, as: UInt16.self)
+                return UInt64(bigEndian ? UInt16(bigEndian: value) : UInt16(littleEndian: value))
+            case 4:
+                let value = raw.loadUnaligned(fromByteOffset: position, as: UInt32.self)
+                return UInt64(bigEndian ? UInt32(bigEndian: value) : UInt32(littleEndian: value))
+            case 8:
+                let value = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                return bigEndian ? UInt64(bigEndian: value) : UInt64(littleEndian: value)
+            default:
+                break
+            }
             var value: UInt64 = 0
             if bigEndian {
                 for index in 0..<size { value = value << 8 | UInt64(buffer[position + index]) }

@@ -26,11 +26,13 @@ struct RowInserter {
     private let head: String
     private let tail: String
     private let values: String
-    /// The statement of a full group, made once.
-    private let fullGroupSQL: String
     private let columns: Int
     private let rowsPerStatement: Int
     private var statement: Statement?
+    /// The statement of a full group once prepared, for the groups after: looked up by its SQL in
+    /// the connection's cache for each group, its kilobytes of text were hashed each time. (A
+    /// batch of fewer rows than a group, a session's usual write, never makes the full group's.)
+    private var fullGroupStatement: Statement?
     private var groupStart = 0
     private var groupSize = 0
     private var row = 0
@@ -47,7 +49,6 @@ struct RowInserter {
         // SQLite allows 32,766 parameters per statement; past ~64 rows the gain is gone.
         rowsPerStatement = max(1, min(64, 32_766 / columns.count))
         total = rowCount
-        fullGroupSQL = head + Array(repeating: values, count: rowsPerStatement).joined(separator: ", ") + tail
     }
 
     /// Binds a real, or NULL for `nil`, to column `column` (from 0) of the current row.
@@ -111,9 +112,9 @@ struct RowInserter {
         return group
     }
 
-    /// The INSERT of `rows` rows. Full groups, the common case, reuse one string.
+    /// The INSERT of `rows` rows.
     private func sql(rows: Int) -> String {
-        rows == rowsPerStatement ? fullGroupSQL : head + Array(repeating: values, count: rows).joined(separator: ", ") + tail
+        head + Array(repeating: values, count: rows).joined(separator: ", ") + tail
     }
 
     /// The statement and parameter index of `column` in the current row, preparing the next
@@ -124,7 +125,12 @@ struct RowInserter {
             precondition(row < total, "more rows than announced")
             groupStart = row
             groupSize = min(rowsPerStatement, total - row)
-            statement = try db.cachedStatement(sql: sql(rows: groupSize))
+            if groupSize == rowsPerStatement {
+                if fullGroupStatement == nil { fullGroupStatement = try db.cachedStatement(sql: sql(rows: groupSize)) }
+                statement = fullGroupStatement
+            } else {
+                statement = try db.cachedStatement(sql: sql(rows: groupSize))
+            }
         }
         return (statement!.sqliteStatement, Int32((row - groupStart) * columns + column + 1))
     }

@@ -172,6 +172,9 @@ struct RoutePointRows {
 
     /// The ``Column``s, for a `SELECT` whose rows ``decode(_:)`` reads.
     static let columns = Column.allCases.map(\.name).joined(separator: ", ")
+    /// The columns an insert binds, in order: worked out once (a name is the case's text, made by
+    /// reflection, which cost more than a session's write of a few points).
+    private static let insertColumns = ["route"] + Column.allCases.map(\.name)
 
     private var inserter: RowInserter
     private let route: Int64
@@ -181,7 +184,7 @@ struct RoutePointRows {
     init(route: Int64, count: Int, onConflict: String = "", in db: Database) {
         self.route = route
         inserter = RowInserter(
-            into: "route_point", columns: ["route"] + Column.allCases.map(\.name), onConflict: onConflict, rowCount: count, in: db)
+            into: "route_point", columns: Self.insertColumns, onConflict: onConflict, rowCount: count, in: db)
     }
 
     /// Inserts one point. `location.time` must be set (validation ensures it).

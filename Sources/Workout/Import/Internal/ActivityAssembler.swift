@@ -230,8 +230,11 @@ struct ActivityAssembler {
         return QuantitySample(type: type, value: value, at: Date(timeIntervalSince1970: time))
     }
 
-    /// Feeds the identity of a workout without a route: its samples' times and values.
+    /// Feeds the identity of a workout without a route: its samples' times and values. Once the
+    /// workout has a point its identity is its points' (see ``assemble(start:end:lapEnds:samplesPrefix:)``),
+    /// and the samples' is no longer worked out.
     private mutating func noteSamples(_ samples: [QuantitySample], at time: Double) {
+        guard points == 0 else { return }
         for sample in samples { sampleFingerprint.add(time: time, latitude: sample.value, longitude: Double(sample.type.hashKey)) }
     }
 

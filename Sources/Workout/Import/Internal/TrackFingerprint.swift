@@ -8,14 +8,20 @@ struct TrackFingerprint: Sendable, Hashable {
 
     /// Adds the next point: `time` in seconds since 1970.
     mutating func add(time: Double, latitude: Double, longitude: Double) {
-        for value in [Int64((time * 1000).rounded()), Int64((latitude * 1e7).rounded()), Int64((longitude * 1e7).rounded())] {
-            var bits = UInt64(bitPattern: value)
-            for _ in 0..<8 {
-                hash = (hash ^ (bits & 0xff)) &* 0x100_0000_01b3
-                bits >>= 8
-            }
-        }
+        mix(Int64((time * 1000).rounded()))
+        mix(Int64((latitude * 1e7).rounded()))
+        mix(Int64((longitude * 1e7).rounded()))
         count += 1
+    }
+
+    /// Adds the 8 bytes of `value`, lowest first.
+    @inline(__always)
+    private mutating func mix(_ value: Int64) {
+        var bits = UInt64(bitPattern: value)
+        for _ in 0..<8 {
+            hash = (hash ^ (bits & 0xff)) &* 0x100_0000_01b3
+            bits >>= 8
+        }
     }
 
     /// The external id of the track: `gpx-track:HASH:COUNT` (whatever the format it came in: the

@@ -258,7 +258,7 @@ final class FITActivityCollector {
         try releaseUndated()
         while let held = hold.release() { try pass(held) }
         try refuseSkipsIfStrict()
-        guard var state = activity else { return }
+        guard let state = activity else { return }
         activity = nil
         if let first = state.assembler.firstTime, let last = state.assembler.lastTime {
             let (start, end) = state.bounds(first: first, last: last)
