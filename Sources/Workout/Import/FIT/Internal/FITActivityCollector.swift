@@ -49,7 +49,12 @@ final class FITActivityCollector {
     private let options: FITImportOptions
     private let send: (FITImportItem) -> Bool
     private let isClosed: () -> Bool
-    private var activity: FITActivityState?
+    /// The activity being read, while ``inActivity``. Not an optional: reading a field of an
+    /// optional value (`activity.isActivity`) copied the whole state, its assembler with it, for
+    /// every message; and as a value (not a class) its methods change it without the runtime's
+    /// exclusivity check on each of its fields.
+    private var activity = FITActivityState(fileIndex: 0, offset: 0)
+    private var inActivity = false
     private var batch = PointBatch()
     /// Bytes of developer-field XML in the batch.
     private var batchExtensionBytes = 0
@@ -95,12 +100,13 @@ final class FITActivityCollector {
         case let .fileStart(header):
             try finish()
             activity = FITActivityState(fileIndex: header.index, offset: header.offset)
+            inActivity = true
             systemTime = FITSystemTime()
             stoppedWaitingForAnchor = false
             batch.trackIndex = header.index
             batch.trackLine = header.offset
         case let .message(message):
-            guard activity != nil else { return }
+            guard inActivity else { return }
             if systemTime.anchor(from: message) {
                 try releaseUndated()
             } else if systemTime.offset == nil, !stoppedWaitingForAnchor, Self.dated.contains(message.globalNumber),
@@ -144,7 +150,7 @@ final class FITActivityCollector {
 
     /// In strict mode, stops at the first record or value skipped (``refusal``).
     private func refuseSkipsIfStrict() throws {
-        guard options.strict, let activity, activity.skips.count > 0, let skip = activity.skips.last else { return }
+        guard options.strict, inActivity, activity.skips.count > 0, let skip = activity.skips.last else { return }
         refusal = FITSkip(offset: skip.position, reason: skip.reason)
         throw Stopped()
     }
@@ -152,19 +158,19 @@ final class FITActivityCollector {
     /// Takes a message through the ``OutlierHold``: a record dated far ahead waits for the next
     /// record the activity can take, and the messages between them wait with it.
     private func take(_ message: FITMessage) throws {
-        if message.globalNumber == FITMessageNumber.record, activity!.isActivity, let record = record(message),
-           let time = activity!.admissibleTime(record.time) {
+        if message.globalNumber == FITMessageNumber.record, activity.isActivity, let record = record(message),
+           let time = activity.admissibleTime(record.time) {
             if hold.isHolding {
                 switch hold.judge(next: time) {
                 case let .odd(held):
-                    activity!.skip(held.position, OutlierHold<FITMessage>.reason(held, next: time, moment: "record"))
+                    activity.skip(held.position, OutlierHold<FITMessage>.reason(held, next: time, moment: "record"))
                     try replay(held.after)
                 case let .stands(held):
                     try pass(held)
                 }
                 return try take(message)
             }
-            if OutlierHold<FITMessage>.mustWait(time, after: activity!.lastTime) {
+            if OutlierHold<FITMessage>.mustWait(time, after: activity.lastTime) {
                 return hold.hold(message, time: time, position: record.offset)
             }
         } else if hold.isHolding {
@@ -192,7 +198,7 @@ final class FITActivityCollector {
         case FITMessageNumber.event:
             if var event = FITEventMessage(message) {
                 if event.time == nil { event.time = systemTime.date(message.timestamp) }
-                if !activity!.ourEvent(message, time: event.time) { activity!.timer(event) }
+                if !activity.ourEvent(message, time: event.time) { activity.timer(event) }
             }
         case FITMessageNumber.lap, FITMessageNumber.session:
             if var totals = FITTotals(message) {
@@ -201,37 +207,37 @@ final class FITActivityCollector {
                     totals.start = message.integer(2).flatMap { systemTime.date(UInt32(truncatingIfNeeded: $0)) }
                         ?? totals.elapsedTime.map { end - $0 }
                 }
-                activity!.keep(totals)
-                if totals.kind == .session { activity!.ourSession(message, start: totals.start, end: totals.end) }
+                activity.keep(totals)
+                if totals.kind == .session { activity.ourSession(message, start: totals.start, end: totals.end) }
             }
         case FITMessageNumber.developerDataID:
-            activity!.developer(message)
+            activity.developer(message)
         case FITWorkoutFields.hrvMessage:
-            activity!.hrv(message, offset: message.offset)
+            activity.hrv(message, offset: message.offset)
         case FITMessageNumber.fileID:
-            activity!.fileID = FITFileID(message)
+            activity.fileID = FITFileID(message)
         case FITMessageNumber.deviceInfo:
-            if let device = FITDeviceInfo(message), device.deviceIndex ?? 0 == 0, activity!.creator == nil {
-                activity!.creator = device.deviceName
+            if let device = FITDeviceInfo(message), device.deviceIndex ?? 0 == 0, activity.creator == nil {
+                activity.creator = device.deviceName
             }
         case FITMessageNumber.sport:
-            activity!.sport = FITSportMessage(message)
+            activity.sport = FITSportMessage(message)
         case FITMessageNumber.activity:
-            activity!.utcOffset = FITActivityMessage(message)?.utcOffset
+            activity.utcOffset = FITActivityMessage(message)?.utcOffset
         default:
             break
         }
     }
 
     private func add(_ record: FITRecord) throws {
-        guard activity!.isActivity else {
-            activity!.recordsNotTaken += 1
+        guard activity.isActivity else {
+            activity.recordsNotTaken += 1
             return
         }
-        if activity!.beginsSegment(record) { activity!.assembler.startSegment() }
-        guard let admitted = activity!.admit(record) else { return }
+        if activity.beginsSegment(record) { activity.assembler.startSegment() }
+        guard let admitted = activity.admit(record) else { return }
         var point = admitted.moment
-        if let time = activity!.lastTime { point.samples += activity!.releaseBeats(until: time) }
+        if let time = activity.lastTime { point.samples += activity.releaseBeats(until: time) }
         if point.startsSegment { try flush() }
         if let location = point.location {
             if batch.locations.isEmpty { batch.newSegment = point.startsSegment }
@@ -252,14 +258,16 @@ final class FITActivityCollector {
     /// Ends the activity being read, if any: after its file's CRC, at the next file's header, or
     /// when the read ends (a file cut off partway ends with what it had).
     func finish() throws {
-        guard activity != nil else { return }
+        guard inActivity else { return }
         // Held for an anchor that never came: they go on undated, and are skipped as such.
         stoppedWaitingForAnchor = true
         try releaseUndated()
         while let held = hold.release() { try pass(held) }
         try refuseSkipsIfStrict()
-        guard let state = activity else { return }
-        activity = nil
+        guard inActivity else { return }
+        var state = activity
+        inActivity = false
+        activity = FITActivityState(fileIndex: 0, offset: 0)
         if let first = state.assembler.firstTime, let last = state.assembler.lastTime {
             let (start, end) = state.bounds(first: first, last: last)
             batch.samples += state.releaseBeats(until: end, start: start, ending: true)

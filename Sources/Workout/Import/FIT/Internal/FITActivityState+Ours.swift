@@ -5,7 +5,7 @@ import Foundation
 /// the beat-to-beat intervals of its `hrv` messages.
 extension FITActivityState {
     /// Takes a `developer_data_id`: ours makes the file our own export.
-    func developer(_ message: FITMessage) {
+    mutating func developer(_ message: FITMessage) {
         guard ourIndex == nil, let index = message.integer(3), let id = message.rawBytes(1),
               Array(id) == FITWorkoutFields.applicationID else { return }
         ourIndex = UInt8(truncatingIfNeeded: index)
@@ -13,7 +13,7 @@ extension FITActivityState {
 
     /// Takes an `event` message of our own export carrying our `workout_event` field: the event
     /// exactly. Returns `false` for another event.
-    func ourEvent(_ message: FITMessage, time: Double?) -> Bool {
+    mutating func ourEvent(_ message: FITMessage, time: Double?) -> Bool {
         let values = FITWorkoutFields.values(of: message, ourIndex: ourIndex)
         guard case let .string(kindName)? = values[FITWorkoutFields.workoutEvent.number], let time else { return ourIndex != nil }
         let exact = FITWorkoutFields.time(time, milliseconds: values[FITWorkoutFields.timestampMilliseconds.number]?.number)
@@ -37,7 +37,7 @@ extension FITActivityState {
     }
 
     /// Takes a `session` of our own export: the workout's header.
-    func ourSession(_ message: FITMessage, start: Double?, end: Double?) {
+    mutating func ourSession(_ message: FITMessage, start: Double?, end: Double?) {
         let values = FITWorkoutFields.values(of: message, ourIndex: ourIndex)
         guard header == nil, case let .string(text)? = values[FITWorkoutFields.workoutID.number], let id = UUID(uuidString: text),
               let start, let end else { return }
@@ -58,7 +58,7 @@ extension FITActivityState {
     /// the next begins, the first ending at our `beat_time` when the file is ours, else where the
     /// one before it ended: the beats of a Garmin device's file run on from the activity's first
     /// timer start (or its first record).
-    func hrv(_ message: FITMessage, offset: Int) {
+    mutating func hrv(_ message: FITMessage, offset: Int) {
         let values = FITWorkoutFields.values(of: message, ourIndex: ourIndex)
         if let seconds = values[FITWorkoutFields.beatTime.number]?.number, let beat = FITTime.seconds(since1970: UInt32(clamping: Int64(seconds))) {
             beats.next = FITWorkoutFields.time(beat, milliseconds: values[FITWorkoutFields.beatTimeMilliseconds.number]?.number)
@@ -83,7 +83,7 @@ extension FITActivityState {
     /// The intervals that lie between the first record and `until` (the last record so far; the
     /// workout's end at its end, with `start` its start), as samples; those of an ended activity
     /// outside it are reported and dropped.
-    func releaseBeats(until: Double, start: Double? = nil, ending: Bool = false) -> [QuantitySample] {
+    mutating func releaseBeats(until: Double, start: Double? = nil, ending: Bool = false) -> [QuantitySample] {
         guard let from = start ?? assembler.firstTime else { return [] }
         var released: [QuantitySample] = []
         while let beat = beats.first, ending || beat.end <= until {

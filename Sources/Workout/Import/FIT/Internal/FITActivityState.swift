@@ -6,10 +6,7 @@ import LocationCore
 /// One FIT file's activity as it is read: its records handed to an ``ActivityAssembler``, its
 /// timer's stops and starts turned into pauses, its laps and sessions kept, and at its end the
 /// workout it makes, or why it makes none.
-///
-/// A class: the collector reads and changes it for every message, and as an optional value each
-/// read of it (`activity!.isActivity`) copied the whole state, its assembler with it.
-final class FITActivityState {
+struct FITActivityState {
     /// What a record became: the assembler's, with the developer fields no profile field claims
     /// as XML for the point's extensions.
     struct Admitted {
@@ -69,7 +66,7 @@ final class FITActivityState {
         fileID?.type.map { $0 == FITFileType.activity.rawValue } ?? true
     }
 
-    func keep(_ totals: FITTotals) {
+    mutating func keep(_ totals: FITTotals) {
         if totals.kind == .lap {
             if laps.count < Self.maximumSummaries { laps.append(totals) }
         } else if sessions.count < Self.maximumSummaries {
@@ -84,7 +81,7 @@ final class FITActivityState {
     /// record comes after that. Stops and starts with no record between them make one pause; those
     /// before the first record make none, and a start after the last record no resume (an event
     /// after the workout's end would refuse the whole save).
-    func timer(_ event: FITEventMessage) {
+    mutating func timer(_ event: FITEventMessage) {
         guard ourIndex == nil, let starts = event.startsTimer, let time = event.time else { return }
         if starts, beats.base == nil { beats.base = time }
         switch (starts, timer) {
@@ -112,7 +109,7 @@ final class FITActivityState {
 
     /// Makes the pause and resume a record at `time` settles: a stop before it, and a start
     /// between them (dated no later than the record, which begins the new stretch).
-    private func settlePauses(before time: Double) {
+    private mutating func settlePauses(before time: Double) {
         if assembler.moments == 0 {
             timer = .running  // a timer stopped before anything was recorded pauses nothing
             return
@@ -145,14 +142,14 @@ final class FITActivityState {
     var skips: (count: Int, last: ActivityAssembler.Skip?) { (assembler.skipCount, assembler.lastSkip) }
 
     /// Reports a record skipped for a reason found outside ``admit(_:)`` (the odd one out).
-    func skip(_ offset: Int, _ reason: String) {
+    mutating func skip(_ offset: Int, _ reason: String) {
         assembler.skip(offset, reason)
     }
 
     /// Takes the next record: what it becomes, or `nil` when it is skipped (and reported). A
     /// developer field that says which record field it is (a power pod's "Power") stands in for
     /// that field when the record lacks it.
-    func admit(_ record: FITRecord) -> Admitted? {
+    mutating func admit(_ record: FITRecord) -> Admitted? {
         guard let time = assembler.check(time: record.time, at: record.offset) else { return nil }
         if ourIndex == nil { settlePauses(before: time) }
         if beats.base == nil { beats.base = time }
@@ -194,7 +191,7 @@ final class FITActivityState {
     // MARK: - The end
 
     /// What the file's activity makes: a workout, or the reason it makes none.
-    func collected(file: String, options: FITImportOptions) -> CollectedActivity {
+    mutating func collected(file: String, options: FITImportOptions) -> CollectedActivity {
         var result = CollectedActivity(
             fileIndex: fileIndex, offset: offset,
             workout: WorkoutRecord(activityType: .other, start: Date(timeIntervalSince1970: 0), end: Date(timeIntervalSince1970: 0)))
