@@ -8,8 +8,9 @@ import GRDBSQLite
 /// and run SQLite's per-statement work (open the table, seek, close) a million times; both cost
 /// more than inserting the rows. So rows are bound, column by column, into the slots of a
 /// multi-row `INSERT ... VALUES (...), (...), ...` of up to ``rowsPerStatement`` rows, run when
-/// its slots are full. The caller says up front how many rows it will insert, so the last group
-/// gets a statement of its own size.
+/// its slots are full. The caller says up front how many rows it will insert, so the rows after
+/// the last full group go in groups of powers of two (``groupSize(remaining:maximum:)``), whose
+/// few statements the connection's cache keeps.
 ///
 /// Only this file calls SQLite's C API. The statements come from GRDB (cached per connection) and
 /// run inside a transaction GRDB opened; failures are reported as GRDB's `DatabaseError`, so the
@@ -112,6 +113,15 @@ struct RowInserter {
         return group
     }
 
+    /// How many rows the next group takes, `remaining` left: a full group, else the largest power
+    /// of two not above what remains. A few statement sizes are then prepared once per connection
+    /// and found in its cache after; a group of exactly what remained made a statement of its own
+    /// for most calls (a session writes a few seconds of fixes at a time), prepared each time.
+    static func groupSize(remaining: Int, maximum: Int) -> Int {
+        guard remaining < maximum else { return maximum }
+        return 1 << (Int.bitWidth - 1 - remaining.leadingZeroBitCount)
+    }
+
     /// The INSERT of `rows` rows.
     private func sql(rows: Int) -> String {
         head + Array(repeating: values, count: rows).joined(separator: ", ") + tail
@@ -124,7 +134,7 @@ struct RowInserter {
         if statement == nil {
             precondition(row < total, "more rows than announced")
             groupStart = row
-            groupSize = min(rowsPerStatement, total - row)
+            groupSize = Self.groupSize(remaining: total - row, maximum: rowsPerStatement)
             if groupSize == rowsPerStatement {
                 if fullGroupStatement == nil { fullGroupStatement = try db.cachedStatement(sql: sql(rows: groupSize)) }
                 statement = fullGroupStatement
