@@ -192,6 +192,7 @@ public struct FITImporter: Sendable {
                     workout: workout, outcome: outcome, fileIndex: activity.fileIndex, offset: activity.offset,
                     points: await current.pointCount, duplicatesDropped: activity.duplicates + (await current.droppedDuplicates),
                     segments: activity.segments, samples: activity.samples, laps: activity.laps, pauses: activity.pauses,
+                    stops: activity.stops,
                     heartRateAverage: activity.heartRateAverage, heartRateMaximum: activity.heartRateMaximum,
                     deviceTotals: activity.deviceTotals, skipped: activity.skipped))
             case let .end(summary):
