@@ -18,11 +18,7 @@ struct Locate: AsyncParsableCommand {
     /// Sends the library's log to standard error, warnings and worse only, so that standard
     /// output carries nothing but what the command prints.
     static func main() async {
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .warning
-            return handler
-        }
+        LoggingSystem.bootstrap { WarningLogHandler(label: $0) }
         let arguments = Array(CommandLine.arguments.dropFirst())
         // `locate once` is what a status bar or a script runs again and again, so its start-up is
         // measured (scripts/bench once-latency). Its plain invocations are read without
