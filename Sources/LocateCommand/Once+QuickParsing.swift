@@ -33,6 +33,7 @@ extension OnceRequest {
             if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
                 name = String(argument[..<equals])
                 value = String(argument[argument.index(after: equals)...])
+                guard value != "" else { return nil }  // ArgumentParser: a missing value
             }
             guard let option = Self.quickOption(named: name), !given.contains(option.name) else { return nil }
             given.append(option.name)

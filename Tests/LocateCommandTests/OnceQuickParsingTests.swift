@@ -31,6 +31,9 @@ struct OnceQuickParsingTests {
         ["--format=geojson", "--accuracy=0.5"],
         ["--simulate", "run.gpx", "--timeout", "30"],
         ["[::1]:2947", "--epoch-wait", "1.5"],
+        ["--timeout=1e1", "--max-age", "-0"],
+        ["--format=lat=%latitude", "--simulate=a=b.gpx"],
+        ["", "--accuracy", "12"],
     ])
     func readsWhatArgumentParserReads(_ arguments: [String]) throws {
         let quick = try #require(OnceRequest(quickParsing: arguments), "\(arguments) is read without ArgumentParser")
@@ -47,7 +50,8 @@ struct OnceQuickParsingTests {
         ["a:1", "b:2"], ["--format", "%lat"], ["--simulate", "run.gpx", "localhost"], ["--min-mode", "-v"],
         ["--min-mode", "none"], ["--gpsd-clock", "maybe"], ["--max-age", "-1"], ["--accuracy", "0"],
         ["--", "localhost"], ["--unknown"], ["-x"], ["-"], ["localhost:notaport"], ["--experimental-dump-help"],
-        ["--generate-completion-script", "bash"], ["--simulate"],
+        ["--generate-completion-script", "bash"], ["--simulate"], ["--timeout", "-1"], ["--accuracy", "inf"],
+        ["--epoch-wait", "-0.5"], ["--gpsd-clock", "--verbose"], ["--simulate="], ["--format="], ["--timeout="],
     ])
     func leavesTheRestToArgumentParser(_ arguments: [String]) {
         #expect(OnceRequest(quickParsing: arguments) == nil, "\(arguments) is left to ArgumentParser")
