@@ -14,9 +14,12 @@ import PackageDescription
 //   GeoClue            GeoClueLocationSource, GeoClueAgent (no libgps) -> LocationCore, DBus
 //   GeoClueSimulators  a fake GeoClue, the real one run privately      -> GeoClue, Simulators
 //   Simulators         location fakes: replay, NMEA, fake gpsd, clock  -> LocationFacade, GPX
-//   Workout            the store (GRDB), import/export, sessions       -> LocationCore, GPX, FIT, TCX, GZipFiles
+//   WorkoutCore        QuantityType, QuantitySample, SampleSource (no C library) -> (nothing)
+//   Workout            the store (GRDB), import/export, sessions; re-exports WorkoutCore
+//                                                                      -> WorkoutCore, LocationCore, GPX, FIT, TCX, GZipFiles
 //   BluetoothGATT      BLE measurements, decoded and encoded          -> (nothing)
-//   BluetoothSensors   BLE heart rate, speed/cadence, power via BlueZ  -> BluetoothGATT, Workout, DBus
+//   BluetoothSensors   BLE heart rate, speed/cadence, power via BlueZ (no store)
+//                                                                      -> BluetoothGATT, WorkoutCore, DBus, LocationCore
 //   WorkoutSimulators  workout fakes: store faults, sensors, BlueZ     -> Workout, BluetoothSensors, Simulators, GPX
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators
 //   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators
@@ -32,6 +35,7 @@ let package = Package(
         .library(name: "BluetoothSensors", targets: ["BluetoothSensors"]),
         .library(name: "BluetoothGATT", targets: ["BluetoothGATT"]),
         .library(name: "Simulators", targets: ["Simulators"]),
+        .library(name: "WorkoutCore", targets: ["WorkoutCore"]),
         .library(name: "Workout", targets: ["Workout"]),
         .library(name: "WorkoutSimulators", targets: ["WorkoutSimulators"]),
         .library(name: "GPX", targets: ["GPX"]),
@@ -127,9 +131,12 @@ let package = Package(
                 "GPX",
             ]
         ),
+        // What sessions and sample sources share, with no C library: a strap reader links no store.
+        .target(name: "WorkoutCore"),
         .target(
             name: "Workout",
             dependencies: [
+                "WorkoutCore",
                 "GPSCore",
                 "LocationCore",
                 "GPX",
@@ -156,7 +163,7 @@ let package = Package(
                 "DBus",
                 "GPSCore",
                 "LocationCore",
-                "Workout",
+                "WorkoutCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -233,7 +240,7 @@ let package = Package(
             dependencies: [
                 "BluetoothGATT", "BluetoothSensors", "CommandSupport", "DBus", "FIT", "GeoClue", "GeoClueSimulators",
                 "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "Simulators", "TCX", "Workout",
-                "WorkoutSimulators",
+                "WorkoutCore", "WorkoutSimulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

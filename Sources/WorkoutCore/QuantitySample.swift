@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a ``QuantitySample`` measures, and in which unit, as HealthKit's `HKQuantityTypeIdentifier`.
 ///
@@ -57,7 +61,7 @@ public enum QuantityType: String, Sendable, Hashable, Codable, CaseIterable, Cus
 /// Within one workout a sample is identified by its type, start and end: a sensor gives one value
 /// per interval. Adding a sample equal to one already stored is a no-op (so a retried call does not
 /// duplicate), and adding one with the same type and interval but another value is refused with
-/// ``WorkoutStoreError/conflictingSample(workoutID:index:type:start:storedValue:newValue:)``.
+/// `WorkoutStoreError.conflictingSample` (in `Workout`).
 public struct QuantitySample: Sendable, Hashable, Codable {
     /// What the value measures.
     public var type: QuantityType
