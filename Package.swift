@@ -12,17 +12,20 @@ import PackageDescription
 //   LocationFacade     GPSDClient (libgps); re-exports LocationCore   -> LocationCore
 //   DBus               D-Bus over sd-bus (libsystemd)                  -> GPSCore
 //   GeoClue            GeoClueLocationSource, GeoClueAgent (no libgps) -> LocationCore, DBus
-//   GeoClueSimulators  a fake GeoClue, the real one run privately      -> GeoClue, Simulators
-//   Simulators         location fakes: replay, NMEA, fake gpsd, clock  -> LocationFacade, GPX
+//   SimulatorsCore     location fakes without libgps: replays of GPX and NMEA, the virtual clock,
+//                      NMEA, the fake gpsd server, the private bus     -> LocationCore, GPX
+//   Simulators         gpsd logs replayed through libgps; re-exports SimulatorsCore -> SimulatorsCore, LocationFacade
+//   GeoClueSimulators  a fake GeoClue, the real one run privately (no libgps) -> GeoClue, SimulatorsCore
 //   WorkoutCore        QuantityType, QuantitySample, SampleSource (no C library) -> (nothing)
 //   Workout            the store (GRDB), import/export, sessions; re-exports WorkoutCore
 //                                                                      -> WorkoutCore, LocationCore, GPX, FIT, TCX, GZipFiles
 //   BluetoothGATT      BLE measurements, decoded and encoded          -> (nothing)
-//   BluetoothSensors   BLE heart rate, speed/cadence, power via BlueZ (no store)
+//   BluetoothSensors   BLE heart rate, speed/cadence, power via BlueZ (no store, no libgps)
 //                                                                      -> BluetoothGATT, WorkoutCore, DBus, LocationCore
-//   WorkoutSimulators  workout fakes: store faults, sensors, BlueZ     -> Workout, BluetoothSensors, Simulators, GPX
+//   WorkoutSimulators  workout fakes: store faults, sensors, BlueZ (no libgps)
+//                                                                      -> Workout, BluetoothSensors, SimulatorsCore, GPX
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators
-//   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators
+//   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators, Simulators
 let package = Package(
     name: "swift-gps-facade",
     platforms: [.macOS(.v15)],
@@ -34,6 +37,7 @@ let package = Package(
         .library(name: "GeoClueSimulators", targets: ["GeoClueSimulators"]),
         .library(name: "BluetoothSensors", targets: ["BluetoothSensors"]),
         .library(name: "BluetoothGATT", targets: ["BluetoothGATT"]),
+        .library(name: "SimulatorsCore", targets: ["SimulatorsCore"]),
         .library(name: "Simulators", targets: ["Simulators"]),
         .library(name: "WorkoutCore", targets: ["WorkoutCore"]),
         .library(name: "Workout", targets: ["Workout"]),
@@ -123,12 +127,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The location fakes that need no libgps: a fake of GeoClue or BlueZ links none.
+        .target(
+            name: "SimulatorsCore",
+            dependencies: [
+                "GPSCore",
+                "LocationCore",
+                "GPX",
+            ]
+        ),
+        // What reads gpsd's reports through libgps (the replay of a gpsd log, as GPSDClient reads
+        // gpsd), with SimulatorsCore re-exported.
         .target(
             name: "Simulators",
             dependencies: [
-                "GPSCore",
                 "LocationFacade",
-                "GPX",
+                "SimulatorsCore",
             ]
         ),
         // What sessions and sample sources share, with no C library: a strap reader links no store.
@@ -151,7 +165,7 @@ let package = Package(
         // Fakes of GeoClue for tests: the service on a private bus, and the real one run privately.
         .target(
             name: "GeoClueSimulators",
-            dependencies: ["DBus", "GeoClue", "GPSCore", "LocationCore", "Simulators"]
+            dependencies: ["DBus", "GeoClue", "GPSCore", "LocationCore", "SimulatorsCore"]
         ),
         // The Bluetooth SIG's measurements, decoded and encoded: pure Swift, no D-Bus (fuzzed alone).
         .target(name: "BluetoothGATT"),
@@ -169,7 +183,7 @@ let package = Package(
         ),
         .target(
             name: "WorkoutSimulators",
-            dependencies: ["BluetoothSensors", "DBus", "GPSCore", "GPX", "LocationFacade", "Simulators", "Workout"]
+            dependencies: ["BluetoothSensors", "DBus", "GPSCore", "GPX", "LocationCore", "SimulatorsCore", "Workout"]
         ),
         // What the two commands share: output lines, exit statuses, signals.
         .target(
@@ -239,8 +253,8 @@ let package = Package(
             name: "DocExamplesTests",
             dependencies: [
                 "BluetoothGATT", "BluetoothSensors", "CommandSupport", "DBus", "FIT", "GeoClue", "GeoClueSimulators",
-                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "Simulators", "TCX", "Workout",
-                "WorkoutCore", "WorkoutSimulators",
+                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "Simulators", "SimulatorsCore", "TCX",
+                "Workout", "WorkoutCore", "WorkoutSimulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -267,7 +281,7 @@ let package = Package(
         .testTarget(
             name: "SimulatorsTests",
             dependencies: [
-                "Simulators", "LocationFacade", "TestSupport", "Workout", "WorkoutSimulators", "where-am-i",
+                "Simulators", "SimulatorsCore", "LocationFacade", "TestSupport", "Workout", "WorkoutSimulators", "where-am-i",
                 .product(name: "Clocks", package: "swift-clocks"),
             ],
             exclude: ["Recordings"]  // the recordings the examples replay, kept beside them as users would
@@ -295,7 +309,7 @@ let package = Package(
         .testTarget(
             name: "WorkoutTests",
             dependencies: [
-                "Workout", "GPX", "FIT", "TCX", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport",
+                "Workout", "GPX", "FIT", "TCX", "LocationFacade", "Simulators", "SimulatorsCore", "WorkoutSimulators", "TestSupport",
                 "workout-crash-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
