@@ -296,7 +296,11 @@ let package = Package(
         ),
         .testTarget(
             name: "BluetoothSensorsTests",
-            dependencies: ["BluetoothSensors", "DBus", "GPSCore", "LocationCore", "Simulators", "TestSupport", "Workout", "WorkoutSimulators"]
+            dependencies: [
+                "BluetoothSensors", "DBus", "GPSCore", "LocationCore", "Simulators", "TestSupport", "Workout", "WorkoutSimulators",
+                // A sensor and a GeoClue source share the process's connection to the bus.
+                "GeoClue", "GeoClueSimulators",
+            ]
         ),
         .testTarget(
             name: "LocateCommandTests",

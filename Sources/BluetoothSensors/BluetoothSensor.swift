@@ -24,9 +24,16 @@ import WorkoutCore
 /// its battery empty) is connected again with backoff, and the gap is counted in ``status``.
 /// A notification that is not what its specification says is dropped and counted, by reason.
 ///
+/// Every sensor of a program (and `BlueZ`, and GeoClue's sources) goes through the process's one
+/// connection to the bus (`DBusConnection.shared(_:)`): one socket and one thread, whatever the
+/// number of sensors. A notification is read there, straight from the message (its bytes in one
+/// copy), and its samples handed to the session.
+///
 /// Samples are dated when they arrive, by `now` (the system clock by default): a machine without
 /// a real-time clock (a Raspberry Pi) must have its time set (NTP, or from the GPS) before a
-/// workout, as its fixes are dated by the GPS.
+/// workout, as its fixes are dated by the GPS. The bus is read at most every 20 ms while a sensor
+/// is connected: a sensor that sends faster than that (a power meter at 50 Hz or more) has its
+/// notifications read, dated and handed to the session together, up to 20 ms after they came.
 public final class BluetoothSensor: SampleSource {
     /// Where the sensor is, and how it is read.
     public struct Configuration: Sendable, Hashable {

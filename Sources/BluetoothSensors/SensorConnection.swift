@@ -25,9 +25,10 @@ struct SensorConnection {
     static let measurements: Set<String> = [BluetoothUUID.heartRateMeasurement, BluetoothUUID.cscMeasurement, BluetoothUUID.cyclingPowerMeasurement]
 
     func run() async -> Outcome {
+        // The process's one connection to the bus, which every sensor and GeoClue share.
         let bus: DBusConnection
         do {
-            bus = try DBusConnection(configuration.bus)
+            bus = try DBusConnection.shared(configuration.bus)
         } catch {
             return .failed(.bluezUnavailable(bus: error.bus, reason: error.message), wasConnected: false)
         }
@@ -74,11 +75,10 @@ struct SensorConnection {
             device = try await discover(on: bus, adapter: adapter)
         }
         runner.update(generation: generation) { $0.name = device.name }
-        // The device's own properties from here (Connected, ServicesResolved); its battery's and
-        // its characteristics' values come to a handler below.
-        let changes = try await bus.signals(matching: DBusMatchRule(
-            sender: BlueZ.service, pathNamespace: device.path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
-            arguments: [0: "org.bluez.Device1"]))
+        // The device's own properties from here (Device1's Connected and ServicesResolved,
+        // Battery1's Percentage); its characteristics' values come to handlers below.
+        let changes = try await bus.signals(
+            matching: .propertiesChanged(sender: BlueZ.service, path: device.path), as: DBusPropertiesChanged<DeviceChanges>.self)
         var iterator = changes.makeAsyncIterator()
         // A device another program connected is used as it is, and left connected at the end;
         // one we connect, we disconnect.
@@ -103,15 +103,24 @@ struct SensorConnection {
             throw BluetoothError.noWorkoutService(address: configuration.address, services: current.serviceUUIDs.map(BluetoothUUID.serviceName))
         }
         try await readOnce(characteristics, device: current, on: bus)
-        // Measurements are read on the bus's thread as they come: through a stream, each would
-        // wake a thread of the task reading it, which at a thousand a second cost more than
-        // everything else about a measurement.
-        let measurements = try await bus.onSignals(matching: DBusMatchRule(
-            sender: BlueZ.service, pathNamespace: device.path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"
-        )) { [runner, generation, samples = Locked(SensorSamples(wheelCircumference: configuration.wheelCircumference))] change in
-            Self.read(change, characteristics: characteristics, samples: samples, runner: runner, generation: generation)
+        // Measurements are read on the bus's thread, straight from the messages: one handler per
+        // characteristic, whose match rule names it (so its path and interface need not be
+        // read), in batches. A sensor sending faster than one notification per read interval
+        // (a power meter at 50 Hz, a bench at 1,000) is read once per interval, and its samples
+        // handed to the session together: the connection's thread and the session's reader then
+        // wake once per interval, not once per notification, which at a thousand a second cost
+        // more than everything else about a measurement.
+        let samples = Locked(SensorSamples(wheelCircumference: configuration.wheelCircumference))
+        var handlers: [DBusRegistration] = []
+        defer { handlers.forEach { $0.cancel() } }
+        for (path, uuid) in measured {
+            handlers.append(try await bus.onSignals(
+                matching: .propertiesChanged(sender: BlueZ.service, path: path, interface: "org.bluez.GattCharacteristic1"), as: NotifiedValue.self,
+                readingAtMostEvery: Self.readInterval
+            ) { [runner, generation] notifications in
+                Self.measured(notifications, of: uuid, samples: samples, runner: runner, generation: generation)
+            })
         }
-        defer { measurements.cancel() }
         for path in measured.keys.sorted() {
             _ = try await bus.call(BlueZ.service, path: path, interface: "org.bluez.GattCharacteristic1", member: "StartNotify", timeout: configuration.connectTimeout)
             notifying.withLock { $0.characteristics.append(path) }
@@ -121,50 +130,47 @@ struct SensorConnection {
         runner.connected(generation: generation)
         while let change = await iterator.next() {
             try Task.checkCancellation()
-            guard change.path == device.path, let properties = change.arguments.dropFirst().first?.stringKeyedValue else { continue }
-            if properties["Connected"]?.boolValue == false {
+            let properties = change.arguments.changed
+            if properties.connected == false {
                 throw BluetoothError.connectionFailed(address: configuration.address, reason: "the device disconnected")
             }
+            if let percent = properties.percentage { runner.update(generation: generation) { $0.batteryPercent = percent } }
         }
         try Task.checkCancellation()
     }
 
-    /// A change of the battery's or a characteristic's properties, on the bus's thread: a
-    /// battery level, or a measurement's samples handed to the runner (or its malformation counted).
-    private static func read(
-        _ change: DBusSignal, characteristics: [String: String], samples: Locked<SensorSamples>, runner: SensorRunner, generation: UInt64
+    /// How often the bus is read at most while a sensor is connected: a notification waits at most
+    /// this long to be read, and is dated when it is.
+    static let readInterval = Duration.milliseconds(20)
+
+    /// A measurement's notifications of one read of the bus, on the bus's thread: their samples
+    /// handed to the runner together (or their malformations counted).
+    private static func measured(
+        _ notifications: [NotifiedValue], of uuid: String, samples: Locked<SensorSamples>, runner: SensorRunner, generation: UInt64
     ) {
-        guard change.arguments.count >= 2, let interface = change.arguments[0].stringValue,
-              let properties = change.arguments[1].stringKeyedValue
-        else { return }
-        switch interface {
-        case "org.bluez.Battery1":
-            if let percent = properties["Percentage"]?.intValue { runner.update(generation: generation) { $0.batteryPercent = percent } }
-        case "org.bluez.GattCharacteristic1":
-            guard let uuid = characteristics[change.path], let bytes = properties["Value"]?.bytes else { return }
-            if uuid == BluetoothUUID.batteryLevel, let level = try? BatteryLevel(bytes: bytes) {
-                runner.update(generation: generation) { $0.batteryPercent = level.percent }
-                return
-            }
-            do {
-                let taken = try samples.withLock { samples throws(MalformedNotification) in
-                    try samples.samples(of: uuid, bytes, at: runner.now(), now: runner.clock.now)
+        var taken: [QuantitySample] = []
+        var read = 0
+        var dropped: [String: Int] = [:]
+        samples.withLock { samples in
+            for notification in notifications {
+                guard let bytes = notification.bytes else { continue }
+                do throws(MalformedNotification) {
+                    taken += try samples.samples(of: uuid, bytes, at: runner.now(), now: runner.clock.now)
+                    read += 1
+                } catch {
+                    runner.logger.debug("a notification was dropped", metadata: ["reason": "\(error)"])
+                    dropped[error.reasonKey, default: 0] += 1
                 }
-                runner.deliver(taken, generation: generation)
-            } catch {
-                runner.logger.debug("a notification was dropped", metadata: ["reason": "\(error)"])
-                runner.update(generation: generation) { $0.dropped[error.reasonKey, default: 0] += 1 }
             }
-        default:
-            return
         }
+        if read > 0 { runner.deliver(taken, notifications: read, generation: generation) }
+        if !dropped.isEmpty { runner.update(generation: generation) { $0.dropped.merge(dropped, uniquingKeysWith: +) } }
     }
 
     /// Scans until BlueZ knows the device (it advertises), for at most the connect timeout.
     private func discover(on bus: DBusConnection, adapter: BluetoothAdapter) async throws -> BluetoothDevice {
         let proxy = DBusProxy(bus, destination: BlueZ.service, path: adapter.path, interface: "org.bluez.Adapter1")
-        let added = try await bus.signals(matching: DBusMatchRule(
-            sender: BlueZ.service, path: "/", interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesAdded"))
+        let added = try await bus.signals(matching: .interfacesAdded(sender: BlueZ.service), as: DBusInterfacesAdded<BlueZObject>.self)
         _ = try await proxy.call("SetDiscoveryFilter", [.variantDictionary(["UUIDs": .stringArray(BluetoothUUID.workoutServices), "Transport": "le"])])
         do {
             try await proxy.call("StartDiscovery")
@@ -175,9 +181,8 @@ struct SensorConnection {
         let address = configuration.address
         let found = try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
-                for await signal in added where signal.arguments.count == 2 {
-                    let device = signal.arguments[1].stringKeyedValue?["org.bluez.Device1"]?.stringKeyedValue
-                    if device?["Address"]?.stringValue?.uppercased() == address { return true }
+                for await signal in added where signal.arguments.interfaces.device?.address?.uppercased() == address {
+                    return true
                 }
                 return false
             }
@@ -196,15 +201,15 @@ struct SensorConnection {
     }
 
     /// Waits until BlueZ says it has resolved the device's services (or that it disconnected).
-    private func waitForServices(of path: String, in iterator: inout AsyncStream<DBusSignal>.Iterator) async throws {
+    private func waitForServices(
+        of path: String, in iterator: inout AsyncStream<DBusTypedSignal<DBusPropertiesChanged<DeviceChanges>>>.Iterator
+    ) async throws {
         while let change = await iterator.next() {
-            guard change.path == path, change.arguments.first?.stringValue == "org.bluez.Device1",
-                  let properties = change.arguments.dropFirst().first?.stringKeyedValue
-            else { continue }
-            if properties["Connected"]?.boolValue == false {
+            let properties = change.arguments.changed
+            if properties.connected == false {
                 throw BluetoothError.connectionFailed(address: configuration.address, reason: "the device disconnected while its services were resolved")
             }
-            if properties["ServicesResolved"]?.boolValue == true { return }
+            if properties.servicesResolved == true { return }
         }
         try Task.checkCancellation()
         throw BluetoothError.connectionFailed(address: configuration.address, reason: "the bus closed the connection")
@@ -227,10 +232,9 @@ struct SensorConnection {
 
     /// A characteristic's value (`ReadValue`).
     static func read(_ path: String, on bus: DBusConnection) async throws -> [UInt8] {
-        let reply = try await bus.call(
+        try await bus.call(
             BlueZ.service, path: path, interface: "org.bluez.GattCharacteristic1", member: "ReadValue", [.variantDictionary([:])],
-            timeout: .seconds(5))
-        return reply.first?.bytes ?? []
+            returning: [UInt8].self, timeout: .seconds(5))
     }
 
     /// What a D-Bus failure means for a sensor.
@@ -246,16 +250,3 @@ struct SensorConnection {
     }
 }
 
-extension DBusValue {
-    /// The bytes of an array of bytes (`ay`), such as a characteristic's `Value`.
-    var bytes: [UInt8]? {
-        guard let elements = arrayValue else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(elements.count)
-        for element in elements {
-            guard case let .byte(byte) = element else { return nil }
-            bytes.append(byte)
-        }
-        return bytes
-    }
-}

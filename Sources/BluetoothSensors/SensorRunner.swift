@@ -97,11 +97,11 @@ final class SensorRunner: Sendable {
         }
     }
 
-    /// Hands the samples of one notification to the session reading this sensor.
-    func deliver(_ samples: [QuantitySample], generation: UInt64) {
+    /// Hands the samples of `notifications` measurements to the session reading this sensor.
+    func deliver(_ samples: [QuantitySample], notifications: Int, generation: UInt64) {
         state.withLock { state in
             guard state.generation == generation else { return }
-            state.status.notifications += 1
+            state.status.notifications += notifications
             for sample in samples {
                 state.status.latest[sample.type] = sample.value
                 state.samples?.yield(sample)

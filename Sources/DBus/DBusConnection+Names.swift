@@ -2,35 +2,25 @@
 /// `org.freedesktop.DBus.Properties` and `org.freedesktop.DBus` (the bus itself).
 extension DBusConnection {
     private static let bus = "org.freedesktop.DBus"
-    private static let properties = "org.freedesktop.DBus.Properties"
 
     /// The value of the property `name` of `interface` on the object at `path` of `destination`
-    /// (`Properties.Get`), its variant unwrapped.
+    /// (`Properties.Get`), its variant unwrapped. (``property(_:of:at:on:as:timeout:)`` reads it
+    /// as a type of your own.)
     public func property(
         _ name: String, of interface: String, at path: String, on destination: String, timeout: Duration = .seconds(25)
     ) async throws -> DBusValue {
-        let reply = try await call(
-            destination, path: path, interface: Self.properties, member: "Get", [.string(interface), .string(name)], timeout: timeout)
-        guard let value = reply.first else {
-            throw DBusError(
-                name: .failed, message: "Get answered nothing for \(name)", bus: loop.name, destination: destination, path: path,
-                interface: interface, member: name)
-        }
-        return value.unwrapped
+        try await property(name, of: interface, at: path, on: destination, as: DBusValue.self, timeout: timeout).unwrapped
     }
 
     /// Every property of `interface` on the object at `path` of `destination` (`Properties.GetAll`),
-    /// variants unwrapped.
+    /// variants unwrapped. (``properties(_:of:at:on:timeout:)`` reads them as a type of your own.)
     public func properties(
         of interface: String, at path: String, on destination: String, timeout: Duration = .seconds(25)
     ) async throws -> [String: DBusValue] {
-        let reply = try await call(destination, path: path, interface: Self.properties, member: "GetAll", [.string(interface)], timeout: timeout)
-        guard let values = reply.first?.stringKeyedValue else {
-            throw DBusError(
-                name: .failed, message: "GetAll answered \(reply) for \(interface)", bus: loop.name, destination: destination, path: path,
-                interface: Self.properties, member: "GetAll")
-        }
-        return values
+        try await call(
+            destination, path: path, interface: Self.propertiesInterface, member: "GetAll", [.string(interface)],
+            returning: [String: DBusValue].self, timeout: timeout
+        ).mapValues(\.unwrapped)
     }
 
     /// Sets the property `name` of `interface` on the object at `path` of `destination` to
@@ -40,7 +30,7 @@ extension DBusConnection {
         timeout: Duration = .seconds(25)
     ) async throws {
         _ = try await call(
-            destination, path: path, interface: Self.properties, member: "Set", [.string(interface), .string(name), .variant(value)],
+            destination, path: path, interface: Self.propertiesInterface, member: "Set", [.string(interface), .string(name), .variant(value)],
             timeout: timeout)
     }
 
@@ -55,8 +45,8 @@ extension DBusConnection {
     /// Who owns `name` now (a unique name), or `nil` when nobody does.
     public func nameOwner(of name: String) async throws -> String? {
         do {
-            let reply = try await call(Self.bus, path: "/org/freedesktop/DBus", interface: Self.bus, member: "GetNameOwner", [.string(name)])
-            return reply.first?.stringValue
+            return try await call(
+                Self.bus, path: "/org/freedesktop/DBus", interface: Self.bus, member: "GetNameOwner", [.string(name)], returning: String.self)
         } catch let error as DBusError where error.name == .nameHasNoOwner {
             return nil
         }
@@ -69,12 +59,13 @@ extension DBusConnection {
     ///   (``DBusError/Name/accessDenied``).
     public func requestName(_ name: String) async throws {
         // DBUS_NAME_FLAG_DO_NOT_QUEUE: owner now, or not at all.
-        let reply = try await call(Self.bus, path: "/org/freedesktop/DBus", interface: Self.bus, member: "RequestName", [.string(name), .uint32(4)])
-        let result = reply.first?.intValue
+        let result = try await call(
+            Self.bus, path: "/org/freedesktop/DBus", interface: Self.bus, member: "RequestName", [.string(name), .uint32(4)],
+            returning: UInt32.self)
         // 1: became the primary owner; 4: already was.
         guard result == 1 || result == 4 else {
             throw DBusError(
-                name: .failed, message: "\(name) belongs to another connection (RequestName answered \(result.map(String.init) ?? "nothing"))",
+                name: .failed, message: "\(name) belongs to another connection (RequestName answered \(result))",
                 bus: loop.name, destination: Self.bus, interface: Self.bus, member: "RequestName")
         }
     }
@@ -88,14 +79,13 @@ extension DBusConnection {
     /// the connection closes or the stream is let go. A service restarting reads as `nil`, then
     /// its new unique name.
     public func nameOwners(of name: String) async throws -> AsyncStream<String?> {
-        let changes = try await signals(matching: .nameOwnerChanged(of: name))
+        let changes = try await signals(matching: .nameOwnerChanged(of: name), as: DBusNameOwnerChanged.self)
         let now = try await nameOwner(of: name)
         return AsyncStream { continuation in
             continuation.yield(now)
             let task = Task {
-                for await change in changes where change.arguments.count == 3 {
-                    let owner = change.arguments[2].stringValue ?? ""
-                    continuation.yield(owner.isEmpty ? nil : owner)
+                for await change in changes {
+                    continuation.yield(change.arguments.newOwner)
                 }
                 continuation.finish()
             }

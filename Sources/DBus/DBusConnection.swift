@@ -18,8 +18,10 @@ import Foundation
 ///     interface: "org.freedesktop.GeoClue2.Manager", member: "GetClient")
 /// ```
 ///
-/// Closing the connection (``close()``, or letting it go) fails the calls still waiting, ends
-/// every signal stream and takes the exported objects off the bus.
+/// A connection made with ``init(_:)`` is this value's own: closing it (``close()``, or letting
+/// it go) fails the calls still waiting, ends every signal stream and takes the exported objects
+/// off the bus. A client of system services should rather take the process's one connection to
+/// the bus, ``shared(_:)``, which every GeoClue source and Bluetooth sensor of the process uses.
 public final class DBusConnection: Sendable {
     /// Where a bus is.
     public enum Address: Sendable, Hashable, CustomStringConvertible {
@@ -45,34 +47,65 @@ public final class DBusConnection: Sendable {
     /// Where this connection goes.
     public let address: Address
     let loop: BusLoop
+    /// For a shared connection, this value's hold on it: let go once (by ``close()`` or `deinit`).
+    private let hold: SharedConnections.Hold?
 
-    /// Connects to the bus at `address`. Throws ``DBusError`` (``DBusError/Name/noServer``) when
-    /// no bus listens there.
+    /// Connects to the bus at `address`: a connection of this value's own (see ``shared(_:)`` for
+    /// the process's one). Throws ``DBusError`` (``DBusError/Name/noServer``) when no bus listens
+    /// there.
     public init(_ address: Address = .system) throws(DBusError) {
         self.address = address
         loop = try BusLoop(address)
+        hold = nil
+    }
+
+    /// A holder of the shared connection `loop`.
+    init(sharing loop: BusLoop, at address: Address, hold: SharedConnections.Hold) {
+        self.address = address
+        self.loop = loop
+        self.hold = hold
     }
 
     deinit {
-        loop.close()
+        if let hold { hold.release() } else { loop.close() }
+    }
+
+    /// Whether this value holds the process's shared connection (``shared(_:)``) rather than a
+    /// connection of its own.
+    public var isShared: Bool {
+        hold != nil
     }
 
     /// Closes the connection: calls still waiting for their answers fail with
     /// ``DBusError/Name/noReply`` (new ones with ``DBusError/Name/disconnected``), signal streams
     /// end, exported objects leave the bus (their callers get `NoReply`). Returns at once;
     /// calling it again does nothing.
+    ///
+    /// On a shared connection (``shared(_:)``), it lets go of this value's hold: the connection
+    /// closes once no value holds it, and what others do on it goes on. New calls through this
+    /// value fail with ``DBusError/Name/disconnected``; the streams it opened end when let go.
     public func close() {
-        loop.close()
+        if let hold { hold.release() } else { loop.close() }
     }
 
-    /// Returns once the connection is closed, by ``close()`` or because the bus went away.
+    /// Returns once the connection is closed, by ``close()`` or because the bus went away (for a
+    /// shared connection: once it closes for every holder, or this value has let go of it).
     public func waitUntilClosed() async {
+        if hold?.isReleased == true { return }
         await loop.waitUntilClosed()
     }
 
-    /// Whether the connection is closed.
+    /// Whether the connection is closed (for a shared connection: for this value).
     public var isClosed: Bool {
-        loop.isClosed
+        hold?.isReleased == true || loop.isClosed
+    }
+
+    /// Throws the error of a call through a value that let go of its shared connection.
+    func ensureOpen(destination: String? = nil, path: String? = nil, interface: String? = nil, member: String? = nil) throws(DBusError) {
+        guard hold?.isReleased == true else { return }
+        throw DBusError(
+            name: .disconnected, message: "this holder of the shared connection closed it", bus: loop.name, destination: destination,
+            path: path, interface: interface, member: member)
     }
 
     // MARK: - Calls
@@ -98,7 +131,15 @@ public final class DBusConnection: Sendable {
 
     /// Makes `call` and returns the values of the reply; as ``call(_:path:interface:member:_:timeout:)``.
     public func call(_ call: DBusMethodCall, timeout: Duration? = .seconds(25)) async throws -> [DBusValue] {
-        try await loop.call(call, timeout: timeout)
+        try await self.call(call, timeout: timeout) { (decoder: inout DBusDecoder) throws(DBusDecodingError) in try decoder.decodeRest() }
+    }
+
+    /// Makes `call` and returns its reply as `decode` reads it, on the connection's thread.
+    func call<Reply: Sendable>(
+        _ call: DBusMethodCall, timeout: Duration?, decode: @escaping @Sendable (inout DBusDecoder) throws(DBusDecodingError) -> Reply
+    ) async throws -> Reply {
+        try ensureOpen(destination: call.destination, path: call.path, interface: call.interface, member: call.member)
+        return try await loop.call(call, timeout: timeout, decode: decode)
     }
 
     // MARK: - Signals
@@ -116,9 +157,17 @@ public final class DBusConnection: Sendable {
     ///
     /// - Throws: ``DBusError`` when the bus refuses the rule or the connection is closed.
     public func signals(matching rule: DBusMatchRule) async throws -> AsyncStream<DBusSignal> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DBusSignal.self)
+        try await signals(matching: rule) { (decoder: inout DBusDecoder) throws(DBusDecodingError) in try decoder.decodeRest() }
+    }
+
+    /// The signals that match `rule`, their arguments read by `decode`.
+    func signals<Arguments: Sendable>(
+        matching rule: DBusMatchRule, decode: @escaping @Sendable (inout DBusDecoder) throws(DBusDecodingError) -> Arguments
+    ) async throws -> AsyncStream<DBusTypedSignal<Arguments>> {
+        try ensureOpen()
+        let (stream, continuation) = AsyncStream.makeStream(of: DBusTypedSignal<Arguments>.self)
         let registration = try await loop.addMatch(
-            rule.description, received: { continuation.yield($0) }, ended: { continuation.finish() })
+            rule.description, decode: decode, received: { continuation.yield($0) }, ended: { continuation.finish() })
         continuation.onTermination = { _ in registration.remove() }
         return stream
     }
@@ -134,7 +183,17 @@ public final class DBusConnection: Sendable {
     public func onSignals(
         matching rule: DBusMatchRule, ended: @escaping @Sendable () -> Void = {}, _ handler: @escaping @Sendable (DBusSignal) -> Void
     ) async throws -> DBusRegistration {
-        DBusRegistration(try await loop.addMatch(rule.description, received: handler, ended: ended))
+        try await onSignals(matching: rule, ended: ended, decode: { (decoder: inout DBusDecoder) throws(DBusDecodingError) in try decoder.decodeRest() }, handler)
+    }
+
+    /// Calls `handler` with each signal that matches `rule`, its arguments read by `decode`.
+    func onSignals<Arguments: Sendable>(
+        matching rule: DBusMatchRule, ended: @escaping @Sendable () -> Void,
+        decode: @escaping @Sendable (inout DBusDecoder) throws(DBusDecodingError) -> Arguments,
+        _ handler: @escaping @Sendable (DBusTypedSignal<Arguments>) -> Void
+    ) async throws -> DBusRegistration {
+        try ensureOpen()
+        return DBusRegistration(try await loop.addMatch(rule.description, decode: decode, received: handler, ended: ended))
     }
 
     // MARK: - Objects of our own
@@ -146,6 +205,7 @@ public final class DBusConnection: Sendable {
     /// - Throws: ``DBusError`` when sd-bus refuses it (the interface is already there) or the
     ///   connection is closed.
     public func export(_ interface: DBusInterface, at path: String) async throws -> DBusExportedInterface {
+        try ensureOpen(path: path, interface: interface.name)
         let exported = DBusExportedInterface(interface: interface, path: path, loop: loop)
         exported.registration = try await loop.export(exported)
         return exported
@@ -156,7 +216,8 @@ public final class DBusConnection: Sendable {
     /// departure with `InterfacesAdded` and `InterfacesRemoved`. Cancel the returned registration
     /// to stop.
     public func addObjectManager(at path: String) async throws -> DBusRegistration {
-        DBusRegistration(try await loop.addObjectManager(at: path))
+        try ensureOpen(path: path)
+        return DBusRegistration(try await loop.addObjectManager(at: path))
     }
 }
 

@@ -86,6 +86,9 @@ public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let propertyReadOnly: Name = "org.freedesktop.DBus.Error.PropertyReadOnly"
         /// The arguments do not fit the method.
         public static let invalidArgs: Name = "org.freedesktop.DBus.Error.InvalidArgs"
+        /// A message's values are not of the types expected (a reply that is not what the call
+        /// answers, arguments that are not what a method takes).
+        public static let invalidSignature: Name = "org.freedesktop.DBus.Error.InvalidSignature"
         /// The method failed for a reason of its own.
         public static let failed: Name = "org.freedesktop.DBus.Error.Failed"
         /// The service does not support what was asked.

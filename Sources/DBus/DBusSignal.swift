@@ -25,8 +25,17 @@ public struct DBusMethodCall: Sendable, Hashable {
     }
 }
 
-/// A signal received.
-public struct DBusSignal: Sendable, Hashable {
+/// A signal received, its values as they are (``DBusValue``s). A signal read as a type of its
+/// own is a ``DBusTypedSignal``.
+public typealias DBusSignal = DBusTypedSignal<[DBusValue]>
+
+/// A signal received, its arguments read as `Arguments` (see ``DBusConnection/signals(matching:as:)``).
+///
+/// ```swift
+/// let updates = try await bus.signals(matching: rule, as: LocationUpdated.self)
+/// for await update in updates { print(update.path, update.arguments.new) }
+/// ```
+public struct DBusTypedSignal<Arguments: Sendable>: Sendable {
     /// Who sent it: the sender's unique name (`:1.42`), whatever name it was matched by.
     public var sender: String
     /// The object it is about.
@@ -35,11 +44,11 @@ public struct DBusSignal: Sendable, Hashable {
     public var interface: String
     /// Its name.
     public var member: String
-    /// Its values, in order.
-    public var arguments: [DBusValue]
+    /// Its values, in order, as `Arguments` reads them.
+    public var arguments: Arguments
 
     /// A signal, as received.
-    public init(sender: String, path: String, interface: String, member: String, arguments: [DBusValue]) {
+    public init(sender: String, path: String, interface: String, member: String, arguments: Arguments) {
         self.sender = sender
         self.path = path
         self.interface = interface
@@ -47,6 +56,9 @@ public struct DBusSignal: Sendable, Hashable {
         self.arguments = arguments
     }
 }
+
+extension DBusTypedSignal: Equatable where Arguments: Equatable {}
+extension DBusTypedSignal: Hashable where Arguments: Hashable {}
 
 /// Which signals to receive, as a D-Bus match rule: every field given must match.
 ///

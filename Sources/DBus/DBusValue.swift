@@ -34,9 +34,14 @@ public enum DBusValue: Sendable, Hashable {
     case objectPath(String)
     /// `g`, a type signature such as `a{sv}`.
     case signature(String)
-    /// `h`, a Unix file descriptor. A received one belongs to the receiver, who closes it; one
-    /// sent is duplicated by the bus library, and stays the sender's.
-    case unixFileDescriptor(Int32)
+    /// `h`, a Unix file descriptor, owned: a received one is closed when the last value holding it
+    /// goes, unless taken (``DBusFileDescriptor/take()``); one sent is duplicated by the bus
+    /// library, and stays the sender's.
+    case unixFileDescriptor(DBusFileDescriptor)
+    /// `ay`, an array of bytes, held whole (a Bluetooth characteristic's value): what a message's
+    /// `ay` is read as. The same D-Bus value as `.array(element: "y", ...)` of ``byte(_:)``s,
+    /// and equal to it.
+    case bytes([UInt8])
     /// `aX`, an array whose elements have the signature `element` (`X`).
     indirect case array(element: String, [DBusValue])
     /// `a{KV}`, a dictionary: keys of the basic type `key`, values of the type `value`, in order.
@@ -62,6 +67,7 @@ public enum DBusValue: Sendable, Hashable {
         case .objectPath: "o"
         case .signature: "g"
         case .unixFileDescriptor: "h"
+        case .bytes: "ay"
         case let .array(element, _): "a" + element
         case let .dictionary(key, value, _): "a{" + key + value + "}"
         case let .structure(fields): "(" + fields.map(\.signature).joined() + ")"
@@ -99,6 +105,61 @@ public struct DBusDictionaryEntry: Sendable, Hashable {
     public init(key: DBusValue, value: DBusValue) {
         self.key = key
         self.value = value
+    }
+}
+
+// MARK: - Equality
+
+extension DBusValue {
+    /// Whether two values are the same D-Bus value: of one type, with equal contents. An array of
+    /// bytes is one value in either form (``bytes(_:)``, or `.array(element: "y", ...)`).
+    public static func == (lhs: DBusValue, rhs: DBusValue) -> Bool {
+        switch (lhs, rhs) {
+        case let (.byte(a), .byte(b)): a == b
+        case let (.boolean(a), .boolean(b)): a == b
+        case let (.int16(a), .int16(b)): a == b
+        case let (.uint16(a), .uint16(b)): a == b
+        case let (.int32(a), .int32(b)): a == b
+        case let (.uint32(a), .uint32(b)): a == b
+        case let (.int64(a), .int64(b)): a == b
+        case let (.uint64(a), .uint64(b)): a == b
+        case let (.double(a), .double(b)): a == b
+        case let (.string(a), .string(b)): a == b
+        case let (.objectPath(a), .objectPath(b)): a == b
+        case let (.signature(a), .signature(b)): a == b
+        case let (.unixFileDescriptor(a), .unixFileDescriptor(b)): a == b
+        case let (.bytes(a), .bytes(b)): a == b
+        case (.bytes, .array("y", _)), (.array("y", _), .bytes): lhs.bytesValue != nil && lhs.bytesValue == rhs.bytesValue
+        case let (.array(aElement, a), .array(bElement, b)): aElement == bElement && a == b
+        case let (.dictionary(aKey, aValue, a), .dictionary(bKey, bValue, b)): aKey == bKey && aValue == bValue && a == b
+        case let (.structure(a), .structure(b)): a == b
+        case let (.variant(a), .variant(b)): a == b
+        default: false
+        }
+    }
+
+    /// Hashes the value as ``==(_:_:)`` compares it: an array of bytes alike in either form.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(signature)
+        switch self {
+        case let .byte(value): hasher.combine(value)
+        case let .boolean(value): hasher.combine(value)
+        case let .int16(value): hasher.combine(value)
+        case let .uint16(value): hasher.combine(value)
+        case let .int32(value): hasher.combine(value)
+        case let .uint32(value): hasher.combine(value)
+        case let .int64(value): hasher.combine(value)
+        case let .uint64(value): hasher.combine(value)
+        case let .double(value): hasher.combine(value)
+        case let .string(value), let .objectPath(value), let .signature(value): hasher.combine(value)
+        case let .unixFileDescriptor(value): hasher.combine(value)
+        case let .bytes(value): hasher.combine(value)
+        case let .array(_, elements):
+            if let bytes = bytesValue { hasher.combine(bytes) } else { hasher.combine(elements) }
+        case let .dictionary(_, _, entries): hasher.combine(entries)
+        case let .structure(fields): hasher.combine(fields)
+        case let .variant(inner): hasher.combine(inner)
+        }
     }
 }
 
@@ -193,10 +254,28 @@ extension DBusValue {
         return nil
     }
 
-    /// The elements of an array (inside variants too).
+    /// The elements of an array (inside variants too); those of ``bytes(_:)`` as ``byte(_:)``s.
     public var arrayValue: [DBusValue]? {
-        if case let .array(_, elements) = unwrapped { return elements }
-        return nil
+        switch unwrapped {
+        case let .array(_, elements): elements
+        case let .bytes(bytes): bytes.map(DBusValue.byte)
+        default: nil
+        }
+    }
+
+    /// The bytes of an array of bytes (`ay`), either form (inside variants too).
+    public var bytesValue: [UInt8]? {
+        switch unwrapped {
+        case let .bytes(bytes):
+            return bytes
+        case let .array("y", elements):
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(elements.count)
+            for case let .byte(byte) in elements { bytes.append(byte) }
+            return bytes.count == elements.count ? bytes : nil
+        default:
+            return nil
+        }
     }
 
     /// The fields of a structure (inside variants too).
@@ -255,7 +334,8 @@ extension DBusValue: CustomStringConvertible {
         case let .string(value): "\"\(value)\""
         case let .objectPath(value): "object path \(value)"
         case let .signature(value): "signature \(value)"
-        case let .unixFileDescriptor(value): "fd \(value)"
+        case let .unixFileDescriptor(value): value.description
+        case let .bytes(bytes): "[" + bytes.map { "byte \($0)" }.joined(separator: ", ") + "]"
         case let .array(_, elements): "[" + elements.map(\.description).joined(separator: ", ") + "]"
         case let .dictionary(_, _, entries): "{" + entries.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
         case let .structure(fields): "(" + fields.map(\.description).joined(separator: ", ") + ")"

@@ -23,6 +23,9 @@ import Logging
 /// GeoClue would then refuse every program. This one's connection keeps serving while it waits.
 /// When GeoClue restarts, the agent registers again.
 ///
+/// An agent has a connection of its own, not the process's shared one: GeoClue knows an agent by
+/// its connection's name, and an agent stopped leaves the bus with it.
+///
 /// What GeoClue 2.6 asks, and when: it calls `AuthorizeApp` only for sandboxed programs (Flatpak).
 /// Any other program is a "system" one to it: it is allowed when the agent's maximum accuracy is
 /// above `none`, and refused ("Geolocation disabled for UID n") when it is `none`.
@@ -61,8 +64,9 @@ public final class GeoClueAgent: Sendable {
         var agent = DBusInterface(GeoClueNames.agent)
         agent.addProperty("MaxAccuracyLevel", .uint32(maximumAccuracy.rawValue))
         agent.addMethod("AuthorizeApp", input: "su", output: "bu") { call in
-            let desktopID = call.arguments[0].stringValue ?? ""
-            let requested = call.arguments[1].intValue.flatMap { GeoClueAccuracyLevel(rawValue: UInt32($0)) } ?? .exact
+            // sd-bus has checked the signature (su) before the handler runs.
+            let question = try DBusValue.decode(AuthorizeApp.self, from: call.arguments)
+            let (desktopID, requested) = (question.desktopID, GeoClueAccuracyLevel(rawValue: question.requested) ?? .exact)
             let allowed = decide(desktopID, requested)
             logger.debug("GeoClue asked about a program", metadata: ["desktop_id": "\(desktopID)", "allowed": "\(allowed.map(String.init(describing:)) ?? "no")"])
             return [.boolean(allowed != nil && allowed != GeoClueAccuracyLevel.none), .uint32(allowed?.rawValue ?? 0)]
@@ -144,7 +148,7 @@ public final class GeoClueAgent: Sendable {
 
     /// The most exact location the user allows; GeoClue hears of a change at once.
     public var maximumAccuracy: GeoClueAccuracyLevel {
-        get { exported.value(of: "MaxAccuracyLevel")?.intValue.flatMap { GeoClueAccuracyLevel(rawValue: UInt32($0)) } ?? .none }
+        get { (try? exported.value(of: "MaxAccuracyLevel")?.decode(UInt32.self)).flatMap { GeoClueAccuracyLevel(rawValue: $0) } ?? .none }
         set { try? exported.setValue(.uint32(newValue.rawValue), for: "MaxAccuracyLevel") }
     }
 
@@ -175,5 +179,17 @@ public final class GeoClueAgent: Sendable {
             return ready.values.map(\.continuation)
         }
         for waiter in ready { waiter.resume(returning: true) }
+    }
+}
+
+/// The arguments of the agent's `AuthorizeApp` (`su`): the program's desktop id and the accuracy
+/// it asks for.
+private struct AuthorizeApp: DBusDecodable {
+    var desktopID: String
+    var requested: UInt32
+
+    init(from decoder: inout DBusDecoder) throws(DBusDecodingError) {
+        desktopID = try decoder.decode()
+        requested = try decoder.decode()
     }
 }

@@ -29,6 +29,10 @@ import Logging
 ///   demo agent. Until then, requests wait, and the source reports
 ///   `LocationError.awaitingAuthorization(service:reason:)`.
 ///
+/// It goes through the process's one connection to the bus (`DBusConnection.shared(_:)`), which
+/// every source and Bluetooth sensor of the program shares, with a GeoClue client of its own
+/// (`CreateClient`, GeoClue 2.5 and later), stopped and deleted when the source stops.
+///
 /// What it reports:
 /// - every `LocationUpdated` of its GeoClue client as a `LocationEvent.location(_:)`;
 /// - `LocationError.serviceUnavailable(service:bus:reason:)` when there is no bus or no
@@ -124,7 +128,7 @@ public final class GeoClueLocationSource: LocationSource {
         runner.observers.add(handler)
     }
 
-    /// Connects to the bus, asks GeoClue for a client and starts it, in a task of its own.
+    /// Asks GeoClue for a client of its own and starts it, in a task of its own.
     /// Returns at once; calling it while started does nothing.
     public func start() {
         runner.start()
@@ -295,9 +299,11 @@ final class GeoClueRunner: Sendable {
     /// Reads the client's `Location` and reports it as the cached fix.
     private func poll(_ client: DBusProxy, generation: UInt64) async {
         do {
-            guard let path = try await client.property("Location").stringValue, path != "/" else { return }
-            let properties = try await client.connection.properties(of: GeoClueNames.location, at: path, on: client.destination)
-            guard let fix = Location(geoClueProperties: properties) else { return }
+            let path = try await client.property("Location", as: String.self)
+            guard path != "/" else { return }
+            let properties = try await client.connection.properties(
+                GeoClueLocationProperties.self, of: GeoClueNames.location, at: path, on: client.destination)
+            guard let fix = Location(geoClue: properties) else { return }
             // The fix's own time says how old it is; GeoClue keeps its latest location for as long
             // as it runs. A fix dated in the future (a clock set wrong) counts as new.
             let age = fix.time.map { max(0, Date().timeIntervalSince($0)) } ?? 0

@@ -55,17 +55,46 @@ extension GeoClueRunner {
         }
     }
 
-    /// One connection to the bus and one GeoClue client, from `GetClient` to the end: GeoClue
-    /// leaving the bus, the bus closing, a refusal, or the task's cancellation.
+    /// One GeoClue client on the process's shared connection to the bus, from `CreateClient` to
+    /// the end: GeoClue leaving the bus, the bus closing, a refusal, or the task's cancellation.
+    /// The client is then stopped and deleted: the connection outlives it.
     private func session(generation: UInt64) async -> Outcome {
         let bus: DBusConnection
         do {
-            bus = try DBusConnection(configuration.bus)
+            bus = try DBusConnection.shared(configuration.bus)
         } catch {
             return .failed(.serviceUnavailable(service: GeoClueNames.serviceDescription, bus: error.bus, reason: error.message), connected: false)
         }
-        defer { bus.close() }
         let started = Locked(false)
+        let made = Locked<MadeClient?>(nil)
+        let outcome = await session(on: bus, generation: generation, started: started, made: made)
+        // In a task of its own, as this one may be cancelled (which would cancel the calls at once).
+        if let client = made.withLock({ $0 }) {
+            let wasStarted = started.withLock { $0 }
+            await Task { await client.delete(on: bus, wasStarted: wasStarted) }.value
+        }
+        bus.close()
+        return outcome
+    }
+
+    /// A client this session made: its path, and the GeoClue (by unique name) that made it.
+    struct MadeClient: Sendable {
+        var path: String
+        var owner: String
+
+        /// Stops (if it was started) and deletes the client, with the GeoClue that made it: a
+        /// GeoClue gone (or restarted) has no such client, and the bus says so at once.
+        func delete(on bus: DBusConnection, wasStarted: Bool) async {
+            if wasStarted {
+                _ = try? await bus.call(owner, path: path, interface: GeoClueNames.client, member: "Stop", timeout: .seconds(2))
+            }
+            _ = try? await bus.call(
+                owner, path: GeoClueNames.managerPath, interface: GeoClueNames.manager, member: "DeleteClient", [.objectPath(path)],
+                timeout: .seconds(2))
+        }
+    }
+
+    private func session(on bus: DBusConnection, generation: UInt64, started: Locked<Bool>, made: Locked<MadeClient?>) async -> Outcome {
         do {
             // Who owns GeoClue's name, from before the client is made: the owner that made it
             // leaving (GeoClue exiting or restarting) ends the session.
@@ -86,7 +115,7 @@ extension GeoClueRunner {
                         connected: started.withLock { $0 })
                 }
                 group.addTask {
-                    try await self.follow(on: bus, generation: generation, owner: clientOwner, started: started)
+                    try await self.follow(on: bus, generation: generation, owner: clientOwner, started: started, made: made)
                 }
                 let outcome = try await group.next()!
                 group.cancelAll()
@@ -105,23 +134,23 @@ extension GeoClueRunner {
     }
 
     /// Makes and starts a client, then reports each of its locations until the connection ends.
-    private func follow(on bus: DBusConnection, generation: UInt64, owner: Locked<String?>, started: Locked<Bool>) async throws -> Outcome {
+    private func follow(
+        on bus: DBusConnection, generation: UInt64, owner: Locked<String?>, started: Locked<Bool>, made: Locked<MadeClient?>
+    ) async throws -> Outcome {
         let manager = DBusProxy(bus, destination: GeoClueNames.service, path: GeoClueNames.managerPath, interface: GeoClueNames.manager)
-        // GeoClue answers GetClient only once an agent for this user has registered: no timeout of
-        // our own (the caller's request has one), but say why it waits.
+        // GeoClue answers CreateClient only once an agent for this user has registered: no timeout
+        // of our own (the caller's request has one), but say why it waits. A client of its own
+        // (CreateClient, not GetClient, which gives one client per connection): the connection is
+        // the process's, shared with the other sources.
         let before = try await bus.nameOwner(of: GeoClueNames.service)
-        let reply = try await refusable {
-            try await awaitingAuthorization(generation: generation, "GeoClue holds GetClient until an agent for this user (uid \(getuid())) registers") {
-                try await manager.call("GetClient", timeout: nil)
+        let path = try await refusable {
+            try await awaitingAuthorization(generation: generation, "GeoClue holds CreateClient until an agent for this user (uid \(getuid())) registers") {
+                try await manager.call("CreateClient", returning: String.self, timeout: nil)
             }
-        }
-        guard let path = reply.first?.stringValue else {
-            throw DBusError(
-                name: .failed, message: "it answered \(reply), not a client's path", bus: "\(configuration.bus)", destination: GeoClueNames.service,
-                path: GeoClueNames.managerPath, interface: GeoClueNames.manager, member: "GetClient")
         }
         // The client is the GeoClue that answered: one that restarted meanwhile has other clients.
         let current = try await bus.nameOwner(of: GeoClueNames.service)
+        if let current, before == nil || before == current { made.withLock { $0 = MadeClient(path: path, owner: current) } }
         guard current != nil, before == nil || before == current else {
             return .failed(.serviceLost(service: GeoClueNames.serviceDescription, reason: "it restarted while making the client"), connected: false)
         }
@@ -131,7 +160,7 @@ extension GeoClueRunner {
         try await client.setProperty("RequestedAccuracyLevel", to: .uint32(configuration.accuracyLevel.rawValue))
         try await client.setProperty("DistanceThreshold", to: .uint32(configuration.distanceThreshold))
         try await client.setProperty("TimeThreshold", to: .uint32(configuration.timeThreshold))
-        let updates = try await client.signals("LocationUpdated")
+        let updates = try await client.signals("LocationUpdated", as: LocationUpdated.self)
         try await refusable {
             try await awaitingAuthorization(generation: generation, "GeoClue holds Start until the agent answers for \(configuration.desktopID)") {
                 _ = try await client.call("Start", timeout: nil)
@@ -142,17 +171,18 @@ extension GeoClueRunner {
         deliver(.connectionChanged(.watching), generation: generation)
         adopt(client, generation: generation)
         for await update in updates {
-            guard let path = update.arguments.last?.stringValue, path != "/" else { continue }
-            let properties: [String: DBusValue]
+            let path = update.arguments.new
+            guard path != "/" else { continue }
+            let properties: GeoClueLocationProperties
             do {
-                properties = try await bus.properties(of: GeoClueNames.location, at: path, on: GeoClueNames.service)
+                properties = try await bus.properties(GeoClueLocationProperties.self, of: GeoClueNames.location, at: path, on: GeoClueNames.service)
             } catch let error as DBusError where [.unknownObject, .unknownInterface, .unknownMethod].contains(error.name) {
                 // GeoClue keeps a client's latest two locations: updates that came faster than we
                 // read them are gone, and a later update has the newer position.
                 logger.debug("a GeoClue location went before it was read", metadata: ["path": "\(path)"])
                 continue
             }
-            if let fix = Location(geoClueProperties: properties) {
+            if let fix = Location(geoClue: properties) {
                 deliver(.location(fix), generation: generation)
             }
         }
@@ -217,5 +247,16 @@ extension DBusError {
     /// "GetClient (org.freedesktop.DBus.Error.NoReply)": what failed, briefly.
     var subjectWithName: String {
         "\(member ?? "the call") (\(name))"
+    }
+}
+
+/// The arguments of a GeoClue client's `LocationUpdated` (`oo`): the location before, and the new one.
+struct LocationUpdated: DBusDecodable {
+    var old: String
+    var new: String
+
+    init(from decoder: inout DBusDecoder) throws(DBusDecodingError) {
+        old = try decoder.decode()
+        new = try decoder.decode()
     }
 }

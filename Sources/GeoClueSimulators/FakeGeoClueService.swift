@@ -48,9 +48,10 @@ final class FakeGeoClueService: Sendable {
             try await Self.client(for: call, reusing: false, core: core, connection: connection, source: source, authorization: authorization)
         }
         manager.addMethod("DeleteClient", input: "o") { call in
+            // The client goes with its locations, as GeoClue's do.
             let path = call.arguments[0].stringValue ?? ""
-            core.withLock { $0.clients[path] }?.exported.remove()
-            core.withLock { _ = $0.clients.removeValue(forKey: path) }
+            let gone = core.withLock { $0.clients.removeValue(forKey: path) }
+            for object in gone.map({ [$0.exported] + $0.locations }) ?? [] { object.remove() }
             return []
         }
         do {

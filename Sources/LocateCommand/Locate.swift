@@ -11,11 +11,7 @@ struct Locate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "locate",
         abstract: "Get positions from gpsd or GeoClue, or serve recorded ones as a fake gpsd.",
-        discussion: ExitStatus.summary([
-            .success: "success", .usage: "usage", .dataError: "bad input data", .noInput: "missing input",
-            .unavailable: "gpsd or GeoClue unavailable", .cannotCreate: "cannot create the output file", .temporaryFailure: "timed out",
-            .noPermission: "GeoClue refused this program",
-        ]),
+        discussion: ExitStatus.table,
         subcommands: [Once.self, Watch.self, Replay.self, Record.self]
     )
 

@@ -12,13 +12,7 @@ struct WorkoutCommand: AsyncParsableCommand {
             The store is a SQLite file: --store PATH, else $XDG_DATA_HOME/swift-gps-facade/workouts.sqlite \
             (~/.local/share/... when XDG_DATA_HOME is unset). A workout is named by its id or any \
             unambiguous start of it (as `workout list` prints).
-            """ + "\n\n" + ExitStatus.summary([
-                .success: "success", .usage: "usage",
-                .dataError: "bad input data (the message names file, line and column)",
-                .noInput: "no such file or workout", .unavailable: "gpsd or BlueZ unavailable",
-                .cannotCreate: "an output file cannot be written",
-                .ioError: "the store failed", .temporaryFailure: "interrupted",
-            ]),
+            """ + "\n\n" + ExitStatus.table,
         subcommands: [Import.self, List.self, Show.self, Export.self, Delete.self, Record.self, Recover.self, Sensors.self]
     )
 

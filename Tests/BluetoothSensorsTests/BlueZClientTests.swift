@@ -265,6 +265,45 @@ struct BlueZClientTests {
         sensor.stop()
     }
 
+    /// Two sensors and a scanner in one process go through its one connection to the bus; each
+    /// sensor gets its own device's measurements, and goes on when the other stops.
+    @Test func sensorsAndTheScannerShareOneConnection() async throws {
+        let world = try await World()
+        defer { world.stop() }
+        let strap = try await world.bluez.add(FakeBluetoothDevice(address: Self.strapAddress, name: "HRM-Pro", sensors: [.heartRate]))
+        let meter = try await world.bluez.add(FakeBluetoothDevice(address: Self.meterAddress, name: "Assioma", sensors: [.power]))
+        let observer = try DBusConnection(world.address)
+        defer { observer.close() }
+        func connections() async throws -> Int {
+            try await observer.call(
+                "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "ListNames",
+                returning: [String].self
+            ).filter { $0.hasPrefix(":") }.count
+        }
+        let before = try await connections()
+        let bluez = try BlueZ(bus: world.address)
+        defer { bluez.close() }
+        let strapSensor = BluetoothSensor(address: Self.strapAddress, bus: world.address)
+        let meterSensor = BluetoothSensor(address: Self.meterAddress, bus: world.address)
+        let heartRates = Collected(strapSensor.start()), powers = Collected(meterSensor.start())
+        await Self.waitForConnection(strapSensor)
+        await Self.waitForConnection(meterSensor)
+        #expect(try await bluez.devices().count == 2)
+        #expect(try await connections() == before + 1, "two sensors and a scanner, one connection")
+        strap.send(HeartRateMeasurement(heartRate: 131))
+        meter.send(CyclingPowerMeasurement(power: 250))
+        await heartRates.waitFor(1, of: .heartRate)
+        await powers.waitFor(1, of: .power)
+        #expect(heartRates.all.map(\.type) == [.heartRate] && powers.all.map(\.type) == [.power], "each its own device's")
+        strapSensor.stop()
+        await heartRates.waitUntilEnded()
+        meter.send(CyclingPowerMeasurement(power: 260))
+        await powers.waitFor(2, of: .power)
+        #expect(powers.of(.power) == [250, 260])
+        meterSensor.stop()
+        await powers.waitUntilEnded()
+    }
+
     @Test func noBlueZOnTheBusIsSaid() async throws {
         let bus = try await PrivateBus()
         defer { bus.stop() }

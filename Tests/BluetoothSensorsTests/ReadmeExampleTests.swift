@@ -30,6 +30,39 @@ struct ReadmeExampleTests {
         sensor.stop()
     }
 
+    /// The README's D-Bus example, as printed (for the system bus).
+    func batteryOnTheSystemBus() async throws -> Int? {
+        struct Battery: DBusKeyedDecodable {             // what a program reads of org.bluez.Battery1
+            var percentage: Int?
+            mutating func decode(key: String, from value: inout DBusDecoder) throws(DBusDecodingError) {
+                if key == "Percentage" { percentage = try value.decode() }
+            }
+        }
+        let bus = try DBusConnection.shared(.system)
+        let battery = try await bus.properties(
+            Battery.self, of: "org.bluez.Battery1", at: "/org/bluez/hci0/dev_C0_FF_EE_00_00_01", on: "org.bluez")
+        return battery.percentage
+    }
+
+    /// The same read, through the shared connection to a private bus with the fake BlueZ: the
+    /// strap's battery, a byte (`y`), read as an `Int`.
+    @Test func aStrapsBatteryIsReadAsATypeOfOurOwn() async throws {
+        struct Battery: DBusKeyedDecodable {
+            var percentage: Int?
+            mutating func decode(key: String, from value: inout DBusDecoder) throws(DBusDecodingError) {
+                if key == "Percentage" { percentage = try value.decode() }
+            }
+        }
+        let privateBus = try await PrivateBus()
+        let fake = try await FakeBlueZ(bus: privateBus.address)
+        defer { fake.stop(); privateBus.stop() }
+        try await fake.add(FakeBluetoothDevice(address: "C0:FF:EE:00:00:01", name: "HRM-Pro", sensors: [.heartRate], batteryPercent: 81))
+        let bus = try DBusConnection.shared(.address(privateBus.address))
+        let battery = try await bus.properties(
+            Battery.self, of: "org.bluez.Battery1", at: "/org/bluez/hci0/dev_C0_FF_EE_00_00_01", on: "org.bluez")
+        #expect(battery.percentage == 81)
+    }
+
     /// The README's recording example: a strap and a power meter beside a replayed ride, their
     /// samples dated by the fixes' time. (A few seconds of real time: the sensors are on a real bus.)
     @Test func aRideIsRecordedWithTheSensorsBesideTheFixes() async throws {

@@ -1,4 +1,5 @@
 import DBus
+import GPSCore
 import Foundation
 import Simulators
 import Testing
@@ -42,18 +43,87 @@ struct DBusCallTests {
         defer { test.stop() }
         var pipeEnds: [Int32] = [0, 0]
         #expect(pipe(&pipeEnds) == 0)
-        defer { close(pipeEnds[0]); close(pipeEnds[1]) }
+        defer { close(pipeEnds[0]) }
+        let sent = DBusFileDescriptor(owning: pipeEnds[1])
         let reply = try await test.client.call(
             DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "EchoVariant",
-            [.variant(.unixFileDescriptor(pipeEnds[1]))])
+            [.variant(.unixFileDescriptor(sent))])
         guard case let .variant(.unixFileDescriptor(received)) = try #require(reply.first) else {
             Issue.record("not a descriptor: \(reply)")
             return
         }
-        defer { close(received) }
-        #expect(write(received, "x", 1) == 1)
+        let descriptor = try #require(received.rawValue)
+        #expect(descriptor != pipeEnds[1], "the bus library sends a duplicate: the sender keeps its own")
+        #expect(write(descriptor, "x", 1) == 1)
         var byte: UInt8 = 0
         #expect(read(pipeEnds[0], &byte, 1) == 1 && byte == UInt8(ascii: "x"))
+    }
+
+    /// A descriptor received and let go (a reply or a signal nobody reads) is closed: the pipe's
+    /// reader sees its end once the sender's end is closed too. One taken is the taker's.
+    @Test func aDescriptorLetGoIsClosedAndOneTakenIsNot() async throws {
+        let test = try await DBusTestBus()
+        defer { test.stop() }
+        // Closed on exec: a child process another test starts meanwhile must not hold the write end.
+        var pipeEnds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pipeEnds) == 0)
+        defer { close(pipeEnds[0]) }
+        func echo() async throws -> DBusFileDescriptor? {
+            let reply = try await test.client.call(
+                DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "EchoVariant",
+                [.variant(.unixFileDescriptor(DBusFileDescriptor(duplicating: pipeEnds[1])!))])
+            guard case let .variant(.unixFileDescriptor(received))? = reply.first else { return nil }
+            return received
+        }
+        let taken = try #require(try await echo()?.take(), "the value was let go, its descriptor taken out first")
+        _ = try await echo()  // let go at once: closed
+        close(pipeEnds[1])
+        // Only the taken descriptor still holds the pair's other end open: write through it, close
+        // it, and the reader gets the byte, then the end (a leaked descriptor would hold it open).
+        #expect(write(taken, "y", 1) == 1)
+        close(taken)
+        // The reads wait for the end on a thread of their own: the copies the server's handler
+        // held are let go on the task pool, which a blocked read must not take a thread of.
+        let reader = pipeEnds[0]
+        let (first, byte, second) = await withCheckedContinuation { continuation in
+            Threads.detach {
+                var buffer = [UInt8](repeating: 0, count: 4)
+                let first = read(reader, &buffer, 4)
+                let byte = buffer[0]
+                let second = read(reader, &buffer, 4)
+                continuation.resume(returning: (first, byte, second))
+            }
+        }
+        #expect(first == 1 && byte == UInt8(ascii: "y"))
+        #expect(second == 0, "a descriptor of the other end is still open somewhere")
+    }
+
+    /// A signal that carries a descriptor, received and let go, closes it: the pair's other end
+    /// then reads its end (the sender's, the bus's and the receiver's copies are all closed).
+    @Test func aSignalLetGoClosesItsDescriptor() async throws {
+        let test = try await DBusTestBus { echo in echo.addSignal("Handed", signature: "h") }
+        defer { test.stop() }
+        var ends: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
+        defer { close(ends[0]) }
+        let signals = try await test.client.signals(matching: DBusMatchRule(interface: DBusTestBus.interface, member: "Handed"))
+        var iterator = signals.makeAsyncIterator()
+        try test.exported.emit("Handed", [.unixFileDescriptor(DBusFileDescriptor(owning: ends[1]))])  // the value closes ours
+        do {
+            let signal = try #require(await iterator.next())
+            guard case .unixFileDescriptor? = signal.arguments.first else {
+                Issue.record("not a descriptor: \(signal.arguments)")
+                return
+            }
+        }  // the signal let go here (and the stream's buffer is empty)
+        let reader = ends[0]
+        let read = await withCheckedContinuation { continuation in
+            Threads.detach {
+                var byte: UInt8 = 0
+                continuation.resume(returning: Glibc.read(reader, &byte, 1))
+            }
+        }
+        #expect(read == 0, "a descriptor of the other end is still open somewhere")
     }
 
     @Test func anErrorReplyNamesItselfAndWhatWasCalled() async throws {

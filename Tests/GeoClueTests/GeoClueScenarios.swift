@@ -123,6 +123,58 @@ enum GeoClueScenarios {
     }
 }
 
+extension GeoClueScenarios {
+    /// Two sources in one process go through its one connection to the bus, each with a client
+    /// of its own: both get the position fed; one stopped deletes its client, and the other goes on.
+    static func twoSourcesShareOneConnection(_ world: some GeoClueWorld) async throws {
+        let agent = try await GeoClueAgent(bus: world.address)
+        defer { agent.stop() }
+        let observer = try DBusConnection(world.address)
+        defer { observer.close() }
+        let connectionsBefore = try await connections(on: observer)
+        let first = world.source(desktopID: "org.example.First"), second = world.source(desktopID: "org.example.Second")
+        let firstEvents = LocationEventRecorder(observing: first), secondEvents = LocationEventRecorder(observing: second)
+        let firstManager = LocationManager(source: first)
+        var firstUpdates = firstManager.updates(buffering: .all).makeAsyncIterator()
+        let secondManager = LocationManager(source: second)
+        var secondUpdates = secondManager.updates(buffering: .all).makeAsyncIterator()
+        _ = await firstEvents.waitUntil { $0.states.contains(.watching) }
+        _ = await secondEvents.waitUntil { $0.states.contains(.watching) }
+        #expect(try await connections(on: observer) == connectionsBefore + 1, "two sources, one connection")
+        #expect(try await clients(on: observer) == 2)
+
+        let walk = type(of: world).walk
+        await world.feed([walk(0)])
+        #expect(try await firstUpdates.next().map { abs($0.latitude - walk(0).latitude) < 1e-6 } == true)
+        #expect(try await secondUpdates.next().map { abs($0.latitude - walk(0).latitude) < 1e-6 } == true)
+
+        first.stop()
+        await first.waitUntilIdle()
+        #expect(try await clients(on: observer) == 1, "the stopped source's client was deleted")
+        await world.feed([walk(5)])
+        var next = try await secondUpdates.next()
+        // The real GeoClue may report a position twice.
+        while let fix = next, abs(fix.latitude - walk(0).latitude) < 1e-6 { next = try await secondUpdates.next() }
+        #expect(next.map { abs($0.latitude - walk(5).latitude) < 1e-6 } == true, "\(String(describing: next))")
+        #expect(second.connectionState == .watching)
+    }
+
+    /// How many connections the bus has.
+    private static func connections(on observer: DBusConnection) async throws -> Int {
+        try await observer.call(
+            "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "ListNames", returning: [String].self
+        ).filter { $0.hasPrefix(":") }.count
+    }
+
+    /// How many clients GeoClue has: the nodes below its clients' path, as it introspects them.
+    private static func clients(on observer: DBusConnection) async throws -> Int {
+        let xml = try await observer.call(
+            GeoClueNames.service, path: "/org/freedesktop/GeoClue2/Client", interface: "org.freedesktop.DBus.Introspectable",
+            member: "Introspect", returning: String.self)
+        return xml.components(separatedBy: "<node name=\"").count - 1
+    }
+}
+
 @Suite(.enabled(if: PrivateBus.isAvailable, "needs dbus-daemon: scripts/test installs it"), .timeLimit(.minutes(1)))
 struct GeoClueAgainstTheFakeTests {
     @Test func oneShot() async throws {
@@ -159,6 +211,12 @@ struct GeoClueAgainstTheFakeTests {
         let world = try await FakeWorld()
         defer { world.stop() }
         try await GeoClueScenarios.timesOutOnTime(world)
+    }
+
+    @Test func twoSourcesShareOneConnection() async throws {
+        let world = try await FakeWorld()
+        defer { world.stop() }
+        try await GeoClueScenarios.twoSourcesShareOneConnection(world)
     }
 }
 
@@ -200,5 +258,11 @@ struct GeoClueAgainstTheRealOneTests {
         let world = try await SystemWorld()
         defer { world.stop() }
         try await GeoClueScenarios.timesOutOnTime(world)
+    }
+
+    @Test func twoSourcesShareOneConnection() async throws {
+        let world = try await SystemWorld()
+        defer { world.stop() }
+        try await GeoClueScenarios.twoSourcesShareOneConnection(world)
     }
 }

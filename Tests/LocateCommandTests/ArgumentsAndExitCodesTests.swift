@@ -18,13 +18,16 @@ struct ArgumentsAndExitCodesTests {
         lines.joined(separator: " ").split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
-    @Test func helpListsTheCodesTheCommandExitsWith() async throws {
+    /// Help ends with the README's table of exit codes, every row of it, in order: the one table
+    /// `workout --help` prints too.
+    @Test func helpListsTheReadmesExitCodes() async throws {
         let result = try await Locate.run(["--help"])
         #expect(result.status == 0)
-        #expect(Self.unwrapped(result.output).contains("""
-            Exit codes follow sysexits: 0 success, 64 usage, 65 bad input data, 66 missing input, \
-            69 gpsd or GeoClue unavailable, 73 cannot create the output file, 75 timed out, 77 GeoClue refused this program.
-            """))
+        let rows = try ReadmeExitCodes.rows()
+        #expect(rows.count == 9, "\(rows)")
+        let help = result.output.map { $0.trimmingCharacters(in: .whitespaces) }
+        let table = try #require(help.firstIndex(of: "Exit codes (sysexits, the same for locate and workout):"))
+        #expect(Self.unwrapped(Array(help[(table + 1)...])).hasPrefix(rows.joined(separator: " ")), "\(help[table...])")
     }
 
     @Test func onceHelpListsTheModesAndFormats() async throws {
@@ -113,6 +116,40 @@ struct ArgumentsAndExitCodesTests {
         let zero = try await Locate.run(["replay", "/dev/zero"])
         #expect(zero.status == 65)
         #expect(zero.error == ["locate replay: /dev/zero: not a gpsd JSON log, an NMEA log or a GPX file"])
+    }
+
+    /// `locate once --simulate run.fit` called a FIT file "malformed GPX" and printed its path
+    /// twice: a FIT or a TCX file is named as what it is, with what a replay plays, and a GPX file
+    /// that is not well formed names its path once, with the line and column.
+    @Test func aFileOfAnotherFormatIsNamedOnce() async throws {
+        let fit = Repository.fixture("fit/garmin-sdk-run.fit").path
+        // A FIT file's bytes may hold a newline then "<", which began a GPX file to the sniffing.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("locate-fit-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tricky = folder.appendingPathComponent("run.fit").path
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fit)))
+        bytes.insert(contentsOf: Array("\n<gpx>\n".utf8), at: 20)
+        try Data(bytes).write(to: URL(fileURLWithPath: tricky))
+        for file in [fit, tricky] {
+            let result = try await Locate.run(["once", "--simulate", file])
+            #expect(result.status == 65)
+            #expect(result.error == [
+                "locate once: \(file): this is a FIT file (an activity from a device or an app; workout import reads it), which is not replayed: "
+                    + "a replay plays GPX files, gpsd JSON logs and NMEA logs",
+            ])
+        }
+        let tcx = Repository.fixture("tcx/exported-run.tcx").path
+        let result = try await Locate.run(["once", "--simulate", tcx])
+        #expect(result.status == 65)
+        #expect(result.error.first?.hasPrefix("locate once: \(tcx): this is a TCX file") == true, "\(result.error)")
+
+        let malformed = Repository.fixture("gpx/malformed.gpx").path
+        let broken = try await Locate.run(["once", "--simulate", malformed])
+        #expect(broken.status == 65)
+        let message = try #require(broken.error.first)
+        #expect(message.components(separatedBy: malformed).count == 2, "the path once: \(message)")
+        #expect(message.range(of: #"^locate once: .*malformed\.gpx:\d+:\d+: malformed GPX: "#, options: .regularExpression) != nil, "\(message)")
     }
 
     @Test func upperCase2DIsTheDefaultMode() async throws {

@@ -19,7 +19,7 @@ import TestSupport
 @Suite(
     "locate watch and the fakes against real gpsd replaying real receivers",
     .enabled(if: GPSDCorpus.isAvailable, "gpsd's regression logs are not in .cache (run scripts/fetch-gpsd-logs), or gpsd-clients is missing"),
-    .timeLimit(.minutes(5)))
+    .tags(.corpus, .realGPSD, .childProcess), .timeLimit(.minutes(5)))
 struct GPSDCorpusTests {
     @Test func theCorpusCoversManyReceivers() {
         // 154 logs in gpsd 3.22; 128 of them produce fixes (6,882 in all), the rest are AIS, RTCM or no-fix.

@@ -36,7 +36,8 @@ import TestSupport
 @Suite(
     "NMEA replay against gpsd's decoder over gpsd's regression logs",
     .enabled(if: GPSDecodeCorpus.isAvailable, "gpsd's regression logs are not in .cache (run scripts/fetch-gpsd-logs), or gpsdecode (gpsd-clients) is missing"),
-    .timeLimit(.minutes(2)))
+    .disabled(if: ThreadSanitizer.isRunning, "a hundred logs decoded in one thread: ten times slower under TSan, and no concurrency to check"),
+    .tags(.corpus, .childProcess), .timeLimit(.minutes(2)))
 struct NMEAGpsdecodeTests {
     /// Logs where we give other fixes than gpsd, on purpose, and why.
     static let knownDifferences: [String: String] = [:]

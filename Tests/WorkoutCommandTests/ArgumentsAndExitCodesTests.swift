@@ -13,14 +13,20 @@ extension WorkoutCommandTests {
 
     static let activities = "running, walking, hiking, cycling, swimming, rowing, paddling, cross_country_skiing, downhill_skiing, skating, other"
 
-    @Test func helpListsTheCodesTheCommandExitsWith() async throws {
+    /// Help ends with the README's table of exit codes, every row of it, in order: the one table
+    /// `locate --help` prints too.
+    @Test func helpListsTheReadmesExitCodes() async throws {
         let result = try await run(["--help"])
         #expect(result.status == 0)
-        #expect(Self.unwrapped(result.output).contains("""
-            Exit codes follow sysexits: 0 success, 64 usage, 65 bad input data (the message names file, line and \
-            column), 66 no such file or workout, 69 gpsd or BlueZ unavailable, 73 an output file cannot be written, \
-            74 the store failed, 75 interrupted.
-            """))
+        let rows = try ReadmeExitCodes.rows()
+        #expect(rows.map { $0.prefix { $0 != " " } } == ["0", "64", "65", "66", "69", "73", "74", "75", "77"])
+        #expect(rows.contains("75 timed out, or interrupted (Ctrl-C): trying again may work"))
+        let help = result.output.map { $0.trimmingCharacters(in: .whitespaces) }
+        let table = try #require(help.firstIndex(of: "Exit codes (sysexits, the same for locate and workout):"))
+        #expect(Self.unwrapped(Array(help[(table + 1)...])).hasPrefix(rows.joined(separator: " ")), "\(help[table...])")
+        for row in rows {
+            #expect(help.contains { $0.hasPrefix(row.prefix(while: { $0 != " " }) + " ") }, "each code starts a line: \(row)")
+        }
     }
 
     @Test func helpListsTheActivitiesAndExportFormats() async throws {

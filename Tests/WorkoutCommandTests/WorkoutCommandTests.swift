@@ -106,25 +106,6 @@ struct WorkoutCommandTests {
         return path
     }
 
-    /// SIGINT or SIGTERM during an import used to kill it by the signal (exit 130/143, no
-    /// message). It exits 75 with one line; the finished track is kept, the one being read is not.
-    @Test(arguments: [SIGINT, SIGTERM])
-    func anInterruptedImportKeepsFinishedTracksAndExits75(signal: Int32) async throws {
-        let file = try shortThenLongTracks(points: 300_000)
-        let process = try ChildProcess(Repository.builtExecutable("workout").path, ["import", "--store", store, file])
-        // Once the short track is in the store, the long one is being read.
-        let reader = try WorkoutStore(path: store)
-        try await waitUntil { try await reader.workoutCount() > 0 || process.exitStatus != nil }
-        process.send(signal: signal)
-        #expect(await process.waitUntilExit() == 75)
-        let errors = process.lines(.error)
-        #expect(errors.count == 1, "\(errors)")
-        #expect(errors.first?.hasPrefix("workout import: interrupted: ") == true)
-        let workouts = try await WorkoutStore(path: store).workouts()
-        #expect(workouts.map { $0.metadata.values["name"] } == ["short"])
-        #expect(try await WorkoutStore(path: store).storageCounts().stagedPoints == 0, "nothing of the long track stays")
-    }
-
     /// Ctrl-C during `export -o F` used to leave a hidden `.F.<UUID>.tmp` of many megabytes.
     @Test func anInterruptedExportLeavesNoFileBehind() async throws {
         let file = try shortThenLongTracks(points: 300_000)

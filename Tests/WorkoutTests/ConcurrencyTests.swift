@@ -3,11 +3,16 @@ import LocationFacade
 import Simulators
 import WorkoutSimulators
 import Testing
+import TestSupport
 @testable import Workout
 
 @Suite("Many tasks saving and reading at once", .timeLimit(.minutes(2)))
 struct ConcurrencyTests {
-    @Test func concurrentChainsSavesAndReadersOnAFileStore() async throws {
+    /// Left out under TSan: there Swift's runtime takes a lock each time unspecialized code asks
+    /// for an `Optional<T>`'s metadata, and GRDB's row decoding on the many stores' threads queued
+    /// on it for seconds, past the time limit.
+    @Test(.disabled(if: ThreadSanitizer.isRunning, "its many stores' threads queue on a runtime lock under TSan"))
+    func concurrentChainsSavesAndReadersOnAFileStore() async throws {
         let folder = try TemporaryFolder()
         let store = try WorkoutStore(path: folder.file("w.sqlite"))
         let runs = (0..<16).map { SyntheticRun(index: 100 + $0, points: 400) }

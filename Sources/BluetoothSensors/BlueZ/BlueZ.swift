@@ -59,12 +59,13 @@ public final class BlueZ: Sendable {
     public static let service = "org.bluez"
     let connection: DBusConnection
 
-    /// Connects to the bus BlueZ is on (the system bus by default).
+    /// Connects to the bus BlueZ is on (the system bus by default), through the process's shared
+    /// connection to it (`DBusConnection.shared(_:)`), which the sensors use too.
     ///
     /// - Throws: ``BluetoothError/bluezUnavailable(bus:reason:)`` when there is no bus there.
     public init(bus: DBusConnection.Address = .system) throws(BluetoothError) {
         do {
-            connection = try DBusConnection(bus)
+            connection = try DBusConnection.shared(bus)
         } catch {
             throw .bluezUnavailable(bus: error.bus, reason: error.message)
         }
@@ -74,7 +75,7 @@ public final class BlueZ: Sendable {
         connection.close()
     }
 
-    /// Ends the connection to the bus.
+    /// Lets go of the connection to the bus (it closes once nothing else in the process holds it).
     public func close() {
         connection.close()
     }
@@ -129,17 +130,15 @@ public final class BlueZ: Sendable {
     }
 }
 
-/// BlueZ's objects as its ObjectManager lists them (`GetManagedObjects`): path, then interface,
-/// then properties.
+/// BlueZ's objects as its ObjectManager lists them (`GetManagedObjects`), by path.
 struct BlueZObjects: Sendable {
-    var objects: [String: [String: [String: DBusValue]]]
+    var objects: [String: BlueZObject]
 
     /// Lists BlueZ's objects. Throws ``BluetoothError/bluezUnavailable(bus:reason:)`` when BlueZ
     /// is not on the bus.
     static func load(from connection: DBusConnection) async throws -> BlueZObjects {
-        let reply: [DBusValue]
         do {
-            reply = try await connection.call(BlueZ.service, path: "/", interface: "org.freedesktop.DBus.ObjectManager", member: "GetManagedObjects")
+            return BlueZObjects(objects: try await connection.managedObjects(of: BlueZ.service, as: BlueZObject.self))
         } catch let error as DBusError {
             switch error.name {
             case .serviceUnknown, .nameHasNoOwner, .noServer, .disconnected:
@@ -148,34 +147,23 @@ struct BlueZObjects: Sendable {
                 throw error
             }
         }
-        var objects: [String: [String: [String: DBusValue]]] = [:]
-        for (path, interfaces) in reply.first?.stringKeyedValue ?? [:] {
-            var byInterface: [String: [String: DBusValue]] = [:]
-            for (interface, properties) in interfaces.stringKeyedValue ?? [:] {
-                byInterface[interface] = properties.stringKeyedValue ?? [:]
-            }
-            objects[path] = byInterface
-        }
-        return BlueZObjects(objects: objects)
     }
 
     var adapters: [BluetoothAdapter] {
-        objects.compactMap { path, interfaces in
-            guard let adapter = interfaces["org.bluez.Adapter1"] else { return nil }
+        objects.compactMap { path, object in
+            guard let adapter = object.adapter else { return nil }
             return BluetoothAdapter(
-                path: path, address: adapter["Address"]?.stringValue ?? "", isPowered: adapter["Powered"]?.boolValue ?? false,
-                isDiscovering: adapter["Discovering"]?.boolValue ?? false)
+                path: path, address: adapter.address ?? "", isPowered: adapter.powered ?? false, isDiscovering: adapter.discovering ?? false)
         }.sorted { $0.path < $1.path }
     }
 
     var devices: [BluetoothDevice] {
-        objects.compactMap { path, interfaces in
-            guard let device = interfaces["org.bluez.Device1"] else { return nil }
+        objects.compactMap { path, object in
+            guard let device = object.device else { return nil }
             return BluetoothDevice(
-                path: path, address: device["Address"]?.stringValue ?? "", name: device["Name"]?.stringValue ?? device["Alias"]?.stringValue,
-                rssi: device["RSSI"]?.intValue, serviceUUIDs: (device["UUIDs"]?.arrayValue ?? []).compactMap { $0.stringValue?.lowercased() },
-                isConnected: device["Connected"]?.boolValue ?? false, servicesResolved: device["ServicesResolved"]?.boolValue ?? false,
-                batteryPercent: interfaces["org.bluez.Battery1"]?["Percentage"]?.intValue)
+                path: path, address: device.address ?? "", name: device.name ?? device.alias, rssi: device.rssi,
+                serviceUUIDs: (device.uuids ?? []).map { $0.lowercased() }, isConnected: device.connected ?? false,
+                servicesResolved: device.servicesResolved ?? false, batteryPercent: object.battery?.percentage)
         }.sorted { $0.address < $1.address }
     }
 
@@ -187,8 +175,8 @@ struct BlueZObjects: Sendable {
     /// The GATT characteristics below `devicePath`: their UUIDs, by object path.
     func characteristics(of devicePath: String) -> [String: String] {
         var found: [String: String] = [:]
-        for (path, interfaces) in objects where path.hasPrefix(devicePath + "/") {
-            if let uuid = interfaces["org.bluez.GattCharacteristic1"]?["UUID"]?.stringValue {
+        for (path, object) in objects where path.hasPrefix(devicePath + "/") {
+            if let uuid = object.characteristic?.uuid {
                 found[path] = uuid.lowercased()
             }
         }

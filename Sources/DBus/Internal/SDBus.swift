@@ -1,13 +1,15 @@
 // The one Swift file that imports sd-bus. Everything else in the module sees Swift types. It is
-// longer than the package's files usually are (the thread, calls, matches, exported objects and
-// the marshalling of values): the issue that brought it asks for one file at the C edge, and
-// splitting it would spread `import CSDBus` over several.
+// longer than the package's files usually are (the thread, calls, matches, exported objects, the
+// writing of values and the reading of messages for DBusDecoder): the issue that brought it asks
+// for one file at the C edge, and splitting it would spread `import CSDBus` over several.
 //
 // A connection's `sd_bus` is used by one thread only, its own (``BusLoop``): sd-bus is not
 // thread-safe. Work for the bus (a call to send, a match to add, an object to export) is queued as
 // a job, and the thread is woken through an eventfd. The thread waits in poll(2) on the bus's
 // descriptor and that eventfd, with sd-bus's own next deadline (a call's timeout) as the poll's
-// timeout: it never wakes up to check on nothing.
+// timeout: it never wakes up to check on nothing. While a batching signal handler is registered,
+// the bus is read at most once per its interval: the thread then leaves the bus's descriptor out of
+// poll until the next read is due, and hands each handler what one read brought.
 //
 // Every callback sd-bus makes (a reply, a signal, a method call on an exported object, a property
 // read) comes on that thread, with a box of ours as its user data. Each box is retained for its
@@ -157,27 +159,33 @@ final class BusLoop: Sendable {
         var descriptors = [pollfd](repeating: pollfd(), count: 2)
         var loss: DBusError?
         loop: while true {
-            let (jobs, closing) = shared.withLock { shared -> ([Job], Bool) in
-                defer { shared.jobs = [] }
-                if case .closing = shared.phase { return (shared.jobs, true) }
-                return (shared.jobs, false)
-            }
-            for job in jobs { job(bus) }
-            if closing { break }
-            var result: Int32
-            repeat {
-                result = sd_bus_process(bus.pointer, nil)
-            } while result > 0
-            if result < 0 {
-                loss = DBusError(name: .disconnected, message: "the bus closed the connection (\(Self.errnoText(-result)))", bus: name)
-                break loop
-            }
-            if shared.withLock({ !$0.jobs.isEmpty }) { continue }
-            descriptors[0] = pollfd(fd: sd_bus_get_fd(bus.pointer), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus.pointer)), revents: 0)
-            descriptors[1] = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
+            if runJobs() { break }
             var deadline: UInt64 = 0
             _ = sd_bus_get_timeout(bus.pointer, &deadline)
-            let polled = poll(&descriptors, 2, Self.milliseconds(until: deadline))
+            var now = Self.monotonicMicroseconds()
+            // The bus is read when its turn has come (at once, unless a batching handler spaces
+            // the reads out), or when sd-bus has a deadline due (a call's timeout).
+            if now >= owned.nextRead || deadline <= now {
+                var result: Int32
+                repeat {
+                    result = sd_bus_process(bus.pointer, nil)
+                } while result > 0
+                if result < 0 {
+                    loss = DBusError(name: .disconnected, message: "the bus closed the connection (\(Self.errnoText(-result)))", bus: name)
+                    break loop
+                }
+                owned.nextRead = now + owned.readInterval
+                owned.handOverBatches()
+                _ = sd_bus_get_timeout(bus.pointer, &deadline)
+                now = Self.monotonicMicroseconds()
+            }
+            if shared.withLock({ !$0.jobs.isEmpty }) { continue }
+            // Until the next read, the bus's descriptor is left out (poll passes over a negative one).
+            let reading = now >= owned.nextRead
+            descriptors[0] = pollfd(
+                fd: reading ? sd_bus_get_fd(bus.pointer) : -1, events: Int16(truncatingIfNeeded: sd_bus_get_events(bus.pointer)), revents: 0)
+            descriptors[1] = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&descriptors, 2, Self.milliseconds(until: reading ? deadline : min(deadline, owned.nextRead)))
             if polled < 0 && errno != EINTR {
                 loss = DBusError(name: .failed, message: "poll: " + Self.errnoText(errno), bus: name)
                 break
@@ -206,15 +214,32 @@ final class BusLoop: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// The poll(2) timeout for sd-bus's next deadline (CLOCK_MONOTONIC microseconds; `UInt64.max`
-    /// when it has none): -1 for none, else the milliseconds left, rounded up.
+    /// Runs the jobs queued; whether the connection is to close. The jobs (and what they hold: a
+    /// reply's values, a descriptor among them) are let go before the thread waits again.
+    private func runJobs() -> Bool {
+        let (jobs, closing) = shared.withLock { shared -> ([Job], Bool) in
+            defer { shared.jobs = [] }
+            if case .closing = shared.phase { return (shared.jobs, true) }
+            return (shared.jobs, false)
+        }
+        for job in jobs { job(bus) }
+        return closing
+    }
+
+    /// The poll(2) timeout for a deadline (CLOCK_MONOTONIC microseconds, as sd-bus gives its own;
+    /// `UInt64.max` for none): -1 for none, else the milliseconds left, rounded up.
     private static func milliseconds(until deadline: UInt64) -> Int32 {
         guard deadline != UInt64.max else { return -1 }
+        let now = monotonicMicroseconds()
+        guard deadline > now else { return 0 }
+        return Int32(clamping: (deadline - now + 999) / 1000)
+    }
+
+    /// CLOCK_MONOTONIC in microseconds, sd-bus's clock.
+    static func monotonicMicroseconds() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
-        let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
-        guard deadline > nowMicroseconds else { return 0 }
-        return Int32(clamping: (deadline - nowMicroseconds + 999) / 1000)
+        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
     }
 
     static func errnoText(_ code: Int32) -> String {
@@ -228,16 +253,74 @@ fileprivate final class LoopOwned: @unchecked Sendable {
     /// reference to its message (and so to the bus) until it is answered or the bus closes.
     var calls: [UInt64: OpaquePointer] = [:]
     var nextCall: UInt64 = 0
+
+    /// How often each batching handler lets the bus be read, in microseconds, by handler.
+    var readIntervals: [ObjectIdentifier: UInt64] = [:]
+    /// The shortest of ``readIntervals``: the bus is read at most this often (0: as messages come).
+    var readInterval: UInt64 { readIntervals.values.min() ?? 0 }
+    /// When the bus may be read next (CLOCK_MONOTONIC microseconds).
+    var nextRead: UInt64 = 0
+    /// The batching handlers that got signals in this read, by handler: each hands them over.
+    var batches: [ObjectIdentifier: () -> Void] = [:]
+
+    /// Hands over the batches of the read just done.
+    func handOverBatches() {
+        guard !batches.isEmpty else { return }
+        let ready = batches
+        batches = [:]
+        for handOver in ready.values { handOver() }
+    }
+}
+
+/// The signals a batching handler got in one read of the bus, until handed over (the bus's
+/// thread only).
+private final class SignalBatch<Arguments>: @unchecked Sendable {
+    private var signals: [Arguments] = []
+    /// Set once the match is registered: only then does the bus's thread count its interval, and
+    /// only then is the match's end reported there (before, it is reported where it failed).
+    var isInstalled = false
+    private let handler: @Sendable ([Arguments]) -> Void
+
+    init(handler: @escaping @Sendable ([Arguments]) -> Void) {
+        self.handler = handler
+    }
+
+    /// Adds `arguments`; whether the batch was empty before.
+    func add(_ arguments: Arguments) -> Bool {
+        signals.append(arguments)
+        return signals.count == 1
+    }
+
+    func handOver() {
+        guard !signals.isEmpty else { return }
+        let batch = signals
+        signals = []
+        handler(batch)
+    }
 }
 
 // MARK: - Calls
 
 extension BusLoop {
-    /// Calls `member` and returns the reply's values. Throws ``DBusError`` for an error reply, a
-    /// timeout or a closed connection, `CancellationError` when the task is cancelled first.
-    func call(_ call: DBusMethodCall, timeout: Duration?) async throws -> [DBusValue] {
-        let pending = Pending<[DBusValue]>()
-        let box = ReplyBox(pending: pending, call: call, busName: name)
+    /// Calls `member` and returns the reply, read by `decode` on the bus's thread straight from
+    /// the message. Throws ``DBusError`` for an error reply, a reply `decode` cannot read
+    /// (``DBusError/Name/invalidSignature``), a timeout or a closed connection;
+    /// `CancellationError` when the task is cancelled first.
+    func call<Reply: Sendable>(
+        _ call: DBusMethodCall, timeout: Duration?, decode: @escaping @Sendable (inout DBusDecoder) throws(DBusDecodingError) -> Reply
+    ) async throws -> Reply {
+        let pending = Pending<Reply>()
+        let busName = name
+        let box = ReplyBox(call: call, busName: busName, received: { reader in
+            var decoder = DBusDecoder(.message(reader))
+            do {
+                pending.finish(.success(try decode(&decoder)))
+            } catch {
+                pending.finish(.failure(DBusError(
+                    name: .invalidSignature, message: "the reply (\(reader.bodySignature)) is not what was expected: \(error)", bus: busName,
+                    destination: call.destination, path: call.path, interface: call.interface, member: call.member)))
+            }
+        }, failed: { pending.finish(.failure($0)) })
         // A call given up (its task cancelled) lets its reply go: with no timeout, it would
         // otherwise be held until the connection closes.
         defer {
@@ -284,18 +367,22 @@ extension BusLoop {
     }
 }
 
-/// What a call's reply callback needs: where to put the answer, and what the call was.
+/// What a call's reply callback needs: what the call was, and what to do with its answer.
 private final class ReplyBox: @unchecked Sendable {
-    let pending: Pending<[DBusValue]>
     let call: DBusMethodCall
     let busName: String
+    /// Reads the reply (on the bus's thread) and finishes the call with it.
+    let received: (MessageReader) -> Void
+    /// Finishes the call with an error.
+    let failed: (DBusError) -> Void
     /// The call's slot until the reply comes or it is given up (the bus's thread only).
     var slot: OpaquePointer?
 
-    init(pending: Pending<[DBusValue]>, call: DBusMethodCall, busName: String) {
-        self.pending = pending
+    init(call: DBusMethodCall, busName: String, received: @escaping (MessageReader) -> Void, failed: @escaping (DBusError) -> Void) {
         self.call = call
         self.busName = busName
+        self.received = received
+        self.failed = failed
     }
 
     func error(name: DBusError.Name, message: String) -> DBusError {
@@ -310,13 +397,9 @@ private let replyReceived: sd_bus_message_handler_t = { message, userData, _ in
     let box = Unmanaged<ReplyBox>.fromOpaque(userData).takeUnretainedValue()
     box.slot = nil  // sd-bus frees it once this returns
     if let error = MessageCodec.error(in: message) {
-        box.pending.finish(.failure(box.error(name: DBusError.Name(rawValue: error.name), message: error.message)))
+        box.failed(box.error(name: DBusError.Name(rawValue: error.name), message: error.message))
     } else {
-        do {
-            box.pending.finish(.success(try MessageCodec.readAll(message)))
-        } catch {
-            box.pending.finish(.failure(box.error(name: .failed, message: "the reply could not be read: \(error)")))
-        }
+        box.received(MessageReader(message))
     }
     return 1
 }
@@ -326,7 +409,7 @@ private let replyBoxDestroyed: sd_bus_destroy_t = { userData in
     let box = Unmanaged<ReplyBox>.fromOpaque(userData).takeRetainedValue()
     box.slot = nil
     // No reply came before the slot went: the bus closed (or the call was given up).
-    box.pending.finish(.failure(box.error(name: .noReply, message: "the connection closed before the reply came")))
+    box.failed(box.error(name: .noReply, message: "the connection closed before the reply came"))
 }
 
 extension BusLoop {
@@ -394,8 +477,28 @@ extension BusLoop {
     /// Adds `rule` and returns once the bus has confirmed it; `received` gets each matching
     /// signal on the bus's thread, `ended` is called once when the match goes away (removed, or the
     /// connection closed).
-    func addMatch(
-        _ rule: String, received: @escaping @Sendable (DBusSignal) -> Void, ended: @escaping @Sendable () -> Void
+    func addMatch<Arguments: Sendable>(
+        _ rule: String, decode: @escaping @Sendable (inout DBusDecoder) throws(DBusDecodingError) -> Arguments,
+        received: @escaping @Sendable (DBusTypedSignal<Arguments>) -> Void, ended: @escaping @Sendable () -> Void
+    ) async throws -> SlotBox {
+        // A signal whose arguments do not read as `Arguments` is not one of those asked for.
+        try await addMatch(rule, installed: {}, received: { message in
+            var decoder = DBusDecoder(.message(MessageReader(message)))
+            guard let arguments = try? decode(&decoder) else { return }
+            received(DBusTypedSignal(
+                sender: MessageCodec.string(sd_bus_message_get_sender(message)) ?? "",
+                path: MessageCodec.string(sd_bus_message_get_path(message)) ?? "",
+                interface: MessageCodec.string(sd_bus_message_get_interface(message)) ?? "",
+                member: MessageCodec.string(sd_bus_message_get_member(message)) ?? "",
+                arguments: arguments))
+        }, ended: ended)
+    }
+
+    /// Adds `rule`; `installed` runs on the bus's thread once the match is registered there, and
+    /// `received` with each matching message, as it is read.
+    private func addMatch(
+        _ rule: String, installed: @escaping @Sendable () -> Void, received: @escaping (OpaquePointer) -> Void,
+        ended: @escaping @Sendable () -> Void
     ) async throws -> SlotBox {
         let pending = Pending<Void>()
         let registration = SlotBox(loop: self)
@@ -419,22 +522,57 @@ extension BusLoop {
                 }
                 registration.slot = slot
                 Slots.adopt(slot, destroy: matchBoxDestroyed)
+                installed()
             }
         }
         return registration
     }
 }
 
-private final class MatchBox: Sendable {
+extension BusLoop {
+    /// Adds `rule` for a batching handler: while it is registered, the bus is read at most once
+    /// per `interval`, and `handler` gets the arguments of the matching signals each read brought,
+    /// on the bus's thread. `ended` is called once when the match goes away, after the last batch.
+    func addBatchedMatch<Arguments: Sendable>(
+        _ rule: String, interval: Duration, decode: @escaping @Sendable (inout DBusDecoder) throws(DBusDecodingError) -> Arguments,
+        handler: @escaping @Sendable ([Arguments]) -> Void, ended: @escaping @Sendable () -> Void
+    ) async throws -> SlotBox {
+        let batch = SignalBatch(handler: handler)
+        let id = ObjectIdentifier(batch)
+        let microseconds = UInt64(max(0, interval.components.seconds)) * 1_000_000 + UInt64(max(0, interval.components.attoseconds) / 1_000_000_000_000)
+        let owned = owned
+        return try await addMatch(
+            rule,
+            installed: {
+                batch.isInstalled = true
+                owned.readIntervals[id] = microseconds
+            },
+            received: { message in
+                var decoder = DBusDecoder(.message(MessageReader(message)))
+                guard let arguments = try? decode(&decoder) else { return }
+                if batch.add(arguments) { owned.batches[id] = batch.handOver }
+            },
+            ended: {
+                if batch.isInstalled {
+                    owned.readIntervals[id] = nil
+                    batch.handOver()
+                }
+                ended()
+            })
+    }
+}
+
+private final class MatchBox: @unchecked Sendable {
     let registration: SlotBox
     let installed: Pending<Void>
-    let received: @Sendable (DBusSignal) -> Void
+    /// Reads a matching signal and hands it on (on the bus's thread).
+    let received: (OpaquePointer) -> Void
     let ended: @Sendable () -> Void
     let busName: String
     let rule: String
 
     init(
-        registration: SlotBox, installed: Pending<Void>, received: @escaping @Sendable (DBusSignal) -> Void,
+        registration: SlotBox, installed: Pending<Void>, received: @escaping (OpaquePointer) -> Void,
         ended: @escaping @Sendable () -> Void, busName: String, rule: String
     ) {
         self.registration = registration
@@ -448,14 +586,7 @@ private final class MatchBox: Sendable {
 
 private let matchReceived: sd_bus_message_handler_t = { message, userData, _ in
     guard let message, let userData else { return 0 }
-    let box = Unmanaged<MatchBox>.fromOpaque(userData).takeUnretainedValue()
-    guard let arguments = try? MessageCodec.readAll(message) else { return 0 }
-    box.received(DBusSignal(
-        sender: MessageCodec.string(sd_bus_message_get_sender(message)) ?? "",
-        path: MessageCodec.string(sd_bus_message_get_path(message)) ?? "",
-        interface: MessageCodec.string(sd_bus_message_get_interface(message)) ?? "",
-        member: MessageCodec.string(sd_bus_message_get_member(message)) ?? "",
-        arguments: arguments))
+    Unmanaged<MatchBox>.fromOpaque(userData).takeUnretainedValue().received(message)
     return 0
 }
 
@@ -673,7 +804,8 @@ private let methodCalled: sd_bus_message_handler_t = { message, userData, replyE
     }
     let arguments: [DBusValue]
     do {
-        arguments = try MessageCodec.readAll(message)
+        var decoder = DBusDecoder(.message(MessageReader(message)))
+        arguments = try decoder.decodeRest()
     } catch {
         return sd_bus_error_set(replyError, DBusError.Name.invalidArgs.rawValue, "\(error)")
     }
@@ -713,7 +845,8 @@ private let propertyWritten: sd_bus_property_set_t = { _, _, _, property, messag
     let table = Unmanaged<VTable>.fromOpaque(userData).takeUnretainedValue()
     let name = String(cString: property)
     do {
-        guard let value = try MessageCodec.readNext(message) else {
+        var decoder = DBusDecoder(.message(MessageReader(message)))
+        guard let value = try decoder.decodeIfPresent(DBusValue.self) else {
             return sd_bus_error_set(replyError, DBusError.Name.invalidArgs.rawValue, "no value for \(name)")
         }
         try table.object.set(name, to: value, bySender: true)
@@ -727,13 +860,9 @@ private let propertyWritten: sd_bus_property_set_t = { _, _, _, property, messag
 
 // MARK: - Values in messages
 
-/// Reads and writes ``DBusValue``s in sd-bus messages, by their signatures: the one place where
-/// D-Bus values are marshalled.
+/// Writes ``DBusValue``s into sd-bus messages, by their signatures, and reads a message's header
+/// and errors. (Values are read by ``DBusDecoder`` through ``MessageReader``.)
 enum MessageCodec {
-    struct DecodingError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     static func string(_ pointer: UnsafePointer<CChar>?) -> String? {
         pointer.map { String(cString: $0) }
     }
@@ -750,87 +879,6 @@ enum MessageCodec {
         sd_bus_error_set(&error, name.rawValue, message)
         sd_bus_reply_method_error(call, &error)
         sd_bus_error_free(&error)
-    }
-
-    /// Every value left in the message, at the level it is at.
-    static func readAll(_ message: OpaquePointer) throws -> [DBusValue] {
-        var values: [DBusValue] = []
-        while let value = try readNext(message) { values.append(value) }
-        return values
-    }
-
-    /// The next value, or `nil` at the end of the message or of the container read.
-    static func readNext(_ message: OpaquePointer) throws -> DBusValue? {
-        var type: CChar = 0
-        var contents: UnsafePointer<CChar>?
-        let peeked = sd_bus_message_peek_type(message, &type, &contents)
-        guard peeked > 0 else {
-            if peeked < 0 { throw DecodingError(description: "unreadable message: \(BusLoop.errnoText(-peeked))") }
-            return nil
-        }
-        func basic<T>(_ initial: T) throws -> T {
-            var value = initial
-            let result = withUnsafeMutableBytes(of: &value) { sd_bus_message_read_basic(message, type, $0.baseAddress) }
-            guard result > 0 else { throw DecodingError(description: "could not read a \(Character(UnicodeScalar(UInt8(bitPattern: type))))") }
-            return value
-        }
-        switch UInt8(bitPattern: type) {
-        case UInt8(ascii: "y"): return .byte(try basic(UInt8(0)))
-        case UInt8(ascii: "b"): return .boolean(try basic(Int32(0)) != 0)
-        case UInt8(ascii: "n"): return .int16(try basic(Int16(0)))
-        case UInt8(ascii: "q"): return .uint16(try basic(UInt16(0)))
-        case UInt8(ascii: "i"): return .int32(try basic(Int32(0)))
-        case UInt8(ascii: "u"): return .uint32(try basic(UInt32(0)))
-        case UInt8(ascii: "x"): return .int64(try basic(Int64(0)))
-        case UInt8(ascii: "t"): return .uint64(try basic(UInt64(0)))
-        case UInt8(ascii: "d"): return .double(try basic(Double(0)))
-        case UInt8(ascii: "h"): return .unixFileDescriptor(dup(try basic(Int32(-1))))
-        case UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g"):
-            let pointer = try basic(UnsafePointer<CChar>?.none)
-            let text = pointer.map { String(cString: $0) } ?? ""
-            switch UInt8(bitPattern: type) {
-            case UInt8(ascii: "s"): return .string(text)
-            case UInt8(ascii: "o"): return .objectPath(text)
-            default: return .signature(text)
-            }
-        case UInt8(ascii: "a"):
-            let element = contents.map { String(cString: $0) } ?? ""
-            try enter(message, type, contents)
-            defer { sd_bus_message_exit_container(message) }
-            if element.hasPrefix("{") {
-                let inner = element.dropFirst().dropLast()
-                var entries: [DBusDictionaryEntry] = []
-                while true {
-                    var entryType: CChar = 0
-                    var entryContents: UnsafePointer<CChar>?
-                    guard sd_bus_message_peek_type(message, &entryType, &entryContents) > 0 else { break }
-                    try enter(message, entryType, entryContents)
-                    defer { sd_bus_message_exit_container(message) }
-                    guard let key = try readNext(message), let value = try readNext(message) else {
-                        throw DecodingError(description: "a dictionary entry without its key and value")
-                    }
-                    entries.append(DBusDictionaryEntry(key: key, value: value))
-                }
-                return .dictionary(key: String(inner.prefix(1)), value: String(inner.dropFirst()), entries)
-            }
-            return .array(element: element, try readAll(message))
-        case UInt8(ascii: "r"):
-            try enter(message, type, contents)
-            defer { sd_bus_message_exit_container(message) }
-            return .structure(try readAll(message))
-        case UInt8(ascii: "v"):
-            try enter(message, type, contents)
-            defer { sd_bus_message_exit_container(message) }
-            guard let inner = try readNext(message) else { throw DecodingError(description: "an empty variant") }
-            return .variant(inner)
-        default:
-            throw DecodingError(description: "an unknown type '\(Character(UnicodeScalar(UInt8(bitPattern: type))))'")
-        }
-    }
-
-    private static func enter(_ message: OpaquePointer, _ type: CChar, _ contents: UnsafePointer<CChar>?) throws {
-        let result = sd_bus_message_enter_container(message, type, contents)
-        guard result > 0 else { throw DecodingError(description: "could not enter a container: \(BusLoop.errnoText(-result))") }
     }
 
     /// Appends `value` to `message`; a negative errno when sd-bus refuses it.
@@ -865,10 +913,20 @@ enum MessageCodec {
         case let .int64(value): return basic("x", value)
         case let .uint64(value): return basic("t", value)
         case let .double(value): return basic("d", value)
-        case let .unixFileDescriptor(value): return basic("h", value)
+        case let .unixFileDescriptor(file):
+            // sd-bus duplicates it: the value still owns its own.
+            guard let descriptor = file.rawValue else { return -EBADF }
+            return basic("h", descriptor)
+        case let .bytes(bytes):
+            // Whole, in one copy.
+            return bytes.withUnsafeBytes { sd_bus_message_append_array(message, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) }
         case let .string(value): return text("s", value)
         case let .objectPath(value): return text("o", value)
         case let .signature(value): return text("g", value)
+        case let .array("y", values):
+            guard let bytes = value.bytesValue else { return -EINVAL }
+            _ = values
+            return append(.bytes(bytes), to: message)
         case let .array(element, values):
             guard values.allSatisfy({ $0.signature == element }) else { return -EINVAL }
             return container("a", element) { each(values) }
@@ -886,5 +944,137 @@ enum MessageCodec {
         case let .variant(inner):
             return container("v", inner.signature) { append(inner, to: message) }
         }
+    }
+}
+
+// MARK: - Reading messages
+
+/// A message read in place for a ``DBusDecoder``: sd-bus keeps the position, and the containers
+/// entered. Used on the bus's thread only, while the message is alive (inside the callback that
+/// was given it).
+struct MessageReader {
+    let message: OpaquePointer
+
+    init(_ message: OpaquePointer) {
+        self.message = message
+    }
+
+    private typealias Code = DBusDecoder.Code
+
+    /// The signature of the whole body: "sa{sv}as".
+    var bodySignature: String {
+        MessageCodec.string(sd_bus_message_get_signature(message, 1)) ?? ""
+    }
+
+    /// The type code of the next value and its contents' signature (for a container), or `nil`
+    /// at the end of the level being read.
+    private func peek() throws(DBusDecodingError) -> (code: UInt8, contents: UnsafePointer<CChar>?)? {
+        var type: CChar = 0
+        var contents: UnsafePointer<CChar>?
+        let result = sd_bus_message_peek_type(message, &type, &contents)
+        guard result >= 0 else {
+            throw DBusDecodingError(expected: "a readable message", found: "a message sd-bus cannot read (\(BusLoop.errnoText(-result)))")
+        }
+        return result == 0 ? nil : (UInt8(bitPattern: type), contents)
+    }
+
+    func nextCode() throws(DBusDecodingError) -> UInt8? {
+        try peek()?.code
+    }
+
+    /// The complete type of the next value: "s", "a{sv}", "(tt)".
+    func nextSignature() -> String? {
+        guard let (code, contents) = try? peek() else { return nil }
+        let inner = contents.map { String(cString: $0) } ?? ""
+        return switch code {
+        case Code.array: "a" + inner
+        case Code.structure: "(" + inner + ")"
+        case Code.dictionaryEntry: "{" + inner + "}"
+        default: String(UnicodeScalar(code))
+        }
+    }
+
+    private func mismatch(_ expected: String) -> DBusDecodingError {
+        DBusDecodingError(expected: expected, found: nextSignature())
+    }
+
+    func skip() throws(DBusDecodingError) {
+        guard let signature = nextSignature() else { throw mismatch("a value") }
+        let result = signature.withCString { sd_bus_message_skip(message, $0) }
+        guard result >= 0 else { throw mismatch("a value sd-bus can pass over (\(BusLoop.errnoText(-result)))") }
+    }
+
+    func enter(_ code: UInt8) throws(DBusDecodingError) {
+        guard let next = try peek(), next.code == code else { throw mismatch(DBusDecoder.containerName(code)) }
+        let result = sd_bus_message_enter_container(message, CChar(bitPattern: code), next.contents)
+        guard result > 0 else { throw mismatch(DBusDecoder.containerName(code) + " sd-bus can enter (\(BusLoop.errnoText(-result)))") }
+    }
+
+    /// Leaves the container entered last, passing over what is left in it.
+    func exit() throws(DBusDecodingError) {
+        while try peek() != nil { try skip() }
+        let result = sd_bus_message_exit_container(message)
+        guard result >= 0 else { throw DBusDecodingError(expected: "the end of a container", found: "an error (\(BusLoop.errnoText(-result)))") }
+    }
+
+    /// Reads the next value, a basic one of type `code`, into a `T`.
+    private func basic<T>(_ code: UInt8, _ initial: T) throws(DBusDecodingError) -> T {
+        var value = initial
+        let result = withUnsafeMutableBytes(of: &value) { sd_bus_message_read_basic(message, CChar(bitPattern: code), $0.baseAddress) }
+        guard result > 0 else { throw mismatch(String(UnicodeScalar(code))) }
+        return value
+    }
+
+    func readString() throws(DBusDecodingError) -> String {
+        guard let code = try peek()?.code, code == Code.string || code == Code.objectPath || code == Code.signature else {
+            throw mismatch("a string (s)")
+        }
+        let pointer = try basic(code, UnsafePointer<CChar>?.none)
+        return pointer.map { String(cString: $0) } ?? ""
+    }
+
+    func readBoolean() throws(DBusDecodingError) -> Bool {
+        guard try peek()?.code == Code.boolean else { throw mismatch("a boolean (b)") }
+        return try basic(Code.boolean, Int32(0)) != 0
+    }
+
+    func readDouble() throws(DBusDecodingError) -> Double {
+        if try peek()?.code == Code.double { return try basic(Code.double, 0.0) }
+        return switch try readInteger() {
+        case let .signed(value): Double(value)
+        case let .unsigned(value): Double(value)
+        }
+    }
+
+    func readInteger() throws(DBusDecodingError) -> DBusDecoder.Integer {
+        switch try peek()?.code {
+        case Code.byte: .unsigned(UInt64(try basic(Code.byte, UInt8(0))))
+        case Code.int16: .signed(Int64(try basic(Code.int16, Int16(0))))
+        case Code.uint16: .unsigned(UInt64(try basic(Code.uint16, UInt16(0))))
+        case Code.int32: .signed(Int64(try basic(Code.int32, Int32(0))))
+        case Code.uint32: .unsigned(UInt64(try basic(Code.uint32, UInt32(0))))
+        case Code.int64: .signed(try basic(Code.int64, Int64(0)))
+        case Code.uint64: .unsigned(try basic(Code.uint64, UInt64(0)))
+        default: throw mismatch("an integer")
+        }
+    }
+
+    /// The next value, an array of bytes, whole: one copy out of the message.
+    func readBytes() throws(DBusDecodingError) -> [UInt8] {
+        var pointer: UnsafeRawPointer?
+        var size = 0
+        let result = sd_bus_message_read_array(message, CChar(bitPattern: Code.byte), &pointer, &size)
+        guard result > 0 else { throw mismatch("an array of bytes (ay)") }
+        guard let pointer, size > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: size))
+    }
+
+    /// The next value, a file descriptor: a duplicate the caller owns (the message closes its own).
+    func readFileDescriptor() throws(DBusDecodingError) -> Int32 {
+        guard try peek()?.code == Code.unixFileDescriptor else { throw mismatch("a file descriptor (h)") }
+        let descriptor = try basic(Code.unixFileDescriptor, Int32(-1))
+        let owned = fcntl(descriptor, F_DUPFD_CLOEXEC, 3)
+        guard owned >= 0 else { throw mismatch("a file descriptor that can be duplicated (\(BusLoop.errnoText(errno)))") }
+        return owned
     }
 }

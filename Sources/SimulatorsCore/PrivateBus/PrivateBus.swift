@@ -64,7 +64,7 @@ public final class PrivateBus: Sendable {
         let process = try ChildProcess(executable, ["--config-file=" + configuration, "--nofork", "--nopidfile", "--print-address=1"])
         guard let line = await process.waitForLine(where: { $0.hasPrefix("unix:") }) else {
             let status = await process.waitUntilExit()
-            try? FileManager.default.removeItem(atPath: folder)
+            Self.remove(folder)
             throw StartError(description: "dbus-daemon exited (\(status)) without a bus: " + process.lines(.error).suffix(3).joined(separator: " | "))
         }
         // dbus-daemon prints the address with the bus's guid (",guid=..."), which a client may
@@ -75,8 +75,7 @@ public final class PrivateBus: Sendable {
     }
 
     deinit {
-        process.terminate()
-        try? FileManager.default.removeItem(atPath: folder)
+        stop()
     }
 
     /// The environment a child process needs to take this bus for its system bus: the current
@@ -85,9 +84,22 @@ public final class PrivateBus: Sendable {
         ProcessInfo.processInfo.environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": address]) { $1 }
     }
 
-    /// Stops the bus: every connection to it ends.
+    /// Stops the bus and removes its folder (its configuration and socket): every connection to it
+    /// ends. Calling it again does nothing more.
     public func stop() {
         process.terminate()
+        Self.remove(folder)
+    }
+
+    /// Removes `folder` and what is in it. dbus-daemon unlinks its socket as it exits, which may be
+    /// while this runs: a removal of the whole folder at once stops at the first file gone
+    /// meanwhile and leaves the folder, so each entry is removed on its own, and one gone is no
+    /// matter.
+    private static func remove(_ folder: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            try? FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
+        rmdir(folder)
     }
 
     /// Waits until `dbus-daemon` has exited; returns its exit status.

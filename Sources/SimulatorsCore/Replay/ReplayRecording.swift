@@ -41,20 +41,33 @@ public struct ReplayRecording: Sendable {
         case gpx = "GPX"
     }
 
-    /// Why a file could not be read as a recording: naming the file and, where there is one, the line.
+    /// Why a file could not be read as a recording: naming the file once and, where there is one,
+    /// the line (and column).
     public struct ReadError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The file.
         public var file: String
+        /// The line, when the reader had reached one.
         public var line: Int?
+        /// The column on that line, when the reader says.
+        public var column: Int?
+        /// What is wrong, without the file's name: "malformed GPX: ...".
         public var reason: String
 
-        public init(file: String, line: Int? = nil, reason: String) {
+        /// An error about `file` (at `line` and `column`, if given) for `reason`.
+        public init(file: String, line: Int? = nil, column: Int? = nil, reason: String) {
             self.file = file
             self.line = line
+            self.column = column
             self.reason = reason
         }
 
+        /// `file:line:column: reason`, as compilers and `xmllint` write them.
         public var description: String {
-            line.map { "\(file):\($0): \(reason)" } ?? "\(file): \(reason)"
+            switch (line, column) {
+            case let (line?, column?): "\(file):\(line):\(column): \(reason)"
+            case let (line?, nil): "\(file):\(line): \(reason)"
+            default: "\(file): \(reason)"
+            }
         }
     }
 
@@ -91,6 +104,9 @@ public struct ReplayRecording: Sendable {
     package init(opening url: URL, gpsdReports: GPSDReportReading?) throws(ReadError) {
         let path = url.path
         let head = try Self.head(of: path)
+        if let other = Self.otherFormat(of: head) {
+            throw ReadError(file: path, reason: "this is \(other), which is not replayed: a replay plays GPX files, gpsd JSON logs and NMEA logs")
+        }
         guard let format = Self.format(of: head) else {
             throw ReadError(file: path, reason: "not a gpsd JSON log, an NMEA log or a GPX file")
         }
@@ -290,6 +306,25 @@ public struct ReplayRecording: Sendable {
             if !addresses.contains(address) { addresses.append(address) }
         }
         return addresses
+    }
+
+    /// What a file of a kind the simulators do not play is ("a FIT file"), from its beginning: a
+    /// FIT file by its header (its size, 12 or 14, then ".FIT" at byte 8), whose bytes may hold a
+    /// line that starts like XML or JSON; a TCX file by its root element, which is XML like GPX.
+    static func otherFormat(of head: [UInt8]) -> String? {
+        if head.count >= 12, head[0] == 12 || head[0] == 14, Array(head[8..<12]) == Array(".FIT".utf8) {
+            return "a FIT file (an activity from a device or an app; workout import reads it)"
+        }
+        let start = head.prefix(4_096)
+        func offset(of text: String) -> Int? {
+            let pattern = Array(text.utf8)
+            guard start.count >= pattern.count else { return nil }
+            return (0...(start.count - pattern.count)).first { start[$0..<($0 + pattern.count)].elementsEqual(pattern) }
+        }
+        if let root = offset(of: "<TrainingCenterDatabase"), offset(of: "<gpx").map({ $0 > root }) ?? true {
+            return "a TCX file (an activity from Garmin's tools; workout import reads it)"
+        }
+        return nil
     }
 
     /// The format of a file from its first lines that say: `{` a gpsd log, `<` GPX, an NMEA

@@ -131,7 +131,7 @@ struct FITExportPass {
             device: workout.metadata.sourceDevice ?? "swift-gps-facade", beats: beats)
         let events = source.events
         let synthesizesPauses = !events.contains { [.pause, .resume, .motionPaused, .motionResumed].contains($0.kind) }
-        var instants = ExportInstants(store: store, workoutID: workout.id, types: types)
+        var instants = ExportInstants(store: store, workoutID: workout.id, types: types, options: source.timelineOptions)
         var beatCursor = beats ? SampleCursor(store: store, workoutID: workout.id, type: .heartbeatInterval) : nil
         var (segments, samples, lost, written) = (0, 0, 0, 0)
         beatCount = 0

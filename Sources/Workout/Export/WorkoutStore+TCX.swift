@@ -46,7 +46,7 @@ extension WorkoutStore {
         var writer = TCXTrackWriter(laps: laps, energy: workout.totals.energy, envelope: envelope)
         var feed = TimelineFeed(options: source.timelineOptions, events: source.events)
         feed.begin(at: workout.start.timeIntervalSince1970)  // as the store reads it back
-        var instants = ExportInstants(store: self, workoutID: workout.id, types: types)
+        var instants = ExportInstants(store: self, workoutID: workout.id, types: types, options: source.timelineOptions)
         var (points, segments, written, lost, count) = (0, 0, 0, 0, 0)
         var lastRouteSegment: Int?
         while let instant = try await instants.next() {

@@ -103,12 +103,12 @@ extension FakeBluetoothDevice {
         var characteristic = DBusInterface("org.bluez.GattCharacteristic1")
         characteristic.addProperty("UUID", .string(uuid))
         characteristic.addProperty("Service", .objectPath(service))
-        characteristic.addProperty("Value", .array(element: "y", value.map(DBusValue.byte)))
+        characteristic.addProperty("Value", .bytes(value))
         characteristic.addProperty("Notifying", false)
         characteristic.addProperty("Flags", .stringArray(flags))
         let exported = Locked<DBusExportedInterface?>(nil)
         characteristic.addMethod("ReadValue", input: "a{sv}", output: "ay") { _ in
-            [exported.withLock { $0 }?.value(of: "Value") ?? .array(element: "y", [])]
+            [exported.withLock { $0 }?.value(of: "Value") ?? .bytes([])]
         }
         characteristic.addMethod("StartNotify") { [self] _ in
             guard flags.contains("notify") else { throw DBusError(name: "org.bluez.Error.NotSupported", message: "Operation is not supported", bus: "") }

@@ -99,7 +99,7 @@ public final class FakeBluetoothDevice: Sendable {
         }
         guard let characteristic else { return false }
         // The same value twice is still two notifications: BlueZ signals each one.
-        try? characteristic.announce(.array(element: "y", bytes.map(DBusValue.byte)), for: "Value")
+        try? characteristic.announce(.bytes(bytes), for: "Value")
         return true
     }
 

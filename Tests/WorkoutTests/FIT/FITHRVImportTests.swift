@@ -12,11 +12,13 @@ import Testing
 @Suite struct FITHRVImportTests {
     static let folder = Repository.root.deletingLastPathComponent().appendingPathComponent("shared/corpora/fit")
 
-    @Test(.enabled(if: FITPeers.isAvailable, "the FIT peers are not installed: run scripts/install-fit-peers"),
+    static let isPresent = FileManager.default.fileExists(atPath: folder.appendingPathComponent("garmin-fenix-5-run.fit").path)
+
+    @Test(.enabled(if: isPresent, "the FIT corpus is not at ../shared/corpora/fit"),
+          .enabled(if: FITPeers.isAvailable, "the FIT peers are not installed: run scripts/install-fit-peers"),
           arguments: ["garmin-fenix-5-run.fit", "garmin-fenix-5-walk.fit", "garmin-edge-820-bike.fit"])
     func aDevicesBeatToBeatIntervalsAreImported(name: String) async throws {
         let path = Self.folder.appendingPathComponent(name).path
-        try #require(FileManager.default.fileExists(atPath: path), "the FIT corpus is not at ../shared/corpora/fit")
         let peer = try #require(try FITPeers.read([path])[path]).garmin
         let store = try WorkoutStore.inMemory()
         let imported = try #require(try await FITImporter(store: store).importFile(at: path).workouts.first)

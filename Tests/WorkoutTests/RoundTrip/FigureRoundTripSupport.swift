@@ -73,9 +73,10 @@ enum AnyImport {
 
 
 /// Recorded sessions, through a real `WorkoutSession` on a virtual clock: a run at 3 m/s with
-/// three stops, the receiver's speed reported or not, auto-pause on or off, the user pausing
-/// once and pressing a lap, and a strap read between the fixes (its heart rate 0.37 s after
-/// each fix, and its beat-to-beat intervals).
+/// three stops, the receiver's speed reported or not, auto-pause on or off, a poor fix now and
+/// then (150 m accuracy, 80 m off: the session counts it for nothing), the user pausing once and
+/// pressing a lap, and a strap read between the fixes (its heart rate 0.37 s after each fix, and
+/// its beat-to-beat intervals).
 enum RecordedSessions {
     struct Variant: Sendable, CustomStringConvertible {
         var reportsSpeed: Bool
@@ -97,6 +98,10 @@ enum RecordedSessions {
             fix.time = fix.time!.addingTimeInterval(shift)
             fix.receivedAt = fix.time!
             if !reportsSpeed { fix.speed = nil }
+            if index % 97 == 50 {
+                fix.horizontalAccuracy = 150
+                fix.latitude += 80 / 111_195
+            }
             fixes.append(fix)
             guard [120, 240, 360].contains(index) else { continue }
             for second in 1...40 {

@@ -109,7 +109,7 @@ final class GPXTimelineStream: ReplayStream, @unchecked Sendable {
                 if case .handlerFailed = error { throw Stop() }
                 // The points read before the fault play before the replay stops for it.
                 if !batch.isEmpty, !handOff.send(batch) { throw Stop() }
-                throw ReplayRecording.ReadError(file: path, reason: "\(error)")
+                throw ReplayRecording.ReadError(error, file: path)
             }
             if !batch.isEmpty, !handOff.send(batch) { throw Stop() }
             return counts
@@ -138,6 +138,29 @@ final class GPXTimelineStream: ReplayStream, @unchecked Sendable {
                 mode: point.elevation == nil ? .fix2D : .fix3D,
                 device: device, isSimulated: true)
             return ReplayLocationSource.Entry(offset: offset, event: .location(location))
+        }
+    }
+}
+
+extension ReplayRecording.ReadError {
+    /// The error of a GPX file that could not be read, naming the file once (GPX's own error names
+    /// it too).
+    init(_ error: GPXError, file: String) {
+        switch error {
+        case let .unreadable(_, reason):
+            self.init(file: file, reason: "cannot read the file (\(reason))")
+        case let .malformed(_, 0, _, reason):
+            self.init(file: file, reason: reason)
+        case let .malformed(_, line, column, reason):
+            self.init(file: file, line: line, column: column, reason: "malformed GPX: \(reason)")
+        case let .refused(_, line, column, reason):
+            self.init(file: file, line: line, column: column, reason: "refused: \(reason)")
+        case let .limitExceeded(_, line, column, reason):
+            self.init(file: file, line: line, column: column, reason: "limit exceeded: \(reason)")
+        case let .invalidValue(_, line, column, reason):
+            self.init(file: file, line: line, column: column, reason: "invalid value: \(reason)")
+        case let .handlerFailed(_, line, reason):
+            self.init(file: file, line: line, reason: "stopped reading: \(reason)")
         }
     }
 }

@@ -50,7 +50,9 @@ struct ExportInstant: Sendable {
 /// batches (the route by ordinal, each sample type by start), so memory stays a few batches
 /// whatever the workout's length, and no sample is left out: one that no point has the time of
 /// makes an instant of its own. A sample belongs to an instant when it starts within half a
-/// millisecond of it (the GPX export's rule), one per type.
+/// millisecond of it (the GPX export's rule), one per type. A point less accurate than the
+/// workout's limit (a recorded session's: it counted for nothing) is left out, as the GPX export
+/// leaves it out: FIT and TCX cannot say how accurate a point was, and an import would count it.
 struct ExportInstants {
     static let batchSize = 4_096
 
@@ -59,19 +61,23 @@ struct ExportInstants {
     private var pointIndex = 0
     private var routeDone = false
     private var streams: [SampleCursor]
+    private let options: SessionTimeline.Options
 
-    /// The instants of `workoutID`, whose samples are of `types`.
-    init(store: WorkoutStore, workoutID: UUID, types: [QuantityType]) {
+    /// The instants of `workoutID`, whose samples are of `types`, its points kept as `options`
+    /// (the workout's time line) counts them.
+    init(store: WorkoutStore, workoutID: UUID, types: [QuantityType], options: SessionTimeline.Options) {
         route = store.routePoints(of: workoutID, batchSize: Self.batchSize).makeAsyncIterator()
         streams = types.map { SampleCursor(store: store, workoutID: workoutID, type: $0) }
+        self.options = options
     }
 
     /// The next instant, or `nil` after the last.
     mutating func next() async throws(WorkoutStoreError) -> ExportInstant? {
-        if pointIndex >= points.count, !routeDone {
-            points = try await route.next() ?? []
+        while pointIndex >= points.count, !routeDone {
+            let batch = try await route.next() ?? []
+            points = options.maximumHorizontalAccuracy == nil ? batch : batch.filter { options.isAccurate($0.location.horizontalAccuracy) }
             pointIndex = 0
-            routeDone = points.isEmpty
+            routeDone = batch.isEmpty
         }
         let point = pointIndex < points.count ? points[pointIndex] : nil
         var time = point.map { ($0.location.time ?? $0.location.receivedAt).timeIntervalSince1970 } ?? .infinity
