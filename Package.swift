@@ -168,7 +168,10 @@ let package = Package(
             dependencies: ["DBus", "GeoClue", "GPSCore", "LocationCore", "SimulatorsCore"]
         ),
         // The Bluetooth SIG's measurements, decoded and encoded: pure Swift, no D-Bus (fuzzed alone).
-        .target(name: "BluetoothGATT"),
+        // A debug build calls libm's round() for Double.rounded(), and a program that imports this
+        // module alone links nothing else that would bring libm: it is named here, or such a
+        // program does not link (Tests/LinkTests builds one).
+        .target(name: "BluetoothGATT", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // Bluetooth LE workout sensors through BlueZ: sample sources for sessions.
         .target(
             name: "BluetoothSensors",
