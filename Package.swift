@@ -26,6 +26,9 @@ import PackageDescription
 //                                                                      -> Workout, BluetoothSensors, SimulatorsCore, GPX
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators
 //   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators, Simulators
+//
+// Tests/LinkTests builds a small program per library product and holds what it links (readelf's
+// NEEDED) to the README's product table.
 let package = Package(
     name: "swift-gps-facade",
     platforms: [.macOS(.v15)],
@@ -250,6 +253,8 @@ let package = Package(
         // The README's Swift examples, and those of the API reference (`///` comments and the DocC
         // articles), appear, as printed, in compiled files.
         .testTarget(name: "ReadmeTests"),
+        // The README's product table says what each product links: a program per product, built.
+        .testTarget(name: "LinkTests", dependencies: ["TestSupport"]),
         // The API reference's examples, as printed, in code the build compiles (ReadmeTests checks
         // that each one is here): every library's, so it depends on them all.
         .testTarget(
