@@ -20,7 +20,7 @@ import LocationCore
 /// an import would count them.
 ///
 /// ## Beat-to-beat intervals
-/// ``QuantityType/heartbeatInterval`` samples go in `hrv` messages, as Garmin's devices write
+/// `QuantityType.heartbeatInterval` samples go in `hrv` messages, as Garmin's devices write
 /// them: up to five intervals each (in milliseconds), those that follow one another without a
 /// gap; each message carries our `beat_time` fields, the time of its first beat (where its first
 /// interval ends), so our import places every beat where it was. An interval of 65.535 s or more

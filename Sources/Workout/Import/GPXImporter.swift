@@ -18,7 +18,7 @@ import LocationCore
 ///   A point equal to one kept at the same time (position and elevation) is dropped as a
 ///   duplicate and counted in ``ImportedWorkout/duplicatesDropped``.
 /// - **Samples**: heart rate, cadence, power and air temperature of each point, as instantaneous
-///   ``QuantitySample``s at the point's time, written with the route as it is read (out of
+///   `QuantitySample`s at the point's time, written with the route as it is read (out of
 ///   sight until the track commits), so a long track's samples are not all written at its end.
 /// - **Activity**: ``GPXImportOptions/activity`` when set, else the track's `<type>` through
 ///   ``WorkoutActivityType/init(gpxType:)``, else ``WorkoutActivityType/other``.

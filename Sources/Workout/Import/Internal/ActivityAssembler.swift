@@ -69,7 +69,7 @@ struct ActivityAssembler {
     private(set) var skippedNotListed = 0
     private var events: [WorkoutEvent] = []
     private var lastPoint: (time: Double, latitude: Double, longitude: Double, altitude: Double?)?
-    /// The last sample of each type, by ``QuantityType/hashKey`` (an array: a dictionary hashed the
+    /// The last sample of each type, by `QuantityType.hashKey` (an array: a dictionary hashed the
     /// type's name for every value of a million-record file).
     private var lastSample = [(time: Double, value: Double)?](repeating: nil, count: QuantityType.allCases.count)
     private var segmentPending = false
