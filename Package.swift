@@ -12,14 +12,23 @@ import PackageDescription
 //   LocationFacade     GPSDClient (libgps); re-exports LocationCore   -> LocationCore
 //   DBus               D-Bus over sd-bus (libsystemd)                  -> GPSCore
 //   GeoClue            GeoClueLocationSource, GeoClueAgent (no libgps) -> LocationCore, DBus
-//   GeoClueSimulators  a fake GeoClue, the real one run privately      -> GeoClue, Simulators
-//   Simulators         location fakes: replay, NMEA, fake gpsd, clock  -> LocationFacade, GPX
-//   Workout            the store (GRDB), import/export, sessions       -> LocationCore, GPX, FIT, TCX, GZipFiles
+//   SimulatorsCore     location fakes without libgps: replays of GPX and NMEA, the virtual clock,
+//                      NMEA, the fake gpsd server, the private bus     -> LocationCore, GPX
+//   Simulators         gpsd logs replayed through libgps; re-exports SimulatorsCore -> SimulatorsCore, LocationFacade
+//   GeoClueSimulators  a fake GeoClue, the real one run privately (no libgps) -> GeoClue, SimulatorsCore
+//   WorkoutCore        QuantityType, QuantitySample, SampleSource (no C library) -> (nothing)
+//   Workout            the store (GRDB), import/export, sessions; re-exports WorkoutCore
+//                                                                      -> WorkoutCore, LocationCore, GPX, FIT, TCX, GZipFiles
 //   BluetoothGATT      BLE measurements, decoded and encoded          -> (nothing)
-//   BluetoothSensors   BLE heart rate, speed/cadence, power via BlueZ  -> BluetoothGATT, Workout, DBus
-//   WorkoutSimulators  workout fakes: store faults, sensors, BlueZ     -> Workout, BluetoothSensors, Simulators, GPX
+//   BluetoothSensors   BLE heart rate, speed/cadence, power via BlueZ (no store, no libgps)
+//                                                                      -> BluetoothGATT, WorkoutCore, DBus, LocationCore
+//   WorkoutSimulators  workout fakes: store faults, sensors, BlueZ (no libgps)
+//                                                                      -> Workout, BluetoothSensors, SimulatorsCore, GPX
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators
-//   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators
+//   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators, Simulators
+//
+// Tests/LinkTests builds a small program per library product and holds what it links (readelf's
+// NEEDED) to the README's product table.
 let package = Package(
     name: "swift-gps-facade",
     platforms: [.macOS(.v15)],
@@ -31,7 +40,9 @@ let package = Package(
         .library(name: "GeoClueSimulators", targets: ["GeoClueSimulators"]),
         .library(name: "BluetoothSensors", targets: ["BluetoothSensors"]),
         .library(name: "BluetoothGATT", targets: ["BluetoothGATT"]),
+        .library(name: "SimulatorsCore", targets: ["SimulatorsCore"]),
         .library(name: "Simulators", targets: ["Simulators"]),
+        .library(name: "WorkoutCore", targets: ["WorkoutCore"]),
         .library(name: "Workout", targets: ["Workout"]),
         .library(name: "WorkoutSimulators", targets: ["WorkoutSimulators"]),
         .library(name: "GPX", targets: ["GPX"]),
@@ -119,17 +130,30 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The location fakes that need no libgps: a fake of GeoClue or BlueZ links none.
         .target(
-            name: "Simulators",
+            name: "SimulatorsCore",
             dependencies: [
                 "GPSCore",
-                "LocationFacade",
+                "LocationCore",
                 "GPX",
             ]
         ),
+        // What reads gpsd's reports through libgps (the replay of a gpsd log, as GPSDClient reads
+        // gpsd), with SimulatorsCore re-exported.
+        .target(
+            name: "Simulators",
+            dependencies: [
+                "LocationFacade",
+                "SimulatorsCore",
+            ]
+        ),
+        // What sessions and sample sources share, with no C library: a strap reader links no store.
+        .target(name: "WorkoutCore"),
         .target(
             name: "Workout",
             dependencies: [
+                "WorkoutCore",
                 "GPSCore",
                 "LocationCore",
                 "GPX",
@@ -144,10 +168,13 @@ let package = Package(
         // Fakes of GeoClue for tests: the service on a private bus, and the real one run privately.
         .target(
             name: "GeoClueSimulators",
-            dependencies: ["DBus", "GeoClue", "GPSCore", "LocationCore", "Simulators"]
+            dependencies: ["DBus", "GeoClue", "GPSCore", "LocationCore", "SimulatorsCore"]
         ),
         // The Bluetooth SIG's measurements, decoded and encoded: pure Swift, no D-Bus (fuzzed alone).
-        .target(name: "BluetoothGATT"),
+        // A debug build calls libm's round() for Double.rounded(), and a program that imports this
+        // module alone links nothing else that would bring libm: it is named here, or such a
+        // program does not link (Tests/LinkTests builds one).
+        .target(name: "BluetoothGATT", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // Bluetooth LE workout sensors through BlueZ: sample sources for sessions.
         .target(
             name: "BluetoothSensors",
@@ -156,13 +183,13 @@ let package = Package(
                 "DBus",
                 "GPSCore",
                 "LocationCore",
-                "Workout",
+                "WorkoutCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "WorkoutSimulators",
-            dependencies: ["BluetoothSensors", "DBus", "GPSCore", "GPX", "LocationFacade", "Simulators", "Workout"]
+            dependencies: ["BluetoothSensors", "DBus", "GPSCore", "GPX", "LocationCore", "SimulatorsCore", "Workout"]
         ),
         // What the two commands share: output lines, exit statuses, signals.
         .target(
@@ -226,14 +253,16 @@ let package = Package(
         // The README's Swift examples, and those of the API reference (`///` comments and the DocC
         // articles), appear, as printed, in compiled files.
         .testTarget(name: "ReadmeTests"),
+        // The README's product table says what each product links: a program per product, built.
+        .testTarget(name: "LinkTests", dependencies: ["TestSupport"]),
         // The API reference's examples, as printed, in code the build compiles (ReadmeTests checks
         // that each one is here): every library's, so it depends on them all.
         .testTarget(
             name: "DocExamplesTests",
             dependencies: [
                 "BluetoothGATT", "BluetoothSensors", "CommandSupport", "DBus", "FIT", "GeoClue", "GeoClueSimulators",
-                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "Simulators", "TCX", "Workout",
-                "WorkoutSimulators",
+                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "Simulators", "SimulatorsCore", "TCX",
+                "Workout", "WorkoutCore", "WorkoutSimulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -260,7 +289,7 @@ let package = Package(
         .testTarget(
             name: "SimulatorsTests",
             dependencies: [
-                "Simulators", "LocationFacade", "TestSupport", "Workout", "WorkoutSimulators", "where-am-i",
+                "Simulators", "SimulatorsCore", "LocationFacade", "TestSupport", "Workout", "WorkoutSimulators", "where-am-i",
                 .product(name: "Clocks", package: "swift-clocks"),
             ],
             exclude: ["Recordings"]  // the recordings the examples replay, kept beside them as users would
@@ -292,7 +321,7 @@ let package = Package(
         .testTarget(
             name: "WorkoutTests",
             dependencies: [
-                "Workout", "GPX", "FIT", "TCX", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport",
+                "Workout", "GPX", "FIT", "TCX", "LocationFacade", "Simulators", "SimulatorsCore", "WorkoutSimulators", "TestSupport",
                 "workout-crash-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

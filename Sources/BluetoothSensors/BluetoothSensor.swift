@@ -7,7 +7,7 @@ import DBus
 import GPSCore
 import LocationCore
 import Logging
-import Workout
+import WorkoutCore
 
 /// A Bluetooth LE workout sensor read through BlueZ, as a `SampleSource` of a
 /// `WorkoutSession`: a heart-rate strap (heart rate, and the times between beats), a speed and

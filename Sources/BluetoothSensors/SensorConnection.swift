@@ -5,7 +5,6 @@ import Foundation
 #endif
 import DBus
 import GPSCore
-import Workout
 
 /// One connection to a sensor, from finding it to losing it (or being stopped): BlueZ's `Device1`,
 /// `GattService1` and `GattCharacteristic1` objects, as its D-Bus API documents them.

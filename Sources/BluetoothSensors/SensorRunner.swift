@@ -7,7 +7,7 @@ import DBus
 import GPSCore
 import LocationCore
 import Logging
-import Workout
+import WorkoutCore
 
 /// The state and the task behind a ``BluetoothSensor``: connections one after the other, with
 /// backoff, until stopped. The task holds this, not the sensor, so a sensor let go stops.

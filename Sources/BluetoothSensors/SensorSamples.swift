@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Workout
+import WorkoutCore
 
 /// Turns one sensor's notifications into workout samples: heart rate and the times between beats
 /// from a strap; speed, distance and cadence from a speed and cadence sensor; power, cadence and

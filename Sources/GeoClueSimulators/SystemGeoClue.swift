@@ -8,7 +8,7 @@ import Glibc
 #endif
 import DBus
 import GeoClue
-import Simulators
+import SimulatorsCore
 
 /// The real GeoClue (Debian's `geoclue-2.0`), run privately for a test: on a `PrivateBus`, with a
 /// configuration of its own, reading positions from an `NMEASocketServer` and from nothing else.

@@ -20,6 +20,12 @@ struct ServerOptions: ParsableArguments {
     var server: String?
 
     func address() throws -> GPSDAddress {
+        try Self.address(of: server)
+    }
+
+    /// The gpsd `server` names (localhost:2947 and every device when nil); a
+    /// `ValidationError` says what is wrong with it.
+    static func address(of server: String?) throws(ValidationError) -> GPSDAddress {
         do {
             return try GPSDAddress(parsing: server ?? "")
         } catch {

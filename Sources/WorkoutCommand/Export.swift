@@ -9,13 +9,21 @@ struct Export: AsyncParsableCommand {
         abstract: "Write a workout as GPX 1.1 (heart rate and cadence in Garmin's TrackPointExtension v2), GeoJSON, a FIT activity file or TCX.",
         discussion: """
             To standard output, or with -o to a file written whole (a temporary file renamed into place). \
-            GPX and GeoJSON: heart rate and cadence go on the points whose time they were taken at; \
-            samples between points, and of other types, are counted on standard error. FIT: every \
-            point and sample, in records to the second, timer events around the pauses, a lap per \
-            lap, the session and the activity (a value FIT cannot hold, such as a heart rate over 254, \
-            is counted on standard error). TCX: the same points and samples as trackpoints, a lap per \
-            lap with its totals, power and speed in ActivityExtension v2 (temperatures, and values its \
-            fields cannot hold, are counted on standard error). Interrupted (Ctrl-C, SIGTERM), \
+            GPX, FIT and TCX leave out the points a recorded session counted for nothing (seen while \
+            paused, or less accurate than its limit); the store keeps them, and GeoJSON writes them. \
+            GPX: a segment per stretch between pauses; on each point the heart rate, cadence, power \
+            and temperature taken nearest its time within its interval, and every other sample in \
+            our own extension, which our import reads back. GeoJSON: heart rate and cadence on the \
+            points whose time they were taken at; other samples are counted on standard error. FIT: \
+            a record where there is something to record (a point, or a sample at no point's time), \
+            to the second, beat-to-beat intervals as hrv messages, timer events around the pauses, \
+            a lap per lap, the session and the activity (a value FIT cannot hold, such as a heart \
+            rate over 254, is counted on standard error). TCX: the same points and samples as \
+            trackpoints, a new track after each pause, a lap per lap with its totals, power and \
+            speed in ActivityExtension v2 (temperatures, beat-to-beat intervals, and values its \
+            fields cannot hold, are counted on standard error). Our own GPX, FIT and TCX files \
+            carry the workout's id and its events, so an import finds the workout they came from. \
+            Interrupted (Ctrl-C, SIGTERM), \
             it exits \(ExitStatus.temporaryFailure.rawValue) and leaves no partial or temporary file.
             """)
 

@@ -18,9 +18,10 @@ struct WorkoutSummary {
     var samples: Int
     var heartRateAverage: Double?
     var heartRateMaximum: Double?
-    /// Laps and pauses, for the formats that have them.
+    /// Laps, the user's pauses and auto-pause's stops, for the formats that have them.
     var laps: Int?
     var pauses: Int?
+    var stops: Int?
     var deviceTotals: DeviceTotals?
     /// The recording device, shown for the formats that name one reliably (not GPX's `creator`, often an app).
     var device: String?
@@ -45,7 +46,7 @@ struct WorkoutSummary {
     init(tcx imported: ImportedWorkout, file: String) {
         self.init(imported, file: file)
         title = "activity \(imported.trackIndex + 1)"
-        (laps, pauses, deviceTotals) = (imported.laps, imported.pauses, imported.deviceTotals)
+        (laps, pauses, stops, deviceTotals) = (imported.laps, imported.pauses, imported.stops, imported.deviceTotals)
         device = imported.workout.metadata.sourceDevice
         location = ["tcx_activity": imported.trackIndex, "line": imported.trackLine]
     }
@@ -56,7 +57,7 @@ struct WorkoutSummary {
         (workoutID, isNew, workout) = (imported.workoutID, imported.isNew, imported.workout)
         (points, segments, duplicatesDropped, samples) = (imported.points, imported.segments, imported.duplicatesDropped, imported.samples)
         (heartRateAverage, heartRateMaximum) = (imported.heartRateAverage, imported.heartRateMaximum)
-        (laps, pauses, deviceTotals) = (imported.laps, imported.pauses, imported.deviceTotals)
+        (laps, pauses, stops, deviceTotals) = (imported.laps, imported.pauses, imported.stops, imported.deviceTotals)
         device = imported.workout.metadata.sourceDevice
         skipped = imported.skipped.map { $0.located(in: file) }
         skippedJSON = imported.skipped.map { ["offset": $0.offset, "reason": $0.reason] }
@@ -79,7 +80,9 @@ struct WorkoutSummary {
             facts.append("heart rate avg \(Int(average.rounded())) max \(Int(maximum.rounded()))")
         }
         if let laps, laps > 1 { facts.append("\(laps) laps") }
-        if let pauses, pauses > 0 { facts.append("\(pauses) pause\(pauses == 1 ? "" : "s")") }
+        if let pauses, let stops, pauses + stops > 0 {
+            facts.append("\(pauses) pause\(pauses == 1 ? "" : "s"), \(stops) stop\(stops == 1 ? "" : "s")")
+        }
         lines.append("  " + facts.joined(separator: ", "))
         if let deviceTotals, let said = DeviceFigures.said(deviceTotals) {
             lines.append("  the device: " + said)
@@ -99,7 +102,7 @@ struct WorkoutSummary {
     /// elevation_loss_m, heart_rate_avg, heart_rate_max, samples, skipped (objects with line,
     /// column, reason for GPX and TCX; offset, reason for FIT), where it is in the file (GPX:
     /// track, name; FIT: fit_file, offset, name; TCX: tcx_activity, line), and for FIT and TCX
-    /// laps, pauses and device (the device's totals, keys as in the metadata). Absent numbers are null.
+    /// laps, pauses, stops and device (the device's totals, keys as in the metadata). Absent numbers are null.
     var json: String {
         var object: [String: Any] = [
             "format_version": StoredWorkoutJSON.formatVersion,
@@ -126,6 +129,7 @@ struct WorkoutSummary {
         object.merge(location) { ours, _ in ours }
         if let laps { object["laps"] = laps }
         if let pauses { object["pauses"] = pauses }
+        if let stops { object["stops"] = stops }
         if let deviceTotals { object["device"] = deviceTotals.metadataValues.mapValues { Double($0) ?? 0 } }
         return Format.jsonLine(object)
     }

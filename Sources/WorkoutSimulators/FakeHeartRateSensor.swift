@@ -1,7 +1,7 @@
 import Foundation
 import GPSCore
-import LocationFacade
-import Simulators
+import LocationCore
+import SimulatorsCore
 import Workout
 
 /// A fake heart-rate strap: a plausible, seeded heart-rate series for a workout, for tests of code

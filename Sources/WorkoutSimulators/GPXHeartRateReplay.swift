@@ -1,6 +1,6 @@
 import Foundation
 import GPX
-import LocationFacade
+import LocationCore
 import Workout
 
 extension FakeHeartRateSensor {

@@ -1,6 +1,6 @@
 import Foundation
 import GPSCore
-import Simulators
+import SimulatorsCore
 import Workout
 
 /// Makes a `WorkoutStore` fail on demand, deterministically: a given step of the save chain,

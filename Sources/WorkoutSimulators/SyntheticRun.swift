@@ -1,6 +1,6 @@
 import Foundation
-import LocationFacade
-import Simulators
+import LocationCore
+import SimulatorsCore
 import Workout
 
 /// A deterministic recorded run for tests and benchmarks: a workout, its 1 Hz route from

@@ -9,16 +9,16 @@ import Testing
 // run those that need nothing outside the process.
 
 enum SimulatorsExamples {
-    // Simulators.docc/Simulators.md
+    // SimulatorsCore.docc/SimulatorsCore.md
     static func overview() async throws {
-        let recording = try ReplayRecording(contentsOf: URL(fileURLWithPath: "walk.gpx"))
+        let recording = try ReplayRecording(gpxOrNMEAContentsOf: URL(fileURLWithPath: "walk.gpx"))
         let clock = VirtualClock()
         let manager = LocationManager(source: recording.device(clock: clock), clock: clock)
         await clock.advance(by: .seconds(3_600))    // an hour of fixes, in milliseconds
         _ = manager
     }
 
-    // Simulators.docc/TestingWithTheFakes.md
+    // SimulatorsCore.docc/TestingWithTheFakes.md
     static func testingWithTheFakes(_ recording: ReplayRecording) async throws -> Location {
         let clock = VirtualClock()
         let device = recording.device(clock: clock)
@@ -30,13 +30,13 @@ enum SimulatorsExamples {
         return try await answer.value
     }
 
-    // Simulators.docc/TestingWithTheFakes.md
+    // SimulatorsCore.docc/TestingWithTheFakes.md
     static func quirks(_ track: [Location]) -> GPSDScript {
         let script = GPSDScript.fixes(track, quirks: [.withoutTime(fix: 0), .gpsWeekRollover(fixes: 60..<70)])
         return script
     }
 
-    // Simulators/FakeLocationSource.swift
+    // SimulatorsCore/FakeLocationSource.swift
     static func fakeSource(_ clock: some Clock<Duration>) async throws -> Location {
         let source = FakeLocationSource()
         let manager = LocationManager(source: source, clock: clock)
@@ -46,7 +46,7 @@ enum SimulatorsExamples {
         return try await fix
     }
 
-    // Simulators/LocationEventRecorder.swift
+    // SimulatorsCore/LocationEventRecorder.swift
     static func recorder(_ client: GPSDClient) async {
         let recorder = LocationEventRecorder(observing: client)
         client.start()
@@ -54,13 +54,13 @@ enum SimulatorsExamples {
         _ = events
     }
 
-    // Simulators/SyntheticTrack.swift
+    // SimulatorsCore/SyntheticTrack.swift
     static func walk() -> [Location] {
         let walk = SyntheticTrack.generate(count: 600, seed: 42)   // ten minutes at 1 Hz
         return walk
     }
 
-    // Simulators/Clock/VirtualClock.swift
+    // SimulatorsCore/Clock/VirtualClock.swift
     static func virtualClock(_ url: URL) async throws {
         let clock = VirtualClock()
         let device = try ReplayLocationSource(gpsdLog: url, clock: clock)
@@ -70,7 +70,7 @@ enum SimulatorsExamples {
         _ = fixes
     }
 
-    // Simulators/FakeGPSD/FakeGPSDServer.swift
+    // SimulatorsCore/FakeGPSD/FakeGPSDServer.swift
     static func fakeGPSD(_ track: [Location]) async throws {
         let server = FakeGPSDServer(script: .fixes(track), pace: .asFastAsClientsRead)
         let port = try server.start()                 // an ephemeral port
@@ -81,20 +81,20 @@ enum SimulatorsExamples {
         _ = client
     }
 
-    // Simulators/FakeGPSD/GPSDScript.swift
+    // SimulatorsCore/FakeGPSD/GPSDScript.swift
     static func scripts(_ track: [Location]) throws {
         let script = GPSDScript.fixes(track, interval: .seconds(1))
         let recorded = try GPSDScript(contentsOf: URL(fileURLWithPath: "fixtures/gpsd/walk.json"))
         _ = (script, recorded)
     }
 
-    // Simulators/FakeGPSD/GPSDScript.swift
+    // SimulatorsCore/FakeGPSD/GPSDScript.swift
     static func scriptQuirks(_ track: [Location]) -> GPSDScript {
         let script = GPSDScript.fixes(track, quirks: [.withoutTime(fix: 60), .withoutSpeed(fixes: 0...)])
         return script
     }
 
-    // Simulators/FakeGPSD/ReceiverQuirk.swift
+    // SimulatorsCore/FakeGPSD/ReceiverQuirk.swift
     static func receiverQuirks(_ track: [Location]) -> GPSDScript {
         let script = GPSDScript.fixes(track, quirks: [
             .withoutTime(fix: 0),                        // a position before the receiver knows the date
@@ -106,25 +106,25 @@ enum SimulatorsExamples {
         return script
     }
 
-    // Simulators/NMEA/NMEADecoder.swift
+    // SimulatorsCore/NMEA/NMEADecoder.swift
     static func decoder(_ url: URL) throws -> ReplayLocationSource {
         let result = NMEADecoder().decode(try String(contentsOf: url, encoding: .isoLatin1))
         let device = ReplayLocationSource(timeline: result.timeline)
         return device
     }
 
-    // Simulators/NMEA/NMEAEncoder.swift
+    // SimulatorsCore/NMEA/NMEAEncoder.swift
     static func encoder(_ fix: Location, _ fixBefore: Location, _ sky: [Satellite]) {
         for sentence in NMEAEncoder.epoch(for: fix, after: fixBefore, satellites: sky) { print(sentence, terminator: "") }
     }
 
-    // Simulators/NMEA/NMEAEncoder.swift
+    // SimulatorsCore/NMEA/NMEAEncoder.swift
     static func movement(_ track: [Location]) -> Location {
         let moving = NMEAEncoder.movement(of: track[1], after: track[0])   // speed and course from the two
         return moving
     }
 
-    // Simulators/NMEA/NMEASocketServer.swift
+    // SimulatorsCore/NMEA/NMEASocketServer.swift
     static func socketServer(_ walk: URL) async throws {
         let receiver = try NMEASocketServer(path: "/tmp/gps/nmea.sock")
         // ...start geoclue --nmea-socket /tmp/gps/nmea.sock, and wait for it:
@@ -132,7 +132,7 @@ enum SimulatorsExamples {
         try await receiver.play(try ReplayRecording(contentsOf: walk), speed: 1)
     }
 
-    // Simulators/PrivateBus/PrivateBus.swift
+    // SimulatorsCore/PrivateBus/PrivateBus.swift
     static func privateBus(_ url: URL) async throws {
         let bus = try await PrivateBus()
         defer { bus.stop() }
@@ -145,7 +145,7 @@ enum SimulatorsExamples {
         _ = connection
     }
 
-    // Simulators/RealGPSD/FakeSerialDevice.swift
+    // SimulatorsCore/RealGPSD/FakeSerialDevice.swift
     static func fakeSerialDevice() async throws {
         let device = try FakeSerialDevice()
         let gpsd = try await PrivateGPSD(devices: [device.path])
@@ -154,7 +154,7 @@ enum SimulatorsExamples {
         gpsd.stop()
     }
 
-    // Simulators/RealGPSD/GPSFake.swift
+    // SimulatorsCore/RealGPSD/GPSFake.swift
     static func gpsFake() async throws {
         let fake = try await GPSFake(log: URL(fileURLWithPath: "fixtures/nmea/greenwich-walk.nmea"))
         // ...connect clients to 127.0.0.1:fake.port and wait until they watch...
@@ -162,7 +162,7 @@ enum SimulatorsExamples {
         _ = await fake.waitUntilExit()   // gpsd exits when the log is done; clients see it close
     }
 
-    // Simulators/RealGPSD/GPSFake.swift
+    // SimulatorsCore/RealGPSD/GPSFake.swift
     static func gpsFakeWatchers(_ log: URL) async throws {
         let fake = try await GPSFake(log: log, logsClients: true)
         let recorder = try Process.run(URL(fileURLWithPath: "/usr/local/bin/workout"),
@@ -172,7 +172,7 @@ enum SimulatorsExamples {
         recorder.terminate()
     }
 
-    // Simulators/RealGPSD/PrivateGPSD.swift
+    // SimulatorsCore/RealGPSD/PrivateGPSD.swift
     static func privateGPSD() async throws {
         let device = try FakeSerialDevice()
         let gpsd = try await PrivateGPSD(devices: [device.path])
@@ -181,29 +181,37 @@ enum SimulatorsExamples {
         _ = manager
     }
 
-    // Simulators/Replay/GPSDLogRecorder.swift
+    // SimulatorsCore/Replay/GPSDLogRecorder.swift
     static func logRecorder() async throws {
         let recorder = GPSDLogRecorder(host: "127.0.0.1", port: 2947)
         let summary = try await recorder.record(to: URL(fileURLWithPath: "drive.json"), duration: .seconds(600))
         print(summary.reports, summary.fixes)
     }
 
-    // Simulators/Replay/ReplayLocationSource.swift
+    // SimulatorsCore/Replay/ReplayLocationSource.swift
     static func replayDevice() async throws -> Location {
+        let device = try ReplayRecording(gpxOrNMEAContentsOf: URL(fileURLWithPath: "fixtures/gpx/greenwich-walk.gpx")).device()
+        let manager = LocationManager(source: device)
+        let fix = try await manager.requestLocation(timeout: .seconds(5))
+        return fix
+    }
+
+    // Simulators/GPSDLogReplay.swift
+    static func gpsdLogDevice() async throws -> Location {
         let device = try ReplayLocationSource(gpsdLog: URL(fileURLWithPath: "fixtures/gpsd/greenwich-walk.json"))
         let manager = LocationManager(source: device)
         let fix = try await manager.requestLocation(timeout: .seconds(5))
         return fix
     }
 
-    // Simulators/Replay/ReplayRecording.swift
+    // SimulatorsCore/Replay/ReplayRecording.swift, Simulators/GPSDLogReplay.swift
     static func recording() throws -> LocationManager {
         let recording = try ReplayRecording(contentsOf: URL(fileURLWithPath: "ride.gpx"))
         let manager = LocationManager(source: recording.device(speed: 10))
         return manager
     }
 
-    // Simulators/Replay/ReplayScenario.swift
+    // SimulatorsCore/Replay/ReplayScenario.swift
     static func scenario() async throws -> (Location, ReplayScenario) {
         let clock = VirtualClock()
         let scenario = ReplayScenario.coldStart(noFixFor: .seconds(40), twoDimensionalFor: .seconds(5))

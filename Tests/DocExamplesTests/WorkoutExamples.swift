@@ -159,7 +159,7 @@ enum WorkoutExamples {
         }
     }
 
-    // Workout/Model/QuantitySample.swift
+    // WorkoutCore/QuantitySample.swift
     static func sample(_ fix: Location) -> QuantitySample {
         let beat = QuantitySample(type: .heartRate, value: 142, at: fix.time!)
         return beat
@@ -186,7 +186,7 @@ enum WorkoutExamples {
         return run
     }
 
-    // Workout/Session/SampleSource.swift
+    // WorkoutCore/SampleSource.swift
     static func sampleSource(_ store: WorkoutStore, _ gps: GPSDClient) {
         final class Strap: SampleSource {
             func start() -> AsyncStream<QuantitySample> { AsyncStream { _ in } }   // a sample per beat interval

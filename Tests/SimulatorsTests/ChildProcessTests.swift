@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import Simulators
+import Simulators
+@testable import SimulatorsCore
 
 /// The child processes the fakes and the tests start (gpsd, gpsfake, dbus-daemon, the commands):
 /// a signal meant for one never reaches another process, and writing to one that has gone never

@@ -1,6 +1,7 @@
 import Foundation
 import LocationFacade
-@testable import Simulators
+import Simulators
+@testable import SimulatorsCore
 import Testing
 import TestSupport
 

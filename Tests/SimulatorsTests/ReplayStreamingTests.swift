@@ -1,6 +1,7 @@
 import Foundation
 import LocationFacade
-@testable import Simulators
+import Simulators
+@testable import SimulatorsCore
 import Testing
 import TestSupport
 
@@ -186,5 +187,34 @@ import TestSupport
         }
         #expect(taken == 20_000)
         #expect(mostHeld <= 4)
+    }
+
+    /// SimulatorsCore, which links no libgps, opens GPX and NMEA and refuses a gpsd JSON log,
+    /// saying where it opens; Simulators opens all three, and its gpsd log plays what the same
+    /// log's device (ReplayLocationSource(gpsdLog:), read by libgps) plays.
+    @Test func aGPSDLogIsOpenedBySimulatorsAndRefusedBySimulatorsCore() async throws {
+        let log = Repository.fixture("gpsd/greenwich-walk.json")
+        #expect(try ReplayRecording(gpxOrNMEAContentsOf: Repository.fixture("gpx/greenwich-walk.gpx")).format == .gpx)
+        #expect(try ReplayRecording(gpxOrNMEAContentsOf: Repository.fixture("nmea/greenwich-walk.nmea")).format == .nmea)
+        let refusal = try #require(throws: ReplayRecording.ReadError.self) { try ReplayRecording(gpxOrNMEAContentsOf: log) }
+        #expect(refusal.file == log.path)
+        #expect(refusal.description.contains("ReplayRecording(contentsOf:), from Simulators"), "\(refusal)")
+
+        let recording = try ReplayRecording(contentsOf: log)
+        #expect(recording.format == .gpsdJSON)
+        func played(_ device: ReplayLocationSource, clock: VirtualClock) async -> [Location] {
+            let recorder = LocationEventRecorder(observing: device)
+            device.start()
+            await clock.advance(by: .seconds(3_600))
+            await device.waitUntilFinished()
+            return recorder.log.locations
+        }
+        let clock = VirtualClock()
+        let fromRecording = await played(recording.device(clock: clock), clock: clock)
+        let otherClock = VirtualClock()
+        let fromLog = await played(try ReplayLocationSource(gpsdLog: log, clock: otherClock), clock: otherClock)
+        #expect(!fromRecording.isEmpty)
+        #expect(fromRecording.map(\.latitude) == fromLog.map(\.latitude))
+        #expect(fromRecording.map(\.time) == fromLog.map(\.time))
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 import LocationFacade
-@testable import Simulators
+import Simulators
+@testable import SimulatorsCore
 import WorkoutSimulators
 import Testing
 import TestSupport

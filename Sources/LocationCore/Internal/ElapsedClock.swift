@@ -22,7 +22,10 @@ package struct ElapsedClock: Sendable {
         sleeper = { deadline in
             try await clock.sleep(until: reference.advanced(by: deadline), tolerance: nil)
         }
-        starter = (clock as? any PacingClock).flatMap { Self.starter(on: $0, from: reference, elapsed: elapsed) }
+        // A real-time clock paces nothing. Not asking it spares a cast whose first answer for a
+        // type scans every protocol conformance record of the program: a start-up cost of every
+        // command that keeps time (scripts/bench once-latency).
+        starter = followsRealTime ? nil : (clock as? any PacingClock).flatMap { Self.starter(on: $0, from: reference, elapsed: elapsed) }
     }
 
     private init(elapsed: @escaping @Sendable () -> Duration, sleeper: @escaping @Sendable (Duration) async throws -> Void, starter: Starter?) {

@@ -35,14 +35,15 @@ public struct ExportSummary: Sendable, Hashable {
     public var points: Int
     /// Route segments written (GPX `<trkseg>`s, GeoJSON lines).
     public var segments: Int
-    /// Samples written: on the point they belong to (GPX, GeoJSON: heart rate and cadence), or
-    /// every sample the format holds (FIT, TCX: those at no point's time in records or track
-    /// points of their own).
+    /// Samples written: on the point they belong to (GeoJSON: heart rate and cadence), or every
+    /// sample the format holds (GPX: on the points, or beside them in our extension; FIT, TCX:
+    /// those at no point's time in records or track points of their own).
     public var samplesWritten: Int
-    /// Samples not written: for GPX and GeoJSON, heart rate and cadence samples whose start
-    /// matches no point's time (within half a millisecond), and samples of the types the format
-    /// has no place for (power, temperature, speed); for FIT and TCX, the values their fields
-    /// cannot hold (a heart rate over 254 or 255) and, for TCX, temperatures.
+    /// Samples not written: for GeoJSON, heart rate and cadence samples whose start matches no
+    /// point's time (within half a millisecond), and samples of the types it has no place for
+    /// (power, temperature, speed); for GPX, none when the workout has a route; for FIT and TCX,
+    /// the values their fields cannot hold (a heart rate over 254 or 255) and, for TCX,
+    /// temperatures and beat-to-beat intervals.
     public var samplesNotWritten: Int
     /// Bytes written.
     public var bytes: Int64

@@ -15,10 +15,12 @@ import LocationCore
 /// the first sample of each type in a second and reports the others) loses the rest. A heart rate
 /// or cadence over 254, a temperature past ±127 °C cannot be held, and is counted in
 /// ``ExportSummary/samplesNotWritten``, as are a wheel's distances (FIT's `distance` is the time
-/// line's).
+/// line's). A recorded session's points less accurate than its limit are left out, as the GPX
+/// export leaves them out: they counted for nothing, FIT cannot say how accurate a point was, and
+/// an import would count them.
 ///
 /// ## Beat-to-beat intervals
-/// ``QuantityType/heartbeatInterval`` samples go in `hrv` messages, as Garmin's devices write
+/// `QuantityType.heartbeatInterval` samples go in `hrv` messages, as Garmin's devices write
 /// them: up to five intervals each (in milliseconds), those that follow one another without a
 /// gap; each message carries our `beat_time` fields, the time of its first beat (where its first
 /// interval ends), so our import places every beat where it was. An interval of 65.535 s or more

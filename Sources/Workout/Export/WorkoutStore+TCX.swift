@@ -10,8 +10,9 @@ import TCX
 /// lap's ``WorkoutLap/trigger``, as a `TriggerMethod`), and a `<Track>` per stretch of route segment
 /// within the lap: a new one after each pause, as devices write them.
 ///
-/// Every route point and every sample TCX can hold is written, merged by time as the FIT export
-/// merges them: a sample at no point's time makes a `<Trackpoint>` without a position; a moment
+/// Every route point the workout counted (a recorded session's points less accurate than its
+/// limit are left out, as in the FIT export) and every sample TCX can hold is written, merged by
+/// time as the FIT export merges them: a sample at no point's time makes a `<Trackpoint>` without a position; a moment
 /// with nothing TCX can hold makes none. Each point's `DistanceMeters` is the distance the
 /// workout's time line has counted at it. What TCX cannot hold is counted in
 /// ``ExportSummary/samplesNotWritten``: temperatures, beat-to-beat intervals, a wheel's distances,

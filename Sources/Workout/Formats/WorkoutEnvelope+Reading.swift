@@ -60,7 +60,8 @@ private final class MarksReceiver: XMLSAXReceiver {
                   let end = values["end"].flatMap(RFC3339.parse)?.date, start <= end else { return }
             marks.header = WorkoutEnvelope.Header(
                 id: id, start: start, end: end, autoPause: values["autoPause"] == "true",
-                distance: values["distance"].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil })
+                distance: values["distance"].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil },
+                energy: values["energy"].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil })
         case "event":
             guard let kind = values["kind"].flatMap(WorkoutEvent.Kind.init(rawValue:)),
                   let time = values["time"].flatMap(RFC3339.parse)?.date else { return }

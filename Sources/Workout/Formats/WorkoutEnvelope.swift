@@ -14,7 +14,7 @@ import GPSCore
 /// ```xml
 /// <sgf:workout xmlns:sgf="urn:swift-gps-facade:workout:1" id="…" start="2024-05-01T10:00:00.123Z"
 ///     end="2024-05-01T10:42:00.000Z" autoPause="true"/>
-/// <sgf:workout xmlns:sgf="urn:swift-gps-facade:workout:1" id="…" start="…" end="…" autoPause="false" distance="5012.4"/>
+/// <sgf:workout xmlns:sgf="urn:swift-gps-facade:workout:1" id="…" start="…" end="…" autoPause="false" distance="5012.4" energy="312"/>
 /// <sgf:event xmlns:sgf="urn:swift-gps-facade:workout:1" kind="pause" time="2024-05-01T10:12:03.000Z"/>
 /// <sgf:event xmlns:sgf="urn:swift-gps-facade:workout:1" kind="lap" time="…" trigger="distance"/>
 /// <sgf:event xmlns:sgf="urn:swift-gps-facade:workout:1" kind="marker" time="…" name="Summit"/>
@@ -44,6 +44,9 @@ struct WorkoutEnvelope: Sendable, Hashable {
         /// The distance of a workout without a route, which no point can give back: the one its
         /// device measured (a treadmill's foot pod, a trainer's wheel), metres.
         var distance: Double? = nil
+        /// The workout's energy, kilocalories, when it has one: GPX has no place for it, and
+        /// TCX's laps hold whole kilocalories (and 0 for none).
+        var energy: Double? = nil
     }
 
     var header: Header
@@ -66,6 +69,11 @@ struct WorkoutEnvelope: Sendable, Hashable {
         if let distance = header.distance, distance.isFinite {
             TextBytes.append(" distance=\"", to: &bytes)
             TextBytes.appendShortest(distance, to: &bytes)
+            TextBytes.append("\"", to: &bytes)
+        }
+        if let energy = header.energy, energy.isFinite {
+            TextBytes.append(" energy=\"", to: &bytes)
+            TextBytes.appendShortest(energy, to: &bytes)
             TextBytes.append("\"", to: &bytes)
         }
         TextBytes.append("/>", to: &bytes)
@@ -123,7 +131,7 @@ extension ExportSource {
         return WorkoutEnvelope(
             header: WorkoutEnvelope.Header(
                 id: workout.id, start: workout.start, end: workout.end, autoPause: autoPause,
-                distance: (route?.pointCount ?? 0) < 2 ? workout.totals.distance : nil),
+                distance: (route?.pointCount ?? 0) < 2 ? workout.totals.distance : nil, energy: workout.totals.energy),
             events: events)
     }
 }

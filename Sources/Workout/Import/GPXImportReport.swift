@@ -51,8 +51,11 @@ public struct ImportedWorkout: Sendable {
     public var skipped: [GPXSkip]
     /// A TCX activity's laps (one more than the lap events saved); `nil` for a GPX track.
     public var laps: Int?
-    /// A TCX activity's pauses (a new `<Track>` within a lap); `nil` for a GPX track.
+    /// A TCX activity's pauses by the user (a new `<Track>` within a lap, or our own export's
+    /// pause events); `nil` for a GPX track.
     public var pauses: Int?
+    /// A TCX activity's stops (our own export's auto-pause events); `nil` for a GPX track.
+    public var stops: Int?
     /// A TCX activity's totals as its laps give them (also kept in the workout's metadata).
     public var deviceTotals: DeviceTotals?
 

@@ -18,7 +18,7 @@ import LocationCore
 ///   A point equal to one kept at the same time (position and elevation) is dropped as a
 ///   duplicate and counted in ``ImportedWorkout/duplicatesDropped``.
 /// - **Samples**: heart rate, cadence, power and air temperature of each point, as instantaneous
-///   ``QuantitySample``s at the point's time, written with the route as it is read (out of
+///   `QuantitySample`s at the point's time, written with the route as it is read (out of
 ///   sight until the track commits), so a long track's samples are not all written at its end.
 /// - **Activity**: ``GPXImportOptions/activity`` when set, else the track's `<type>` through
 ///   ``WorkoutActivityType/init(gpxType:)``, else ``WorkoutActivityType/other``.
@@ -224,6 +224,7 @@ public struct GPXImporter: Sendable {
         values["description"] = track.info.description
         var totals = timeline.totals(end: header.end.timeIntervalSince1970)
         totals.distance = header.distance  // its device's: no point gives it back
+        totals.energy = header.energy
         return WorkoutRecord(
             id: header.id, activityType: options.activity ?? track.info.type.map(WorkoutActivityType.init(gpxType:)) ?? .other,
             start: header.start, end: header.end, totals: totals,
@@ -239,11 +240,14 @@ public struct GPXImporter: Sendable {
         values["name"] = track.info.name
         values["description"] = track.info.description
         if statistics.elevationCount > 1 { values["elevation_gain_raw_m"] = String(format: "%.1f", statistics.elevationGain) }
+        var totals = timeline.totals(end: end.timeIntervalSince1970)
+        // Our own export says the workout's energy, for which GPX has no place.
+        if bounds.id != nil { totals.energy = track.marks.header?.energy }
         return WorkoutRecord(
             id: id,
             activityType: options.activity ?? track.info.type.map(WorkoutActivityType.init(gpxType:)) ?? .other,
             start: start, end: end,
-            totals: timeline.totals(end: end.timeIntervalSince1970),
+            totals: totals,
             metadata: WorkoutMetadata(
                 sourceDevice: track.creator, sourceApp: options.sourceApp, externalID: track.externalID, values: values))
     }

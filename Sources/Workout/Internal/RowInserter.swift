@@ -80,7 +80,7 @@ struct RowInserter {
             Int32(name.utf8CodeUnitCount), nil)  // nil: SQLITE_STATIC, the text outlives the statement
     }
 
-    /// ``QuantityType/rawValue`` as static text (a test checks they agree).
+    /// `QuantityType.rawValue` as static text (a test checks they agree).
     static func storedName(of type: QuantityType) -> StaticString {
         switch type {
         case .heartRate: "heart_rate"

@@ -1,6 +1,6 @@
 import Foundation
 import LocationCore
-import Simulators
+import SimulatorsCore
 import Workout
 
 extension FakeBluetoothDevice {

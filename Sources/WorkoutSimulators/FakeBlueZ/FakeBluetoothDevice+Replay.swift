@@ -2,7 +2,7 @@ import BluetoothSensors
 import Foundation
 import GPSCore
 import GPX
-import LocationFacade
+import LocationCore
 import Workout
 
 /// A fake device driven by a recording: its heart rates, cadences, powers and speeds sent as

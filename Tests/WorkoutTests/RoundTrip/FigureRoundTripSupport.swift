@@ -15,6 +15,7 @@ struct ShownFigures: CustomStringConvertible {
     var laps: Int
     var pauses: Int
     var stops: Int
+    var energy: Double?
 
     init(_ workout: WorkoutRecord, in store: WorkoutStore) async throws {
         distance = workout.totals.distance ?? 0
@@ -26,15 +27,18 @@ struct ShownFigures: CustomStringConvertible {
         let events = try await store.events(of: workout.id)
         pauses = events.filter { $0.kind == .pause }.count
         stops = events.filter { $0.kind == .motionPaused }.count
+        energy = workout.totals.energy
     }
 
     var description: String {
-        String(format: "%.1f m, elapsed %.1f s, duration %.1f s, moving %.1f s, heart rate %@, %d laps, %d pauses, %d stops",
-               distance, elapsed, duration, moving, heartRate.map { String(format: "%.2f", $0) } ?? "-", laps, pauses, stops)
+        String(format: "%.1f m, elapsed %.1f s, duration %.1f s, moving %.1f s, heart rate %@, %d laps, %d pauses, %d stops, energy %@",
+               distance, elapsed, duration, moving, heartRate.map { String(format: "%.2f", $0) } ?? "-", laps, pauses, stops,
+               energy.map { String(format: "%.0f kcal", $0) } ?? "-")
     }
 
     /// What differs beyond the issue's tolerances: distance 0.1 %, times 1 s, mean heart rate 1 bpm,
-    /// laps, pauses and stops equal.
+    /// laps, pauses and stops equal, energy within a kilocalorie a lap (TCX holds a lap's in whole
+    /// kilocalories), or absent in both.
     func differences(from other: ShownFigures) -> [String] {
         var found: [String] = []
         if abs(distance - other.distance) > 0.001 * max(distance, 1) { found.append("distance") }
@@ -49,21 +53,29 @@ struct ShownFigures: CustomStringConvertible {
         if laps != other.laps { found.append("laps") }
         if pauses != other.pauses { found.append("pauses") }
         if stops != other.stops { found.append("stops") }
+        switch (energy, other.energy) {
+        case let (a?, b?) where abs(a - b) > Double(max(laps, 1)): found.append("energy")
+        case (.some, nil), (nil, .some): found.append("energy")
+        default: break
+        }
         return found
     }
 }
 
 /// Imports any file our importers read (GPX, FIT, TCX), as `workout import` does.
 enum AnyImport {
-    /// The workouts imported (or found already stored), with their outcomes.
-    static func run(_ path: String, into store: WorkoutStore) async throws -> [(workout: WorkoutRecord, outcome: SaveOutcome)] {
+    typealias Imported = (workout: WorkoutRecord, outcome: SaveOutcome, pauses: Int?, stops: Int?)
+
+    /// The workouts imported (or found already stored), with their outcomes, and the pauses and
+    /// stops the import reports (what `workout import` prints; FIT and TCX).
+    static func run(_ path: String, into store: WorkoutStore) async throws -> [Imported] {
         switch WorkoutFileFormat(contentsOf: path) {
         case .gpx?:
-            return try await GPXImporter(store: store).importFile(at: path).workouts.map { ($0.workout, $0.outcome) }
+            return try await GPXImporter(store: store).importFile(at: path).workouts.map { ($0.workout, $0.outcome, nil, nil) }
         case .fit?:
-            return try await FITImporter(store: store).importFile(at: path).workouts.map { ($0.workout, $0.outcome) }
+            return try await FITImporter(store: store).importFile(at: path).workouts.map { ($0.workout, $0.outcome, $0.pauses, $0.stops) }
         case .tcx?:
-            return try await TCXImporter(store: store).importFile(at: path).workouts.map { ($0.workout, $0.outcome) }
+            return try await TCXImporter(store: store).importFile(at: path).workouts.map { ($0.workout, $0.outcome, $0.pauses, $0.stops) }
         case nil:
             Issue.record("\(path): not GPX, FIT or TCX")
             return []

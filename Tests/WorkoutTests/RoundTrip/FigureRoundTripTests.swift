@@ -62,6 +62,10 @@ struct FigureRoundTripTests {
             }
             let differences = copy.differences(from: expected)
             #expect(differences.isEmpty, "\(name) as \(format): \(differences) differ: \(copy) against \(original)")
+            if let pauses = imported[0].pauses, let stops = imported[0].stops {
+                // What the import says (as `workout import` prints it) is what it saved.
+                #expect(pauses == copy.pauses && stops == copy.stops, "\(name) as \(format): the import says \(pauses) pauses, \(stops) stops")
+            }
             let again = try await AnyImport.run(file, into: store)
             #expect(again.map(\.outcome).allSatisfy { if case .alreadySaved(workout.id, _) = $0 { true } else { false } },
                     "\(name) as \(format): imported into its store, it is found as itself: \(again.map(\.outcome))")

@@ -49,8 +49,10 @@ public struct FITImportedWorkout: Sendable {
     public var samples: Int
     /// Laps: one more than the lap events saved.
     public var laps: Int
-    /// Pauses (the timer stopped, by the user or by auto-pause) saved as events.
+    /// The user's pauses (the timer stopped by hand) saved as events.
     public var pauses: Int
+    /// Auto-pause's stops (the timer stopped with its `auto` trigger) saved as events.
+    public var stops: Int
     /// Mean and highest heart rate of the records that have one, bpm.
     public var heartRateAverage: Double?
     /// The highest heart rate of the records, bpm.

@@ -28,12 +28,12 @@ import LocationCore
 ///   recordings spliced) and is skipped, as a live session's admission skips such a fix: it no
 ///   longer makes every record after it "earlier than the one before".
 /// - **Samples**: heart rate, cadence (with its fraction), power and temperature of every record,
-///   and the speed of records without a position, as instantaneous ``QuantitySample``s. A record
+///   and the speed of records without a position, as instantaneous `QuantitySample`s. A record
 ///   without a position keeps its samples. A developer field that says which record field it is
 ///   (a power pod's "Power") stands in for that field when the record lacks it; the other
 ///   developer fields of a point are kept with it as XML (exported back in GPX), up to 8 KB a
 ///   point (the fields past it are reported). The beat-to-beat intervals of `hrv` messages are
-///   ``QuantityType/heartbeatInterval`` samples: a device's run on from the activity's first timer
+///   `QuantityType.heartbeatInterval` samples: a device's run on from the activity's first timer
 ///   start, each ending where the next begins (those outside the records are reported and left
 ///   out).
 /// - **Pauses**: timer stops and starts become ``WorkoutEvent``s, `pause` and `resume`, or
@@ -192,6 +192,7 @@ public struct FITImporter: Sendable {
                     workout: workout, outcome: outcome, fileIndex: activity.fileIndex, offset: activity.offset,
                     points: await current.pointCount, duplicatesDropped: activity.duplicates + (await current.droppedDuplicates),
                     segments: activity.segments, samples: activity.samples, laps: activity.laps, pauses: activity.pauses,
+                    stops: activity.stops,
                     heartRateAverage: activity.heartRateAverage, heartRateMaximum: activity.heartRateMaximum,
                     deviceTotals: activity.deviceTotals, skipped: activity.skipped))
             case let .end(summary):

@@ -59,7 +59,9 @@ struct ActivityAssembler {
     private(set) var duplicates = 0
     private(set) var samples = 0
     private(set) var segment = 0
+    /// The user's pauses, and auto-pause's stops, among the events.
     private(set) var pauses = 0
+    private(set) var stops = 0
     private(set) var firstTime: Double?
     private(set) var lastTime: Double?
     private(set) var heartRate: SampleFigures?
@@ -67,7 +69,7 @@ struct ActivityAssembler {
     private(set) var skippedNotListed = 0
     private var events: [WorkoutEvent] = []
     private var lastPoint: (time: Double, latitude: Double, longitude: Double, altitude: Double?)?
-    /// The last sample of each type, by ``QuantityType/hashKey`` (an array: a dictionary hashed the
+    /// The last sample of each type, by `QuantityType.hashKey` (an array: a dictionary hashed the
     /// type's name for every value of a million-record file).
     private var lastSample = [(time: Double, value: Double)?](repeating: nil, count: QuantityType.allCases.count)
     private var segmentPending = false
@@ -127,7 +129,7 @@ struct ActivityAssembler {
     /// A pause (by the user, or auto-pause) at `time`.
     mutating func pause(at time: Double, automatic: Bool) {
         emit(WorkoutEvent(automatic ? .motionPaused : .pause, at: Date(timeIntervalSince1970: time)))
-        pauses += 1
+        if automatic { stops += 1 } else { pauses += 1 }
     }
 
     /// The end of a pause at `time`: the next point starts a new route segment.
@@ -140,7 +142,8 @@ struct ActivityAssembler {
     /// segment (our files say where segments begin: ``startSegment()``).
     mutating func event(_ event: WorkoutEvent) {
         emit(event)
-        if event.kind == .pause || event.kind == .motionPaused { pauses += 1 }
+        if event.kind == .pause { pauses += 1 }
+        if event.kind == .motionPaused { stops += 1 }
     }
 
     /// Counts samples made outside ``add(time:at:latitude:longitude:altitude:accuracy:values:)``

@@ -32,7 +32,8 @@ import TCX
 /// - **Activity**: ``TCXImportOptions/activity`` when set, else its `Sport` through
 ///   ``WorkoutActivityType/init(tcxSport:)``.
 /// - **Totals**: as for FIT (``FITImporter``): from the points by the session engine's time line,
-///   the moving time being the active time; energy from the laps' calories. The laps' own totals
+///   the moving time being the active time; energy from the laps' calories (none when every lap
+///   says 0, as writers that know none do: the schema requires the element). The laps' own totals
 ///   (distance, timer time, calories, heart rate) are kept as the device's (``DeviceTotals``).
 /// - **Identity**: the fingerprint of the route's points (a GPX or FIT file of the same points is
 ///   the same workout), or of the samples for an activity without positions.
@@ -149,7 +150,7 @@ public struct TCXImporter: Sendable {
                     points: await current.pointCount, duplicatesDropped: activity.duplicates + (await current.droppedDuplicates),
                     segments: activity.segments, samples: activity.samples, rawElevationGain: activity.rawElevationGain,
                     heartRateAverage: activity.heartRateAverage, heartRateMaximum: activity.heartRateMaximum, skipped: activity.skipped)
-                (entry.laps, entry.pauses, entry.deviceTotals) = (activity.laps, activity.pauses, activity.deviceTotals)
+                (entry.laps, entry.pauses, entry.stops, entry.deviceTotals) = (activity.laps, activity.pauses, activity.stops, activity.deviceTotals)
                 imported.append(entry)
             case let .course(course):
                 notImported.append(TCXNotImported(

@@ -33,6 +33,7 @@ struct CollectedActivity: Sendable {
     var samples = 0
     var laps = 1
     var pauses = 0
+    var stops = 0
     var heartRateAverage: Double?
     var heartRateMaximum: Double?
     var deviceTotals: DeviceTotals?

@@ -215,7 +215,7 @@ struct FITActivityState {
         result.events = assembled.events.filter { $0.time.timeIntervalSince1970 >= start && $0.time.timeIntervalSince1970 <= end }
         result.isOurs = isOurs
         result.laps = assembled.laps
-        result.pauses = assembler.pauses
+        (result.pauses, result.stops) = (assembler.pauses, assembler.stops)
         (result.points, result.duplicates, result.samples) = (assembler.points, assembler.duplicates, assembler.samples)
         result.segments = assembler.points > 0 ? assembler.segment + 1 : 0
         (result.heartRateAverage, result.heartRateMaximum) = (assembler.heartRate?.average, assembler.heartRate?.maximum)

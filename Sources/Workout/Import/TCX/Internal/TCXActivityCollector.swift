@@ -32,6 +32,7 @@ struct CollectedTCXActivity: Sendable {
     var samples = 0
     var laps = 1
     var pauses = 0
+    var stops = 0
     var rawElevationGain = 0.0
     var heartRateAverage: Double?
     var heartRateMaximum: Double?
@@ -263,22 +264,26 @@ final class TCXActivityCollector {
         result.events = assembled.events
         result.laps = assembled.laps
         result.isOurs = header != nil
-        result.pauses = assembler.pauses
+        (result.pauses, result.stops) = (assembler.pauses, assembler.stops)
         result.rawElevationGain = assembled.rawElevationGain
         (result.points, result.duplicates, result.samples) = (assembler.points, assembler.duplicates, assembler.samples)
         result.segments = assembler.points > 0 ? assembler.segment + 1 : 0
         (result.heartRateAverage, result.heartRateMaximum) = (assembler.heartRate?.average, assembler.heartRate?.maximum)
-        let device = DeviceTotals.sum(state.laps.map { lap in
+        var device = DeviceTotals.sum(state.laps.map { lap in
             DeviceTotals(distance: lap.distance, timerTime: lap.totalTime, calories: lap.calories,
                          heartRateAverage: lap.averageHeartRate, heartRateMaximum: lap.maximumHeartRate)
         })
+        // TCX's schema requires a lap's Calories, so a writer that knows none writes 0 (ours too):
+        // laps that all say 0 say nothing of the energy.
+        if device.calories == 0 { device.calories = nil }
         result.deviceTotals = device.isEmpty ? nil : device
         var values = ["file": (file as NSString).lastPathComponent, "tcx_activity": String(whole.index)]
         values["description"] = whole.notes
         values["sport"] = whole.sport
         values.merge(device.metadataValues) { ours, _ in ours }
         var totals = assembled.totals
-        totals.energy = device.calories
+        // Our own export says the workout's energy exactly (its laps hold whole kilocalories).
+        totals.energy = header?.energy ?? device.calories
         // A workout without a route has its device's distance; our own export says it whole.
         if assembler.points < 2 { totals.distance = header?.distance ?? device.distance }
         result.workout = WorkoutRecord(
