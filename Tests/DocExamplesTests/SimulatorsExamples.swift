@@ -63,7 +63,7 @@ enum SimulatorsExamples {
     // SimulatorsCore/Clock/VirtualClock.swift
     static func virtualClock(_ url: URL) async throws {
         let clock = VirtualClock()
-        let device = try ReplayLocationSource(gpsdLog: url, clock: clock)
+        let device = try ReplayRecording(gpxOrNMEAContentsOf: url).device(clock: clock)
         let manager = LocationManager(source: device, clock: clock)
         let fixes = manager.updates()   // every fix, on this clock
         await clock.advance(by: .seconds(86_400))
@@ -129,7 +129,7 @@ enum SimulatorsExamples {
         let receiver = try NMEASocketServer(path: "/tmp/gps/nmea.sock")
         // ...start geoclue --nmea-socket /tmp/gps/nmea.sock, and wait for it:
         guard await receiver.waitForReaders(1) else { return }
-        try await receiver.play(try ReplayRecording(contentsOf: walk), speed: 1)
+        try await receiver.play(try ReplayRecording(gpxOrNMEAContentsOf: walk), speed: 1)
     }
 
     // SimulatorsCore/PrivateBus/PrivateBus.swift
@@ -206,7 +206,7 @@ enum SimulatorsExamples {
 
     // SimulatorsCore/Replay/ReplayRecording.swift, Simulators/GPSDLogReplay.swift
     static func recording() throws -> LocationManager {
-        let recording = try ReplayRecording(contentsOf: URL(fileURLWithPath: "ride.gpx"))
+        let recording = try ReplayRecording(gpxOrNMEAContentsOf: URL(fileURLWithPath: "ride.gpx"))
         let manager = LocationManager(source: recording.device(speed: 10))
         return manager
     }

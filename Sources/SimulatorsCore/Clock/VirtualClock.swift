@@ -35,7 +35,7 @@ import GPSCore
 ///
 /// ```swift
 /// let clock = VirtualClock()
-/// let device = try ReplayLocationSource(gpsdLog: url, clock: clock)
+/// let device = try ReplayRecording(gpxOrNMEAContentsOf: url).device(clock: clock)
 /// let manager = LocationManager(source: device, clock: clock)
 /// let fixes = manager.updates()   // every fix, on this clock
 /// await clock.advance(by: .seconds(86_400))

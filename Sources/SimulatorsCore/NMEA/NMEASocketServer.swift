@@ -16,7 +16,7 @@ import GPSCore
 /// let receiver = try NMEASocketServer(path: "/tmp/gps/nmea.sock")
 /// // ...start geoclue --nmea-socket /tmp/gps/nmea.sock, and wait for it:
 /// guard await receiver.waitForReaders(1) else { return }
-/// try await receiver.play(try ReplayRecording(contentsOf: walk), speed: 1)
+/// try await receiver.play(try ReplayRecording(gpxOrNMEAContentsOf: walk), speed: 1)
 /// ```
 ///
 /// A reader that does not keep up loses sentences rather than blocking the writer, as on a

@@ -25,7 +25,7 @@ import LocationCore
 /// the other two:
 ///
 /// ```swift
-/// let recording = try ReplayRecording(contentsOf: URL(fileURLWithPath: "ride.gpx"))
+/// let recording = try ReplayRecording(gpxOrNMEAContentsOf: URL(fileURLWithPath: "ride.gpx"))
 /// let manager = LocationManager(source: recording.device(speed: 10))
 /// ```
 ///
