@@ -204,9 +204,16 @@ enum SimulatorsExamples {
         return fix
     }
 
-    // SimulatorsCore/Replay/ReplayRecording.swift, Simulators/GPSDLogReplay.swift
+    // SimulatorsCore/Replay/ReplayRecording.swift
     static func recording() throws -> LocationManager {
         let recording = try ReplayRecording(gpxOrNMEAContentsOf: URL(fileURLWithPath: "ride.gpx"))
+        let manager = LocationManager(source: recording.device(speed: 10))
+        return manager
+    }
+
+    // Simulators/GPSDLogReplay.swift, Simulators.docc/Simulators.md
+    static func recordingOfAnyFormat() throws -> LocationManager {
+        let recording = try ReplayRecording(contentsOf: URL(fileURLWithPath: "ride.gpx"))
         let manager = LocationManager(source: recording.device(speed: 10))
         return manager
     }
