@@ -28,17 +28,19 @@ struct FITCorpusTests {
     ]
 
     /// Both peers' readings of every file, read once (the Python decoders take a few seconds).
-    static let peers: [String: FITPeers.Readings] = {
+    /// (A task the test cases await: a lazy `static let` that ran them held every case that
+    /// touched it, and with them the concurrency threads of the whole run, for those seconds.)
+    static let peers = Task<[String: FITPeers.Readings], Never> {
         guard isPresent, FITPeers.isAvailable else { return [:] }
-        return (try? FITPeers.read(files.map { folder.appendingPathComponent($0).path })) ?? [:]
-    }()
+        return (try? await FITPeers.read(files.map { folder.appendingPathComponent($0).path })) ?? [:]
+    }
 
     @Test(.enabled(if: isPresent, "the FIT corpus is not at ../shared/corpora/fit"),
           .enabled(if: FITPeers.isAvailable, "the FIT peers are not installed: run scripts/install-fit-peers"),
           arguments: files)
-    func readsWhatThePeersRead(_ name: String) throws {
+    func readsWhatThePeersRead(_ name: String) async throws {
         let path = Self.folder.appendingPathComponent(name).path
-        let peer = try #require(Self.peers[path], "the peers did not read \(name)")
+        let peer = try #require(await Self.peers.value[path], "the peers did not read \(name)")
         let ours = FITReading.read(path)
         let strict = FITReading.read(path, strict: true)
         #expect(ours.error == nil, "\(name): a lenient read does not throw on a file that begins as FIT: \(String(describing: ours.error))")

@@ -47,7 +47,7 @@ import TestSupport
     }
 
     @Test(.enabled(if: FITPeers.isAvailable, "the FIT peers are not installed: run scripts/install-fit-peers"))
-    func thePeersReadOurFilesAsWeDo() throws {
+    func thePeersReadOurFilesAsWeDo() async throws {
         let folder = NSTemporaryDirectory() + "fit-writer-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -57,7 +57,7 @@ import TestSupport
             _ = FileManager.default.createFile(atPath: path, contents: Data(Self.ride(bigEndian: bigEndian, compressed: compressed)))
             paths[path] = (bigEndian, compressed)
         }
-        let peers = try FITPeers.read(Array(paths.keys))
+        let peers = try await FITPeers.read(Array(paths.keys))
         for (path, shape) in paths {
             let peer = try #require(peers[path])
             let ours = FITReading.read(path, strict: true)

@@ -82,7 +82,7 @@ enum GPSDCorpus {
         var run = Run(log: name, problems: [])
         // gpsd relays an NMEA receiver's sentences to a client that asks (gpspipe -r), which the
         // comparison of the fakes needs; a binary receiver it would switch to NMEA for it.
-        let isNMEA = (try? GPSDRegressionLogs.isNMEA(drivers: GPSDRegressionLogs.gpsdecode(URL(fileURLWithPath: log)).drivers)) ?? false
+        let isNMEA = (try? await GPSDRegressionLogs.gpsdecode(URL(fileURLWithPath: log))).map { GPSDRegressionLogs.isNMEA(drivers: $0.drivers) } ?? false
         do {
             // gpspipe is the reference, so a gpsd that fails it gets new chances: under load
             // gpsd 3.22 now and then resets a client that connects while it is still setting up,

@@ -2,7 +2,6 @@ import Foundation
 import LocationFacade
 import Simulators
 @testable import SimulatorsCore
-import Synchronization
 import Testing
 import TestSupport
 
@@ -42,14 +41,24 @@ struct NMEAGpsdecodeTests {
     /// Logs where we give other fixes than gpsd, on purpose, and why.
     static let knownDifferences: [String: String] = [:]
 
-    @Test func everyNMEALogReplaysTheFixesGpsdecodeReports() throws {
+    @Test func everyNMEALogReplaysTheFixesGpsdecodeReports() async throws {
+        // Two logs at a time, in tasks: `DispatchQueue.concurrentPerform` ran one per core and
+        // blocked the test's own thread while gpsdecode ran, and the run's other tests waited.
         let logs = GPSDecodeCorpus.logs
-        let results = Mutex<[String: GPSDecodeCorpus.Outcome]>([:])
-        DispatchQueue.concurrentPerform(iterations: logs.count) { index in
-            let outcome = GPSDecodeCorpus.compare(logs[index])
-            results.withLock { $0[logs[index].lastPathComponent] = outcome }
+        var outcomes: [String: GPSDecodeCorpus.Outcome] = [:]
+        await withTaskGroup(of: (String, GPSDecodeCorpus.Outcome).self) { group in
+            var next = logs.makeIterator()
+            for _ in 0..<2 {
+                guard let log = next.next() else { break }
+                group.addTask { (log.lastPathComponent, await GPSDecodeCorpus.compare(log)) }
+            }
+            for await (name, outcome) in group {
+                outcomes[name] = outcome
+                if let log = next.next() {
+                    group.addTask { (log.lastPathComponent, await GPSDecodeCorpus.compare(log)) }
+                }
+            }
         }
-        let outcomes = results.withLock { $0 }
         let nmea = outcomes.filter { if case .notNMEA = $0.value { false } else { true } }
         var agreeing: [String] = []
         var fixes = 0
@@ -84,8 +93,8 @@ struct NMEAGpsdecodeTests {
 @Suite("NMEA fixtures against gpsd's decoder", .enabled(if: Repository.hasProgram("gpsdecode"), "needs gpsdecode (gpsd-clients)"))
 struct NMEAFixturesGpsdecodeTests {
     @Test(arguments: try FileManager.default.contentsOfDirectory(atPath: Repository.fixture("nmea").path).filter { $0.hasSuffix(".nmea") }.sorted())
-    func ourFixtureReplaysTheFixesGpsdecodeReports(_ name: String) {
-        switch GPSDecodeCorpus.compare(Repository.fixture("nmea/\(name)")) {
+    func ourFixtureReplaysTheFixesGpsdecodeReports(_ name: String) async {
+        switch await GPSDecodeCorpus.compare(Repository.fixture("nmea/\(name)")) {
         case let .agrees(count): #expect(count > 0)
         case let .differs(description): Issue.record("\(name): \(description)")
         case let .failed(reason): Issue.record("\(name): \(reason)")
@@ -120,10 +129,10 @@ enum GPSDecodeCorpus {
         }
     }
 
-    static func compare(_ log: URL) -> Outcome {
+    static func compare(_ log: URL) async -> Outcome {
         let decoded: (drivers: Set<String>, reports: [[String: Any]])
         do {
-            decoded = try GPSDRegressionLogs.gpsdecode(log)
+            decoded = try await GPSDRegressionLogs.gpsdecode(log)
         } catch {
             return .failed("gpsdecode failed: \(error)")
         }

@@ -65,12 +65,12 @@ import TestSupport
     @Test(.enabled(if: !corpusFiles.isEmpty, "the TCX corpus is not at ../shared/corpora/tcx"),
           .enabled(if: Repository.hasProgram("gpsbabel"), "needs gpsbabel (scripts/install-deps installs it)"),
           arguments: corpusFiles)
-    func theCorpusReadsAsGPSBabelReadsIt(_ name: String) throws {
+    func theCorpusReadsAsGPSBabelReadsIt(_ name: String) async throws {
         let path = Self.corpus.appendingPathComponent(name).path
         let read = try Self.read(path)
         #expect(read.summary.skipped.isEmpty)
         // gpsbabel keeps the points with a position, with their heart rate.
-        let babel = try Self.gpsbabel(path)
+        let babel = try await Self.gpsbabel(path)
         let ours = read.points.filter(\.hasPosition)
         #expect(ours.count == babel.count, "\(name): points")
         #expect(zip(ours, babel).allSatisfy { point, row in
@@ -79,16 +79,8 @@ import TestSupport
     }
 
     /// gpsbabel's points of a TCX file: latitude, longitude and heart rate.
-    static func gpsbabel(_ path: String) throws -> [(latitude: Double, longitude: Double, heartRate: Double?)] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/gpsbabel")
-        process.arguments = ["-t", "-i", "gtrnctr", "-f", path, "-o", "unicsv", "-F", "-"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+    static func gpsbabel(_ path: String) async throws -> [(latitude: Double, longitude: Double, heartRate: Double?)] {
+        let data = try await Command.run("/usr/bin/gpsbabel", ["-t", "-i", "gtrnctr", "-f", path, "-o", "unicsv", "-F", "-"]).output
         let lines = data.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self).trimmingWhitespace() }
         guard let header = lines.first?.split(separator: ",").map(String.init) else { return [] }
         let heartRate = header.firstIndex(of: "Heartrate")

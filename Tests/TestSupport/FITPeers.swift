@@ -60,22 +60,14 @@ public enum FITPeers {
     }
 
     /// Reads `paths` with both peers (one python process for all).
-    public static func read(_ paths: [String]) throws -> [String: Readings] {
+    public static func read(_ paths: [String]) async throws -> [String: Readings] {
         guard let python else { throw PeerError(description: missing) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [Repository.root.appendingPathComponent("scripts/peers/fit_peers.py").path] + paths
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw PeerError(description: "fit_peers.py exited with \(process.terminationStatus)")
+        let result = try await Command.run(python, [Repository.root.appendingPathComponent("scripts/peers/fit_peers.py").path] + paths)
+        guard result.status == 0 else {
+            throw PeerError(description: "fit_peers.py exited with \(result.status)")
         }
         var readings: [String: Readings] = [:]
-        for line in data.split(separator: UInt8(ascii: "\n")) {
+        for line in result.output.split(separator: UInt8(ascii: "\n")) {
             let reading = try JSONDecoder().decode(Readings.self, from: Data(line))
             readings[reading.file] = reading
         }

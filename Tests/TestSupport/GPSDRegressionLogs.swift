@@ -33,26 +33,14 @@ public enum GPSDRegressionLogs {
 
     /// `gpsdecode -j -D 4 < log` (gpsd-clients): the drivers gpsd's decoder selected for it, and
     /// its JSON reports.
-    public static func gpsdecode(_ log: URL) throws -> (drivers: Set<String>, reports: [[String: Any]]) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gpsdecode-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let output = folder.appendingPathComponent("out"), errors = folder.appendingPathComponent("err")
-        try Data().write(to: output)
-        try Data().write(to: errors)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/gpsdecode")
-        process.arguments = ["-j", "-D", "4"]
-        process.standardInput = try FileHandle(forReadingFrom: log)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
-        process.waitUntilExit()
-        let drivers = Set(try String(contentsOf: errors, encoding: .isoLatin1).split(whereSeparator: \.isNewline).compactMap { line -> String? in
+    public static func gpsdecode(_ log: URL) async throws -> (drivers: Set<String>, reports: [[String: Any]]) {
+        let result = try await Command.run("/usr/bin/gpsdecode", ["-j", "-D", "4"], standardInput: log.path)
+        let drivers = Set(result.error.compactMap { line -> String? in
             guard let start = line.range(of: "selecting "), let end = line.range(of: " driver", range: start.upperBound..<line.endIndex) else { return nil }
             return String(line[start.upperBound..<end.lowerBound])
         })
-        let reports = try String(contentsOf: output, encoding: .isoLatin1).split(whereSeparator: \.isNewline).compactMap { line in
+        let text = String(data: result.output, encoding: .isoLatin1) ?? ""
+        let reports = text.split(whereSeparator: \.isNewline).compactMap { line in
             try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
         }
         return (drivers, reports)

@@ -47,22 +47,14 @@ public enum GPXPeers {
     }
 
     /// Reads `paths` with gpxpy (one python process for all).
-    public static func read(_ paths: [String]) throws -> [String: Reading] {
+    public static func read(_ paths: [String]) async throws -> [String: Reading] {
         guard let python = FITPeers.python else { throw FITPeers.PeerError(description: missing) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [Repository.root.appendingPathComponent("scripts/peers/gpx_peers.py").path] + paths
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FITPeers.PeerError(description: "gpx_peers.py exited with \(process.terminationStatus)")
+        let result = try await Command.run(python, [Repository.root.appendingPathComponent("scripts/peers/gpx_peers.py").path] + paths)
+        guard result.status == 0 else {
+            throw FITPeers.PeerError(description: "gpx_peers.py exited with \(result.status)")
         }
         var readings: [String: Reading] = [:]
-        for line in data.split(separator: UInt8(ascii: "\n")) {
+        for line in result.output.split(separator: UInt8(ascii: "\n")) {
             let reading = try JSONDecoder().decode(Reading.self, from: Data(line))
             readings[reading.file] = reading
         }

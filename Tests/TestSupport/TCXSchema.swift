@@ -21,17 +21,9 @@ public enum TCXSchema {
     public static let missing = "the TCX v2 schema or xmllint is missing: run scripts/install-tcx-schema (Debian's pytrainer package ships the schema) and install libxml2-utils"
 
     /// What `xmllint --noout --schema SCHEMA FILE` says of `file`: whether it validates, and its messages.
-    public static func validate(_ file: String) throws -> (valid: Bool, messages: String) {
+    public static func validate(_ file: String) async throws -> (valid: Bool, messages: String) {
         guard let path else { throw FITPeers.PeerError(description: missing) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["xmllint", "--noout", "--schema", path, file]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus == 0, String(decoding: data, as: UTF8.self))
+        let result = try await Command.run("xmllint", ["--noout", "--schema", path, file])
+        return (result.status == 0, ([result.outputText] + result.error).joined(separator: "\n"))
     }
 }

@@ -75,7 +75,7 @@ struct RecordGPSDCorpusTests {
 
     @Test func everyNMEALogIsSavedAsGpsdReportedIt() async throws {
         let started = ContinuousClock.now
-        let logs = RecordCorpus.nmeaLogs()
+        let logs = await RecordCorpus.nmeaLogs()
         #expect(logs.count >= 90, "gpsd 3.22 has 100 NMEA logs; found \(logs.count)")
         let replays = await RecordCorpus.recordAll(logs, atOnce: 2)
 
@@ -117,10 +117,14 @@ enum RecordCorpus {
     }
 
     /// The NMEA logs, as gpsd's decoder reads them (a log it cannot decode is left out).
-    static func nmeaLogs() -> [URL] {
-        GPSDRegressionLogs.logs.filter { log in
-            (try? GPSDRegressionLogs.isNMEA(drivers: GPSDRegressionLogs.gpsdecode(log).drivers)) ?? false
+    static func nmeaLogs() async -> [URL] {
+        var logs: [URL] = []
+        for log in GPSDRegressionLogs.logs {
+            if let decoded = try? await GPSDRegressionLogs.gpsdecode(log), GPSDRegressionLogs.isNMEA(drivers: decoded.drivers) {
+                logs.append(log)
+            }
         }
+        return logs
     }
 
     /// What one replay gave: gpspipe's fixes, and how `workout record` ended and what it saved.

@@ -56,7 +56,7 @@ import WorkoutSimulators
     func garminsDecoderAndFitdecodeReadEveryFileWeWrite() async throws {
         let folder = try TemporaryFolder()
         let files = try await Self.exports(into: folder)
-        let peers = try FITPeers.read(files.map(\.file))
+        let peers = try await FITPeers.read(files.map(\.file))
         for (file, points, store, id) in files {
             let peer = try #require(peers[file])
             #expect(peer.garmin.errors == [], "\(file): \(peer.garmin.errors ?? [])")
@@ -78,7 +78,7 @@ import WorkoutSimulators
     func gpsbabelReadsOurFITFilesAndTheGPXOfAnImportedOne() async throws {
         let folder = try TemporaryFolder()
         for (file, points, _, _) in try await Self.exports(into: folder) {
-            let read = try Self.gpsbabelPoints(format: "garmin_fit", file: file)
+            let read = try await Self.gpsbabelPoints(format: "garmin_fit", file: file)
             #expect(read == points, "\(file): gpsbabel reads \(read), we wrote \(points)")
         }
         // A FIT import exported as GPX.
@@ -87,26 +87,17 @@ import WorkoutSimulators
             let imported = try #require(try await FITImporter(store: store).importFile(at: Repository.fixture("fit/" + name).path).workouts.first)
             let gpx = folder.file(name + ".gpx")
             try await store.export(imported.workoutID, format: .gpx, toFileAt: gpx)
-            #expect(try Self.gpsbabelPoints(format: "gpx", file: gpx) == imported.points)
+            #expect(try await Self.gpsbabelPoints(format: "gpx", file: gpx) == imported.points)
         }
     }
 
     /// The track points gpsbabel reads in `file`.
-    static func gpsbabelPoints(format: String, file: String) throws -> Int {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/gpsbabel")
-        process.arguments = ["-t", "-i", format, "-f", file, "-o", "unicsv", "-F", "-"]
-        let output = Pipe()
-        process.standardOutput = output
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FITPeers.PeerError(description: "gpsbabel: \(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
+    static func gpsbabelPoints(format: String, file: String) async throws -> Int {
+        let result = try await Command.run("/usr/bin/gpsbabel", ["-t", "-i", format, "-f", file, "-o", "unicsv", "-F", "-"])
+        guard result.status == 0 else {
+            throw FITPeers.PeerError(description: "gpsbabel: \(result.error.joined(separator: "\n"))")
         }
         // unicsv's lines end in CRLF; the first is the header.
-        return max(0, data.split(separator: UInt8(ascii: "\n")).count - 1)
+        return max(0, result.output.split(separator: UInt8(ascii: "\n")).count - 1)
     }
 }

@@ -20,7 +20,7 @@ import Testing
         let workout = try await RecordedRunFixture.record(in: store)
         let file = folder.file("run.fit")
         try await store.export(workout.id, format: .fit, toFileAt: file)
-        let readings = try #require(try FITPeers.read([file])[file])
+        let readings = try #require(try await FITPeers.read([file])[file])
         #expect(readings.garmin.errors == [] && readings.garmin.integrity == true, "\(readings.garmin.errors ?? [])")
         #expect(readings.fitdecode.error == nil, "\(readings.fitdecode.error ?? "")")
 
@@ -58,7 +58,7 @@ import Testing
         let workout = try await RecordedRunFixture.record(in: store)
         let file = folder.file("run.tcx")
         try await store.export(workout.id, format: .tcx, toFileAt: file)
-        let (valid, messages) = try TCXSchema.validate(file)
+        let (valid, messages) = try await TCXSchema.validate(file)
         #expect(valid, "\(messages)")
         var points: [TCXTrackpoint] = []
         _ = try TCXReader(options: TCXReadOptions(strict: true)).read(fileAt: file) { event in
@@ -79,7 +79,7 @@ import Testing
         let workout = try await RecordedRunFixture.record(in: store)
         let file = folder.file("run.gpx")
         let summary = try await store.export(workout.id, format: .gpx, toFileAt: file)
-        let reading = try #require(try GPXPeers.read([file])[file])
+        let reading = try #require(try await GPXPeers.read([file])[file])
         let track = try #require(reading.tracks?.first, "\(reading.error ?? "")")
         #expect(track.segments.count == summary.segments && track.segments.reduce(0, +) == summary.points)
         // The strap is read 0.4 s after each fix but the last (the workout ends at it): every

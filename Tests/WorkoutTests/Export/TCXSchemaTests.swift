@@ -33,7 +33,7 @@ import Testing
     func ourTCXValidatesAgainstTheTCXv2Schema() async throws {
         let folder = try TemporaryFolder()
         for file in try await Self.exports(in: folder) {
-            let (valid, messages) = try TCXSchema.validate(file)
+            let (valid, messages) = try await TCXSchema.validate(file)
             #expect(valid, "\((file as NSString).lastPathComponent): \(messages)")
         }
         // The validation can fail: a lap without the TotalTimeSeconds the schema requires.
@@ -41,7 +41,7 @@ import Testing
         let text = try String(contentsOfFile: folder.file("run.tcx"), encoding: .utf8)
         let withoutTime = text.replacingOccurrences(of: #"<TotalTimeSeconds>[^<]*</TotalTimeSeconds>"#, with: "", options: .regularExpression)
         try withoutTime.write(toFile: broken, atomically: true, encoding: .utf8)
-        #expect(try TCXSchema.validate(broken).valid == false)
+        #expect(try await TCXSchema.validate(broken).valid == false)
     }
 
     @Test func extensionsKeepTheirOrder() async throws {

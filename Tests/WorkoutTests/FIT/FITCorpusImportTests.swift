@@ -16,17 +16,19 @@ struct FITCorpusImportTests {
     static let files: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
         .filter { $0.lowercased().hasSuffix(".fit") }.sorted()
     static let isPresent = files.count >= 40
-    static let peers: [String: FITPeers.Readings] = {
+    /// (A task the test cases await: a lazy `static let` that ran them held every case that
+    /// touched it, and with them the concurrency threads of the whole run, for those seconds.)
+    static let peers = Task<[String: FITPeers.Readings], Never> {
         guard isPresent, FITPeers.isAvailable else { return [:] }
-        return (try? FITPeers.read(files.map { folder.appendingPathComponent($0).path })) ?? [:]
-    }()
+        return (try? await FITPeers.read(files.map { folder.appendingPathComponent($0).path })) ?? [:]
+    }
 
     @Test(.enabled(if: isPresent, "the FIT corpus is not at ../shared/corpora/fit"),
           .enabled(if: FITPeers.isAvailable, "the FIT peers are not installed: run scripts/install-fit-peers"),
           arguments: files)
     func importsWhatThePeersRead(_ name: String) async throws {
         let path = Self.folder.appendingPathComponent(name).path
-        let peer = try #require(Self.peers[path])
+        let peer = try #require(await Self.peers.value[path])
         let store = try WorkoutStore.inMemory()
         let report = try await FITImporter(store: store).importFile(at: path)
         // The records of the peer that read the file whole (Garmin's, unless it stopped).

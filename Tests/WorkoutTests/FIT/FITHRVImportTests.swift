@@ -19,7 +19,7 @@ import Testing
           arguments: ["garmin-fenix-5-run.fit", "garmin-fenix-5-walk.fit", "garmin-edge-820-bike.fit"])
     func aDevicesBeatToBeatIntervalsAreImported(name: String) async throws {
         let path = Self.folder.appendingPathComponent(name).path
-        let peer = try #require(try FITPeers.read([path])[path]).garmin
+        let peer = try #require(try await FITPeers.read([path])[path]).garmin
         let store = try WorkoutStore.inMemory()
         let imported = try #require(try await FITImporter(store: store).importFile(at: path).workouts.first)
         let beats = try await store.samples(of: imported.workoutID, type: .heartbeatInterval)

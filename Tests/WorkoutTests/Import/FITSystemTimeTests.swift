@@ -96,7 +96,7 @@ import Testing
 
         // Garmin's decoder reads the file we wrote whole: the same ten records, dated in system time.
         guard FITPeers.isAvailable else { return }
-        let peers = try #require(try FITPeers.read([file])[file])
+        let peers = try #require(try await FITPeers.read([file])[file])
         #expect(peers.garmin.errors == [] && peers.garmin.integrity == true)
         #expect(peers.garmin.records.count == 10 && peers.garmin.records.allSatisfy { ($0[0] ?? 0) < 0x1000_0000 && $0[1] != nil })
     }

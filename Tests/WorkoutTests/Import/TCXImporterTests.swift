@@ -82,7 +82,7 @@ import WorkoutSimulators
             let file = folder.file("export-\(index).tcx")
             let summary = try await store.export(id, format: .tcx, toFileAt: file)
             #expect(summary.points == points)
-            #expect(try FITExportPeerTests.gpsbabelPoints(format: "gtrnctr", file: file) == points, "\(file)")
+            #expect(try await FITExportPeerTests.gpsbabelPoints(format: "gtrnctr", file: file) == points, "\(file)")
         }
     }
 
@@ -97,7 +97,7 @@ import WorkoutSimulators
         let report = try await importFile(path, into: try WorkoutStore.inMemory())
         let workout = try #require(report.workouts.first)
         #expect(report.workouts.count == 1 && report.read.skipped.isEmpty)
-        #expect(workout.points == (try FITExportPeerTests.gpsbabelPoints(format: "gtrnctr", file: path)))
+        #expect(workout.points == (try await FITExportPeerTests.gpsbabelPoints(format: "gtrnctr", file: path)))
         #expect(workout.laps == report.read.laps && workout.deviceTotals?.distance != nil)
     }
 }
