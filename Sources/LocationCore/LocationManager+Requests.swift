@@ -78,6 +78,13 @@ extension LocationManager {
         state.withLock { $0.requests.count }
     }
 
+    /// Returns once `count` `requestLocation` calls are waiting (at once if they are now), or
+    /// when the task is cancelled: for a test, the event that its requests have reached the
+    /// manager, where it polled ``waitingRequestCount``.
+    package func waitUntil(waitingRequests count: Int) async {
+        await state.waitUntil { $0.requests.count == count }
+    }
+
     func register(
         _ id: UInt64,
         _ continuation: CheckedContinuation<Location, any Error>,

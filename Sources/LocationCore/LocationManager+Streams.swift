@@ -12,6 +12,13 @@ extension LocationManager {
         state.withLock { $0.streams.count }
     }
 
+    /// Returns once `count` streams are open (at once if they are now), or when the task is
+    /// cancelled: for a test, the event that its streams have reached the manager, or that the
+    /// last one has ended and the grace period begun.
+    package func waitUntil(streams count: Int) async {
+        await state.waitUntil { $0.streams.count == count }
+    }
+
     /// Registers a stream (starting the source if it is the first waiter) and, for a stream of
     /// updates, the timer that says when no usable fix comes. Returns its id.
     func addStream(_ sink: UpdateSink, criteria: Criteria, distanceFilter: Double?) -> UInt64 {

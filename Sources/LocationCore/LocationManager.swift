@@ -37,7 +37,7 @@ public final class LocationManager: Sendable {
 
     let clock: ElapsedClock
     let logger: Logger
-    let state = Locked(ManagerState())
+    let state = ObservedState(ManagerState())
     /// How long a one-shot waits for the rest of an epoch: ``Configuration/epochWait`` for a source
     /// that reports epochs in parts, else nothing.
     let epochWait: Duration

@@ -99,7 +99,7 @@ struct EpochTests {
         #expect(try await held == Self.epoch()[1].simulated)
 
         async let newer = manager.requestLocation(timeout: .seconds(10))
-        await waitUntil { manager.waitingRequestCount == 1 }
+        await manager.waitUntil(waitingRequests: 1)
         source.send(.location(next[1]))
         source.send(.location(Self.epoch(at: Self.second + 2)[2]))   // complete: taken at once
         #expect(try await newer == Self.epoch(at: Self.second + 2)[2].simulated)
@@ -147,7 +147,7 @@ struct EpochTests {
         let manager = manager(source, clock)
         async let threeD = manager.requestLocation(timeout: .seconds(10), minimumMode: .fix3D)
         async let accurate = manager.requestLocation(timeout: .seconds(10), desiredAccuracy: 20)
-        await waitUntil { manager.waitingRequestCount == 2 }
+        await manager.waitUntil(waitingRequests: 2)
         for report in Self.epoch() { source.send(.location(report)) }
         #expect(try await threeD == Self.epoch()[2].simulated)
         #expect(try await accurate == Self.epoch()[2].simulated)
@@ -192,7 +192,7 @@ struct EpochTests {
         // The manager's latest is that fix, 100 ms old: a request that takes it waits out the
         // rest of its epoch's second; one made after that second takes it at once.
         let second = Task { try await manager.requestLocation(timeout: .seconds(10), maximumAge: .seconds(30)) }
-        await waitUntil { manager.waitingRequestCount == 1 }
+        await manager.waitUntil(waitingRequests: 1)
         await clock.advance(by: .milliseconds(900))
         #expect(try await second.value == Self.epoch()[1].simulated)
         await clock.advance(by: .seconds(1))

@@ -132,7 +132,7 @@ struct LocationManagerTests {
         async let any2D = manager.requestLocation(timeout: .seconds(10))
         async let precise3D = manager.requestLocation(timeout: .seconds(10), minimumMode: .fix3D, desiredAccuracy: 5)
         let short = Task { try await manager.requestLocation(timeout: .seconds(2), minimumMode: .fix3D, desiredAccuracy: 1) }
-        await waitUntil { manager.waitingRequestCount == 3 }
+        await manager.waitUntil(waitingRequests: 3)
         source.send(.location(Self.fix(.fix2D, accuracy: 3, latitude: 1)))
         source.send(.location(Self.fix(.fix3D, accuracy: 8, latitude: 2)))
         source.send(.location(Self.fix(.fix3D, accuracy: 4, latitude: 3)))
@@ -272,7 +272,7 @@ struct LocationManagerTests {
         source.send(.location(Self.fix()))
         consumer.cancel()
         _ = try await consumer.value
-        await waitUntil { manager.streamCount == 0 }  // the grace period begins
+        await manager.waitUntil(streams: 0)  // the grace period begins
         await clock.advance(by: manager.configuration.sourceGracePeriod)
         await source.waitUntilStopped()
         #expect(source.stopCount == 1)

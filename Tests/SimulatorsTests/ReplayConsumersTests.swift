@@ -45,7 +45,7 @@ struct ReplayConsumersTests {
             }
             return lines
         }
-        await waitUntil { manager.streamCount == 2 }
+        await manager.waitUntil(streams: 2)
         await recorder.waitUntil { $0.states.contains(.watching) }
         await clock.advance(by: .seconds(301))
         return (try await working.value, try await eager.value)
@@ -84,7 +84,7 @@ struct ReplayConsumersTests {
             }
             return fixes
         }
-        await waitUntil { manager.streamCount == 1 }
+        await manager.waitUntil(streams: 1)
         await clock.advance(by: .seconds(22))   // to 25 s: the last fix came at 24 s
         let fixes = try await rest.value
         #expect(fixes.map(\.time) == scenario.locations.dropFirst(4).map(\.time), "every fix from 4 s on: 16")

@@ -25,7 +25,7 @@ struct ReplayScenarioTests {
         async let any = manager.requestLocation(timeout: .seconds(60))
         async let full = manager.requestLocation(timeout: .seconds(60), minimumMode: .fix3D)
         let tooSoon = Task { try await manager.requestLocation(timeout: .seconds(39), minimumMode: .fix2D) }
-        await waitUntil { manager.waitingRequestCount == 3 }
+        await manager.waitUntil(waitingRequests: 3)
         await clock.advance(by: .seconds(60))
         let first = try await any, first3D = try await full
         #expect(first.mode == .fix2D && first.altitude == nil)
@@ -76,7 +76,7 @@ struct ReplayScenarioTests {
         await clock.advance(by: .seconds(10))
         #expect(recorder.log.errors.count == 1)
         async let fix = manager.requestLocation(timeout: .seconds(30))
-        await waitUntil { manager.waitingRequestCount == 1 }
+        await manager.waitUntil(waitingRequests: 1)
         await clock.advance(by: .seconds(30))
         #expect(try await fix.time == scenario.locations[10].time, "the first fix 15 s in, after 5 s down")
         let states = recorder.log.states.prefix { $0 != .stopped }
