@@ -37,24 +37,32 @@ struct BlueZClientTests {
 
     /// A sensor's samples, collected as they come.
     final class Collected: Sendable {
-        private let samples = Locked<[QuantitySample]>([])
+        private let samples = Watched<[QuantitySample]>([])
         private let reader: Task<Void, Never>
 
         init(_ stream: AsyncStream<QuantitySample>) {
             let samples = self.samples
-            reader = Task { for await sample in stream { samples.withLock { $0.append(sample) } } }
+            reader = Task { for await sample in stream { samples.change { $0.append(sample) } } }
         }
 
-        var all: [QuantitySample] { samples.withLock { $0 } }
+        var all: [QuantitySample] { samples.value }
         func of(_ type: QuantityType) -> [Double] { all.filter { $0.type == type }.map(\.value) }
 
-        /// Waits until `count` samples of `type` have come.
+        /// Waits until `count` samples of `type` have come: each sample read wakes it.
         func waitFor(_ count: Int, of type: QuantityType) async {
-            await waitUntil { self.of(type).count >= count }
+            await samples.waitUntil { all in all.count { $0.type == type } >= count }
         }
 
         /// Waits until the stream has ended.
         func waitUntilEnded() async { await reader.value }
+    }
+
+    /// Waits for a status of `sensor` for which `condition` holds: the sensor announces each change
+    /// of its connection, battery, services, drops, gaps and last error (not of its notification
+    /// count), and a reader that falls behind gets the latest, so `condition` must be one that
+    /// stays true until the test changes something.
+    static func waitForStatus(_ sensor: BluetoothSensor, where condition: (BluetoothSensorStatus) -> Bool) async {
+        for await status in sensor.statusUpdates() where condition(status) { return }
     }
 
     static func waitForConnection(_ sensor: BluetoothSensor, count: Int = 1) async {
@@ -222,14 +230,14 @@ struct BlueZClientTests {
         strap.send(HeartRateMeasurement(heartRate: 130))
         await collected.waitFor(1, of: .heartRate)
         strap.disconnect(reachable: false)
-        await waitUntil { if case .waitingToReconnect = sensor.status.connection { true } else { false } }
+        await Self.waitForStatus(sensor) { if case .waitingToReconnect = $0.connection { true } else { false } }
         #expect(sensor.status.gaps == 1 && sensor.status.lastError == .connectionFailed(address: Self.strapAddress, reason: "the device disconnected"))
         // Out of range: the next attempt fails, and waits longer.
         await clock.advance(by: .seconds(1))
-        await waitUntil { sensor.status.connection == .waitingToReconnect(after: .seconds(2), attempt: 1) }
+        await Self.waitForStatus(sensor) { $0.connection == .waitingToReconnect(after: .seconds(2), attempt: 1) }
         strap.comeBack()
         await clock.advance(by: .seconds(2))
-        await waitUntil { sensor.status.connection == .connected }
+        await Self.waitForStatus(sensor) { $0.connection == .connected }
         #expect(strap.connections == 2 && sensor.status.gapTime == .seconds(3))
         strap.send(HeartRateMeasurement(heartRate: 131))
         await collected.waitFor(2, of: .heartRate)
@@ -247,9 +255,9 @@ struct BlueZClientTests {
         await Self.waitForConnection(sensor)
         #expect(sensor.status.batteryPercent == 15)
         strap.setBattery(3)
-        await waitUntil { sensor.status.batteryPercent == 3 }
+        await Self.waitForStatus(sensor) { $0.batteryPercent == 3 }
         strap.setBattery(0)
-        await waitUntil { sensor.status.gaps == 1 }
+        await Self.waitForStatus(sensor) { $0.gaps == 1 }
         #expect(!strap.isConnected)
         sensor.stop()
     }
@@ -312,7 +320,7 @@ struct BlueZClientTests {
         }
         let sensor = BluetoothSensor(address: Self.strapAddress, bus: .address(bus.address))
         _ = Collected(sensor.start())
-        await waitUntil { sensor.status.lastError != nil }
+        await Self.waitForStatus(sensor) { $0.lastError != nil }
         #expect(sensor.status.lastError == .bluezUnavailable(bus: "the bus at \(bus.address)", reason: "no program owns org.bluez there"))
         sensor.stop()
     }

@@ -141,7 +141,7 @@ struct DBusMockBlueZTests {
         for value in sent { try await mock.notify(value.bytes) }
         try await mock.notify([0x10])  // RR intervals announced, no rate: malformed
         await collected.waitFor(3, of: .heartRate)
-        await waitUntil { sensor.status.dropped["truncated"] == 1 }
+        await BlueZClientTests.waitForStatus(sensor) { $0.dropped["truncated"] == 1 }
         #expect(collected.of(.heartRate) == [64, 260, 66])
         #expect(collected.of(.heartbeatInterval) == [0.9375])
         sensor.stop()

@@ -14,20 +14,21 @@ struct LiveUpdatesTests {
 
     /// Reads `stream` into a list the test can look at while it runs.
     final class Reader<Element: Sendable>: Sendable {
-        let elements = Locked<[Element]>([])
+        let elements = Watched<[Element]>([])
         let task: Task<Void, any Error>
 
         init(_ stream: AsyncThrowingStream<Element, any Error>) {
             let elements = self.elements
             task = Task {
-                for try await element in stream { elements.withLock { $0.append(element) } }
+                for try await element in stream { elements.change { $0.append(element) } }
             }
         }
 
-        var read: [Element] { elements.withLock { $0 } }
+        var read: [Element] { elements.value }
 
+        /// Waits until `count` elements have been read: each one read wakes it.
         func waitFor(_ count: Int) async {
-            await waitUntil { read.count >= count }
+            await elements.waitUntil { $0.count >= count }
         }
     }
 
