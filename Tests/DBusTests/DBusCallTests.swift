@@ -193,7 +193,7 @@ struct DBusCallTests {
         let waited = ContinuousClock.now - start
         #expect(error.name == .noReply || error.name == .timeout, "\(error)")
         // Never before the timeout; after it, as soon as a loaded machine lets the thread run.
-        #expect(waited >= .milliseconds(300) && waited < .seconds(5), "waited \(waited)")
+        #expect(waited >= .milliseconds(300) && waited < .seconds(30), "waited \(waited)")
     }
 
     @Test func aCancelledCallEndsAtOnce() async throws {
@@ -207,7 +207,7 @@ struct DBusCallTests {
         let start = ContinuousClock.now
         call.cancel()
         await #expect(throws: CancellationError.self) { try await call.value }
-        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(ContinuousClock.now - start < .seconds(30))
     }
 
     /// A connection closed while one of its methods is still at work (a call it is answering, and

@@ -24,7 +24,9 @@ struct GPXSafetyTests {
                                          reason: "a DOCTYPE (lolz) is not accepted in GPX")) {
             try GPXRead.fixture("billion-laughs.gpx")
         }
-        #expect(ContinuousClock.now - started < .seconds(1))
+        // The refusal's place (the DOCTYPE, line 2) says it came before any expansion; the bound
+        // is only a backstop a loaded machine keeps (an expansion would take minutes and gigabytes).
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test func doctypeWithoutInternalSubsetIsRefusedToo() {

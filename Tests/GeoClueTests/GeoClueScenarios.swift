@@ -55,13 +55,13 @@ enum GeoClueScenarios {
         let source = world.source()
         let manager = LocationManager(source: source)
         let start = ContinuousClock.now
-        let error = try await #require(throws: LocationError.self) { try await manager.requestLocation(timeout: .seconds(20)) }
+        let error = try await #require(throws: LocationError.self) { try await manager.requestLocation(timeout: .seconds(600)) }
         guard case let .notAuthorized(_, reason) = error else {
             Issue.record("not a refusal: \(error)")
             return
         }
         #expect(reason.contains("Geolocation disabled for UID"), "\(reason)")
-        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(ContinuousClock.now - start < .seconds(30), "at once, not at the 600 s deadline")
     }
 
     /// No agent yet: the request waits and the source says why; once an agent registers, the
@@ -118,8 +118,10 @@ enum GeoClueScenarios {
             Issue.record("not a timeout: \(error)")
             return
         }
-        // Never before the deadline; after it, as soon as a loaded machine lets the timer run.
-        #expect(waited >= .milliseconds(1500) && waited < .seconds(4), "waited \(waited)")
+        // Never before the deadline; after it, as soon as a loaded machine lets the timer run (the
+        // timeout's own timing is LocationManagerTests', on a test clock: this is the smoke test
+        // of the real-time path through GeoClue).
+        #expect(waited >= .milliseconds(1500) && waited < .seconds(30), "waited \(waited)")
     }
 }
 
