@@ -51,34 +51,42 @@ struct FakeGPSDRealClientTests {
         #expect(lines.prefix(3).map { GPSDScript.classAndDevice(of: $0).className } == ["VERSION", "DEVICES", "WATCH"])
         #expect(Array(lines.dropFirst(3)) == script.entries.map(\.line))
     }
+}
 
-    /// The fake's timeline keeps time on a thread of its own. A test process runs many tests at
-    /// once, and when they hold every thread of the concurrency pool (SQLite waiting on a busy
-    /// store, a synchronous import) a timeline on the pool stalled for seconds: a 3-second
-    /// `locate once` beside them timed out. Here every pool thread is held until the client has
-    /// had the whole track, or for 10 s: the track must come while they are held.
-    @Test func servesOnTimeWhileEveryThreadOfTheConcurrencyPoolIsHeld() async throws {
-        let server = FakeGPSDServer(script: .fixes(Self.track), pace: .recorded(speed: 20))
-        let port = try server.start()
-        defer { server.shutdown() }
-        let client = GPSDClient(host: "127.0.0.1", port: port)
-        // Every pool thread blocks on this until the whole track has come: a blocking wait, as
-        // SQLite's busy wait is, bounded at 10 s.
-        let width = ProcessInfo.processInfo.activeProcessorCount
-        let arrived = DispatchSemaphore(value: 0)
-        final class Count: Sendable { let value = Mutex(0) }
-        let received = Count()
-        let observation = client.addObserver { event in
-            guard case .location = event, received.value.withLock({ $0 += 1; return $0 }) == Self.track.count else { return }
-            for _ in 0..<width { arrived.signal() }
-        }
-        defer { withExtendedLifetime(observation) { client.stop() } }
-        client.start()
-        let holders = (0..<width).map { _ in
-            Task.detached { arrived.wait(timeout: .now() + 10) == .success }
-        }
-        for holder in holders {
-            #expect(await holder.value, "the track came while the pool was held")
+extension Stage.Alone {
+    /// The fake gpsd against a held concurrency pool. Alone in `scripts/test`: it holds every
+    /// thread of the pool on purpose, for as long as the track takes to come (up to 10 s), and
+    /// every test of the process beside it would wait that long.
+    @Suite("The fake gpsd serves while the concurrency pool is held", .tags(.alone), .timeLimit(.minutes(1)))
+    struct FakeGPSDHeldPoolTests {
+        /// The fake's timeline keeps time on a thread of its own. A test process runs many tests at
+        /// once, and when they hold every thread of the concurrency pool (SQLite waiting on a busy
+        /// store, a synchronous import) a timeline on the pool stalled for seconds: a 3-second
+        /// `locate once` beside them timed out. Here every pool thread is held until the client has
+        /// had the whole track, or for 10 s: the track must come while they are held.
+        @Test func servesOnTimeWhileEveryThreadOfTheConcurrencyPoolIsHeld() async throws {
+            let server = FakeGPSDServer(script: .fixes(FakeGPSDRealClientTests.track), pace: .recorded(speed: 20))
+            let port = try server.start()
+            defer { server.shutdown() }
+            let client = GPSDClient(host: "127.0.0.1", port: port)
+            // Every pool thread blocks on this until the whole track has come: a blocking wait, as
+            // SQLite's busy wait is, bounded at 10 s.
+            let width = ProcessInfo.processInfo.activeProcessorCount
+            let arrived = DispatchSemaphore(value: 0)
+            final class Count: Sendable { let value = Mutex(0) }
+            let received = Count()
+            let observation = client.addObserver { event in
+                guard case .location = event, received.value.withLock({ $0 += 1; return $0 }) == FakeGPSDRealClientTests.track.count else { return }
+                for _ in 0..<width { arrived.signal() }
+            }
+            defer { withExtendedLifetime(observation) { client.stop() } }
+            client.start()
+            let holders = (0..<width).map { _ in
+                Task.detached { arrived.wait(timeout: .now() + 10) == .success }
+            }
+            for holder in holders {
+                #expect(await holder.value, "the track came while the pool was held")
+            }
         }
     }
 }

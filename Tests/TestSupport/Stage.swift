@@ -7,8 +7,13 @@ import Testing
 /// parallel.
 public enum Stage {
     /// The suites that must have the machine to themselves: a test that needs a process id given
-    /// again to a process of its own, or one whose signal must land before a child finishes work
-    /// that no event of the child can hold.
+    /// again to a process of its own, one whose signal must land before a child finishes work
+    /// that no event of the child can hold, or one that holds every thread of the concurrency
+    /// pool on purpose (every test beside it would wait). Each says why beside its `@Suite`.
+    ///
+    /// Everything else runs in one parallel stage, so a test there waits on events and test
+    /// clocks, and keeps a wall-clock bound only for a smoke test of a real-time path, with room
+    /// for a loaded two-core machine (30 s for what takes milliseconds when idle).
     public enum Alone {}
 }
 
