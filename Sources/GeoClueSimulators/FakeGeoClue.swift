@@ -57,7 +57,7 @@ public final class FakeGeoClue: Sendable {
     /// How it authorizes programs.
     public let authorization: Authorization
     let source: any LocationSource
-    let core: Locked<FakeGeoClueState>
+    let core: ObservedState<FakeGeoClueState>
     let fixes: AsyncStream<Location>.Continuation
     private let publisher: Task<Void, Never>
     private let observation: LocationObservation
@@ -74,7 +74,7 @@ public final class FakeGeoClue: Sendable {
         self.source = source
         self.authorization = authorization
         self.agentWhitelist = agentWhitelist
-        let core = Locked(FakeGeoClueState())
+        let core = ObservedState(FakeGeoClueState())
         self.core = core
         // One task publishes the fixes, in the order the source gave them.
         let (stream, continuation) = AsyncStream.makeStream(of: Location.self)
@@ -143,6 +143,18 @@ public final class FakeGeoClue: Sendable {
     /// How many clients are started.
     public var activeClientCount: Int {
         core.withLock { $0.clients.values.filter(\.active).count }
+    }
+
+    /// Returns once it has `count` clients (at once if it has), or when the task is cancelled:
+    /// for a test, the event it waits for, where it polled ``clientCount``.
+    package func waitUntil(clients count: Int) async {
+        await core.waitUntil { $0.clients.count == count }
+    }
+
+    /// Returns once at least `count` of its clients are started (at once if they are), or when
+    /// the task is cancelled: for a test, where it polled ``activeClientCount``.
+    package func waitUntil(activeClients count: Int) async {
+        await core.waitUntil { state in state.clients.values.count(where: \.active) >= count }
     }
 
     /// The fixes published so far (each a `LocationUpdated`).

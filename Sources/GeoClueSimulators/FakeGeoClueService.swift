@@ -96,7 +96,7 @@ final class FakeGeoClueService: Sendable {
     /// `GetClient` (the caller's client, made once) or `CreateClient` (a new one): answered once an
     /// agent for the caller's user has registered.
     private static func client(
-        for call: DBusMethodCall, reusing: Bool, core: Locked<FakeGeoClueState>, connection: DBusConnection, source: any LocationSource,
+        for call: DBusMethodCall, reusing: Bool, core: ObservedState<FakeGeoClueState>, connection: DBusConnection, source: any LocationSource,
         authorization: FakeGeoClue.Authorization
     ) async throws -> [DBusValue] {
         let sender = call.sender ?? ""
@@ -148,7 +148,7 @@ final class FakeGeoClueService: Sendable {
     /// A client's `Start`: refused when the user's agent allows nothing (or, asked, refuses the
     /// program); else the client is active, and the source runs.
     private static func start(
-        _ path: String, uid: UInt32, core: Locked<FakeGeoClueState>, connection: DBusConnection, source: any LocationSource,
+        _ path: String, uid: UInt32, core: ObservedState<FakeGeoClueState>, connection: DBusConnection, source: any LocationSource,
         authorization: FakeGeoClue.Authorization
     ) async throws {
         guard let (client, agent) = core.withLock({ state in state.clients[path].flatMap { client in state.agents[uid].map { (client, $0) } } }) else {
@@ -182,7 +182,7 @@ final class FakeGeoClueService: Sendable {
 
     /// Publishes `fix` to every active client whose thresholds it passes: a new `Location`
     /// object, the client's `Location` property, and `LocationUpdated(old, new)`.
-    static func publish(_ fix: Location, core: Locked<FakeGeoClueState>, only path: String? = nil) async {
+    static func publish(_ fix: Location, core: ObservedState<FakeGeoClueState>, only path: String? = nil) async {
         let (connection, clients) = core.withLock { state in
             if path == nil { state.latestFix = fix }
             return (state.service?.connection, Array(state.clients.values))

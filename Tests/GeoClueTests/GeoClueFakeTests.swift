@@ -197,7 +197,7 @@ struct GeoClueFakeTests {
         #expect(created != first)
         #expect(world.fake.clientCount == 2)
         program.close()
-        await waitUntil { world.fake.clientCount == 0 }
+        await world.fake.waitUntil(clients: 0)
     }
 
     /// The client's distance threshold: a fix closer than it to the last one reported is not

@@ -52,7 +52,7 @@ final class FakeWorld: GeoClueWorld {
 
     func feed(_ fixes: [Location]) async {
         // The fake publishes to started clients: wait for one, as GeoClue's reading starts with it.
-        await waitUntil { self.fake.activeClientCount > 0 }
+        await fake.waitUntil(activeClients: 1)
         await device.waitUntilStarted()
         for fix in fixes { device.send(.location(fix)) }
     }

@@ -73,14 +73,22 @@ struct SensorCommandTests {
             "record", "--store", store, "--simulate", try writeRide(), "--speed", "10", "--activity", "cycling", "--auto-lap", "150",
             "--sensor", Self.strap, "--sensor", Self.cadence.lowercased(), "--sensor", Self.meter, "--bus", bus.address, "--json",
         ])
-        await waitUntil { [strap, cadence, meter].allSatisfy { $0.isNotifying($0.sensors[0]) } || recorder.exitStatus != nil }
+        // Every sensor notifying, or the recorder gone: whichever comes first.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for device in [strap, cadence, meter] { await device.waitUntil(notifying: device.sensors[0]) }
+            }
+            group.addTask { _ = await recorder.waitUntilExit() }
+            await group.next()
+            group.cancelAll()
+        }
         try #require(recorder.exitStatus == nil, "\(recorder.lines(.error))")
         // Some seconds of the ride, the strap out of range, back, and some more.
-        await waitUntil { strap.sentNotifications >= 30 }
+        await strap.waitUntil(sentNotifications: 30)
         strap.disconnect()
-        await waitUntil { strap.connections == 2 && strap.isNotifying(.heartRate) }
+        await strap.waitUntil(connections: 2, notifying: .heartRate)
         let sentBefore = strap.sentNotifications
-        await waitUntil { strap.sentNotifications >= sentBefore + 50 }
+        await strap.waitUntil(sentNotifications: sentBefore + 50)
         recorder.send(signal: SIGINT)
         #expect(await recorder.waitUntilExit() == 0, "\(recorder.lines(.error))")
 

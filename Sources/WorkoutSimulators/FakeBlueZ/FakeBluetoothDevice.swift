@@ -61,7 +61,7 @@ public final class FakeBluetoothDevice: Sendable {
         var sent = 0
     }
 
-    let state: Locked<State>
+    let state: ObservedState<State>
 
     /// A device at `address`, advertising `name`, measuring `sensors`, with a battery at
     /// `batteryPercent` (`nil`: no battery service).
@@ -71,7 +71,7 @@ public final class FakeBluetoothDevice: Sendable {
         self.sensors = sensors
         self.knownBeforeScan = knownBeforeScan
         path = FakeBlueZ.adapterPath + "/dev_" + address.uppercased().replacingOccurrences(of: ":", with: "_")
-        state = Locked(State(batteryPercent: batteryPercent))
+        state = ObservedState(State(batteryPercent: batteryPercent))
     }
 
     /// How many times a client has connected to it.
@@ -84,6 +84,19 @@ public final class FakeBluetoothDevice: Sendable {
     /// Whether a client has notifications on for what `sensor` measures.
     public func isNotifying(_ sensor: Sensor) -> Bool {
         state.withLock { $0.notifying.contains(sensor.measurementUUID) }
+    }
+
+    /// Returns once it has sent `count` notifications in all (at once if it has), or when the
+    /// task is cancelled: for a test, the event it waits for, where it polled ``sentNotifications``.
+    package func waitUntil(sentNotifications count: Int) async {
+        await state.waitUntil { $0.sent >= count }
+    }
+
+    /// Returns once a client has connected to it `count` times in all and has notifications on
+    /// for what `sensor` measures (at once if so), or when the task is cancelled: for a test.
+    package func waitUntil(connections count: Int = 1, notifying sensor: Sensor) async {
+        let uuid = sensor.measurementUUID
+        await state.waitUntil { $0.connections >= count && $0.notifying.contains(uuid) }
     }
 
     // MARK: - Sending

@@ -1,12 +1,10 @@
-import GPSCore
-
-/// The manager's state behind its lock, with waiters for a condition on it: each change made under
-/// the lock wakes, after the lock is released, those whose condition it made hold. Tests await
-/// a request reaching the manager with it (``LocationManager/waitUntil(waitingRequests:)``)
-/// instead of polling ``LocationManager/waitingRequestCount``.
+/// A state behind a lock (``Locked``), with waiters for a condition on it: each change made under
+/// the lock wakes, after the lock is released, those whose condition it made hold. Tests await a
+/// request reaching a `LocationManager`, or a fake Bluetooth device sending its notifications,
+/// with it instead of polling.
 ///
 /// A change with no waiter costs one check of an empty dictionary.
-final class ObservedState<State: Sendable>: Sendable {
+package final class ObservedState<State: Sendable>: Sendable {
     private struct Waiter {
         var condition: @Sendable (State) -> Bool
         var continuation: CheckedContinuation<Void, Never>
@@ -20,12 +18,12 @@ final class ObservedState<State: Sendable>: Sendable {
 
     private let inner: Locked<Inner>
 
-    init(_ state: State) {
+    package init(_ state: State) {
         inner = Locked(Inner(state: state))
     }
 
     /// Runs `body` with the state, holding the lock; then wakes the waiters whose condition now holds.
-    func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
         var ready: [CheckedContinuation<Void, Never>] = []
         let result = try inner.withLock { inner throws(Failure) -> Result in
             let result = try body(&inner.state)
@@ -43,7 +41,7 @@ final class ObservedState<State: Sendable>: Sendable {
 
     /// Returns as soon as `condition` holds for the state (at once if it does now), or when the
     /// task is cancelled.
-    func waitUntil(_ condition: @escaping @Sendable (State) -> Bool) async {
+    package func waitUntil(_ condition: @escaping @Sendable (State) -> Bool) async {
         let id = inner.withLock { inner in
             inner.nextID += 1
             return inner.nextID
