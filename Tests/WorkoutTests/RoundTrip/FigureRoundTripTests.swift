@@ -72,7 +72,9 @@ struct FigureRoundTripTests {
         }
     }
 
-    @Test(.enabled(if: !gpxFiles.isEmpty, "the GPX corpus is not at ../shared/corpora/gpx"), arguments: gpxFiles)
+    @Test(.enabled(if: !gpxFiles.isEmpty, "the GPX corpus is not at ../shared/corpora/gpx"), .tags(.corpus),
+          .disabled(if: ThreadSanitizer.isRunning, "a corpus, ten times slower under TSan: the recorded sessions' round trips run there"),
+          arguments: gpxFiles)
     func everyTrackOfTheGPXCorpusKeepsItsFigures(_ path: String) async throws {
         let store = try WorkoutStore.inMemory()
         let report = try? await GPXImporter(store: store).importFile(at: path)
@@ -86,7 +88,9 @@ struct FigureRoundTripTests {
         }
     }
 
-    @Test(.enabled(if: !fitFiles.isEmpty, "the FIT corpus is not at ../shared/corpora/fit"), arguments: fitFiles)
+    @Test(.enabled(if: !fitFiles.isEmpty, "the FIT corpus is not at ../shared/corpora/fit"), .tags(.corpus),
+          .disabled(if: ThreadSanitizer.isRunning, "42 activities, ten times slower under TSan (the largest ran past 5 minutes beside the other tests): the recorded sessions' round trips run there"),
+          arguments: fitFiles)
     func everyActivityOfTheFITCorpusKeepsItsFigures(_ path: String) async throws {
         let store = try WorkoutStore.inMemory()
         guard let report = try? await FITImporter(store: store).importFile(at: path), !report.saved.isEmpty else {
