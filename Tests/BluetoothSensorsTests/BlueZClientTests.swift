@@ -214,6 +214,8 @@ struct BlueZClientTests {
         strap.send(HeartRateMeasurement(heartRate: 120))
         await collected.waitFor(1, of: .heartRate)
         #expect(collected.of(.heartRate) == [120])
+        // The drops of a batch reach the status after its samples reach the reader: await them.
+        await Self.waitForStatus(sensor) { $0.dropped.values.reduce(0, +) >= 3 }
         #expect(sensor.status.dropped == ["truncated": 1, "empty": 1, "trailing_bytes": 1])
         sensor.stop()
     }
