@@ -189,10 +189,17 @@ final class FakeGeoClueService: Sendable {
         }
         guard let connection else { return }
         for client in clients where client.active && (path == nil || client.path == path) && passes(fix, client) {
-            let number = core.withLock { state -> Int in
-                defer { state.clients[client.path]?.nextLocation += 1 }
-                return state.clients[client.path]?.nextLocation ?? 0
+            let number = core.withLock { state -> Int? in
+                guard let current = state.clients[client.path] else { return nil }
+                // A client is sent a location once, as GeoClue sends it: a fix published to
+                // every client while `Start` caught this one up with the latest (the same fix)
+                // has reached it already. Claimed here, under the lock that numbers it.
+                if current.lastPublished == fix { return nil }
+                state.clients[client.path]?.lastPublished = fix
+                state.clients[client.path]?.nextLocation += 1
+                return current.nextLocation
             }
+            guard let number else { continue }
             let path = "\(client.path)/Location/\(number)"
             guard let location = try? await connection.export(locationInterface(fix), at: path) else { continue }
             let old = core.withLock { state -> String? in
