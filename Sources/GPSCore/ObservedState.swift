@@ -25,18 +25,19 @@ package final class ObservedState<State: Sendable>: Sendable {
     /// Runs `body` with the state, holding the lock; then wakes the waiters whose condition now holds.
     package func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
         var ready: [CheckedContinuation<Void, Never>] = []
-        let result = try inner.withLock { inner throws(Failure) -> Result in
-            let result = try body(&inner.state)
-            if !inner.waiters.isEmpty {
-                for (id, waiter) in inner.waiters where waiter.condition(inner.state) {
-                    inner.waiters[id] = nil
-                    ready.append(waiter.continuation)
+        defer { for continuation in ready { continuation.resume() } }
+        return try inner.withLock { inner throws(Failure) -> Result in
+            // Also when `body` throws: what it changed before throwing may be what a waiter waits for.
+            defer {
+                if !inner.waiters.isEmpty {
+                    for (id, waiter) in inner.waiters where waiter.condition(inner.state) {
+                        inner.waiters[id] = nil
+                        ready.append(waiter.continuation)
+                    }
                 }
             }
-            return result
+            return try body(&inner.state)
         }
-        for continuation in ready { continuation.resume() }
-        return result
     }
 
     /// Returns as soon as `condition` holds for the state (at once if it does now), or when the

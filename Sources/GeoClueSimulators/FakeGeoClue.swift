@@ -174,6 +174,8 @@ struct FakeGeoClueState: Sendable {
         var locationPath: String?
         var lastPublished: Location?
         var lastPublishedAt: Date?
+        /// The serial of the newest fix sent to it (``FakeGeoClueState/latestFix``'s).
+        var lastSerial = 0
         /// Its newest location objects, newest first.
         var locations: [DBusExportedInterface] = []
     }
@@ -192,8 +194,9 @@ struct FakeGeoClueState: Sendable {
     var waitingForAgent: [(uid: UInt32, continuation: CheckedContinuation<Void, Never>)] = []
     var published = 0
     var sourceStarted = false
-    /// The source's latest fix, which a client that starts gets at once, as from GeoClue.
-    var latestFix: Location?
+    /// The source's latest fix, which a client that starts gets at once, as from GeoClue, with its
+    /// serial: the source's fixes are numbered from 1 as they come.
+    var latestFix: (fix: Location, serial: Int)?
     /// Counts the runs on the bus (each ``FakeGeoClue/vanish()`` ends one).
     var run = 0
 }

@@ -177,25 +177,31 @@ final class FakeGeoClueService: Sendable {
         }
         try? client.exported.setValue(.boolean(true), for: "Active")
         if startSource { source.start() }
-        if let latest = core.withLock({ $0.latestFix }) { await publish(latest, core: core, only: path) }
+        if let latest = core.withLock({ $0.latestFix }) { await publish(latest.fix, serial: latest.serial, core: core, only: path) }
     }
 
     /// Publishes `fix` to every active client whose thresholds it passes: a new `Location`
-    /// object, the client's `Location` property, and `LocationUpdated(old, new)`.
-    static func publish(_ fix: Location, core: ObservedState<FakeGeoClueState>, only path: String? = nil) async {
-        let (connection, clients) = core.withLock { state in
-            if path == nil { state.latestFix = fix }
-            return (state.service?.connection, Array(state.clients.values))
+    /// object, the client's `Location` property, and `LocationUpdated(old, new)`. A new fix of the
+    /// source gets the next serial; `Start` catching a client up with the latest gives its serial.
+    static func publish(_ fix: Location, serial given: Int? = nil, core: ObservedState<FakeGeoClueState>, only path: String? = nil) async {
+        let (connection, clients, serial) = core.withLock { state in
+            var serial = given ?? 0
+            if given == nil {
+                serial = (state.latestFix?.serial ?? 0) + 1
+                state.latestFix = (fix, serial)
+            }
+            return (state.service?.connection, Array(state.clients.values), serial)
         }
         guard let connection else { return }
         for client in clients where client.active && (path == nil || client.path == path) && passes(fix, client) {
             let number = core.withLock { state -> Int? in
                 guard let current = state.clients[client.path] else { return nil }
-                // A client is sent a location once, as GeoClue sends it: a fix published to
-                // every client while `Start` caught this one up with the latest (the same fix)
-                // has reached it already. Claimed here, under the lock that numbers it.
-                if current.lastPublished == fix { return nil }
-                state.clients[client.path]?.lastPublished = fix
+                // A client is sent each fix once and never an older one after a newer, as GeoClue
+                // sends them: a fix published to every client while `Start` caught this one up
+                // with the latest has reached it already, or a newer one has. Claimed here, under
+                // the lock that numbers its locations.
+                if serial <= current.lastSerial { return nil }
+                state.clients[client.path]?.lastSerial = serial
                 state.clients[client.path]?.nextLocation += 1
                 return current.nextLocation
             }

@@ -18,22 +18,23 @@ import TestSupport
        .enabled(if: ProductLinks.swift != nil && ProductLinks.readelf != nil, "needs swift and readelf"),
        .disabled(if: ThreadSanitizer.isRunning, "the plain run checks it; TSan adds its runtime to every program"))
 struct ProductLinksTests {
-    @Test func eachProductLinksWhatItsRowSays() throws {
+    @Test func eachProductLinksWhatItsRowSays() async throws {
         let rows = try ProductLinks.tableRows(of: String(contentsOf: Repository.root.appendingPathComponent("README.md"), encoding: .utf8))
         try #require(!rows.isEmpty, "the README's product table")
-        let libraries = try ProductLinks.libraryProducts()
+        let libraries = try await ProductLinks.libraryProducts()
         #expect(rows.map(\.product).sorted() == libraries.sorted(), "one row per library product of Package.swift")
 
-        let programs = try ProductLinks.buildProbes(for: rows.map(\.product))
+        let programs = try await ProductLinks.buildProbes(for: rows.map(\.product))
         for row in rows {
             let expected = try ProductLinks.libraries(named: row.links)
             let program = programs.appendingPathComponent(ProductLinks.probeName(row.product))
-            let needed = try ProductLinks.needed(by: program)
+            let needed = try await ProductLinks.needed(by: program)
             #expect(needed == expected.sharedLibraries, """
                 \(row.product) needs \(needed.sorted().joined(separator: ", ")), \
                 where the README says "\(row.links)" (\(expected.sharedLibraries.sorted().joined(separator: ", ")))
                 """)
-            #expect(try ProductLinks.containsGRDB(program) == expected.grdb,
+            let grdb = try await ProductLinks.containsGRDB(program)
+            #expect(grdb == expected.grdb,
                     "\(row.product): the README says \(expected.grdb ? "it links GRDB" : "nothing of GRDB")")
         }
     }
@@ -118,9 +119,9 @@ enum ProductLinks {
     }
 
     /// The library products of Package.swift, from `swift package dump-package`.
-    static func libraryProducts() throws -> [String] {
+    static func libraryProducts() async throws -> [String] {
         // A scratch path of its own: the one of `swift test` is locked while the tests run.
-        let (status, output) = try run(
+        let (status, output) = try await run(
             ["package", "dump-package", "--package-path", Repository.root.path,
              "--scratch-path", folder.appendingPathComponent("dump").path])
         try #require(status == 0, "swift package dump-package: \(output.suffix(1_000))")
@@ -172,7 +173,7 @@ enum ProductLinks {
 
     /// Writes a package of one program per product, each importing its product and nothing else,
     /// builds it, and returns the folder of the programs.
-    static func buildProbes(for products: [String]) throws -> URL {
+    static func buildProbes(for products: [String]) async throws -> URL {
         let package = folder.appendingPathComponent("probes")
         var targets: [String] = []
         for product in products {
@@ -197,7 +198,7 @@ enum ProductLinks {
 
             """, to: package.appendingPathComponent("Package.swift"))
         let scratch = folder.appendingPathComponent("build")
-        let (status, output) = try run(
+        let (status, output) = try await run(
             ["build", "--package-path", package.path, "--scratch-path", scratch.path, "-debug-info-format", "none"])
         try #require(status == 0, "the programs do not build:\n\(output.suffix(3_000))")
         return scratch.appendingPathComponent("debug")
@@ -210,13 +211,13 @@ enum ProductLinks {
     }
 
     /// The C libraries `program` needs itself (its NEEDED entries), the toolchain's left out.
-    static func needed(by program: URL) throws -> Set<String> {
-        needed(inReadelfOutput: try readelf(["-d", program.path]))
+    static func needed(by program: URL) async throws -> Set<String> {
+        needed(inReadelfOutput: try await readelf(["-d", program.path]))
     }
 
     /// Whether `program` holds GRDB's code (a Swift symbol of module GRDB: `$s4GRDB...`).
-    static func containsGRDB(_ program: URL) throws -> Bool {
-        try readelf(["-sW", program.path]).contains("$s4GRDB")
+    static func containsGRDB(_ program: URL) async throws -> Bool {
+        try await readelf(["-sW", program.path]).contains("$s4GRDB")
     }
 
     /// The libraries of the NEEDED lines of `readelf -d`'s output, by file name without `.so` and
@@ -234,33 +235,18 @@ enum ProductLinks {
         return libraries
     }
 
-    private static func readelf(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(readelf))
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "readelf \(arguments.joined(separator: " "))")
-        return String(decoding: output, as: UTF8.self)
+    // Both through `Command.run`, which awaits the child: a build of the probes takes minutes on a
+    // fresh clone, and waiting for it with `Process.waitUntilExit()` held one of the test run's
+    // two concurrency threads all that time.
+    private static func readelf(_ arguments: [String]) async throws -> String {
+        let result = try await Command.run(try #require(readelf), arguments)
+        try #require(result.status == 0, "readelf \(arguments.joined(separator: " ")): \(result.error.joined(separator: "\n"))")
+        return result.outputText
     }
 
-    /// Runs `swift` with `arguments`, its output (both streams) into a file read at the end.
-    private static func run(_ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(swift))
-        process.arguments = arguments
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("product-links-\(UUID()).log")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        return (process.terminationStatus, try String(contentsOf: output, encoding: .utf8))
+    /// Runs `swift` with `arguments`: its status, and its output with its errors after it.
+    private static func run(_ arguments: [String]) async throws -> (Int32, String) {
+        let result = try await Command.run(try #require(swift), arguments)
+        return (result.status, result.outputText + result.error.joined(separator: "\n"))
     }
 }

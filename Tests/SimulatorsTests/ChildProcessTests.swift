@@ -6,8 +6,8 @@ import Simulators
 
 /// The child processes the fakes and the tests start (gpsd, gpsfake, dbus-daemon, the commands):
 /// a signal meant for one never reaches another process, and writing to one that has gone never
-/// ends the test process. One at a time, and alone in `scripts/test`: a process started anywhere
-/// takes the id the first test hands on.
+/// ends the test process. The first alone in `scripts/test`: a process started anywhere takes the
+/// id it hands on.
 extension Stage.Alone {
     @Suite(.serialized, .tags(.alone, .childProcess)) struct ChildProcessTests {
         /// Whether this process may choose the id the next process gets (root, on Linux).
@@ -43,24 +43,6 @@ extension Stage.Alone {
             #expect(heard.contains("WINCH") && !heard.contains("TERM"), "the stranger heard: \(heard)")
         }
 
-        /// A child that ended without reading its input: writing to it fails (EPIPE) instead of raising
-        /// SIGPIPE, which would end the test process without a word. The write is made from a thread
-        /// that does not block SIGPIPE, as a program's own thread does not (Swift's task threads do).
-        @Test func writingToAChildThatHasGoneLeavesThisProcessRunning() async throws {
-            let child = try ChildProcess("true", [])
-            #expect(await child.waitUntilExit() == 0)
-            let written: Bool = await withCheckedContinuation { continuation in
-                Thread {
-                    var pipeSignal = sigset_t()
-                    sigemptyset(&pipeSignal)
-                    sigaddset(&pipeSignal, SIGPIPE)
-                    pthread_sigmask(SIG_UNBLOCK, &pipeSignal, nil)
-                    continuation.resume(returning: child.write("go\n"))
-                }.start()
-            }
-            #expect(!written)
-        }
-
         /// Starts `executable` as the process with `id`, which has ended: the system gives the next
         /// process the id after the last one given, which root may set. Another process starting in
         /// between may take it, so this tries again, ending each child that missed it.
@@ -73,5 +55,27 @@ extension Stage.Alone {
             }
             throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "no child got process id \(id) in 50 tries"])
         }
+    }
+}
+
+/// Writing to a child process: beside the other suites, and under ThreadSanitizer (its reader and
+/// reaper threads), where the process-id test above cannot be.
+@Suite(.tags(.childProcess)) struct ChildProcessWriteTests {
+    /// A child that ended without reading its input: writing to it fails (EPIPE) instead of raising
+    /// SIGPIPE, which would end the test process without a word. The write is made from a thread
+    /// that does not block SIGPIPE, as a program's own thread does not (Swift's task threads do).
+    @Test func writingToAChildThatHasGoneLeavesThisProcessRunning() async throws {
+        let child = try ChildProcess("true", [])
+        #expect(await child.waitUntilExit() == 0)
+        let written: Bool = await withCheckedContinuation { continuation in
+            Thread {
+                var pipeSignal = sigset_t()
+                sigemptyset(&pipeSignal)
+                sigaddset(&pipeSignal, SIGPIPE)
+                pthread_sigmask(SIG_UNBLOCK, &pipeSignal, nil)
+                continuation.resume(returning: child.write("go\n"))
+            }.start()
+        }
+        #expect(!written)
     }
 }

@@ -2,7 +2,7 @@ import Testing
 
 /// Where `scripts/test` runs a suite. A suite declared inside ``Alone`` (`extension Stage.Alone {
 /// @Suite struct ... }`) runs in a stage of its own, one test at a time, after the rest: its
-/// identifier then holds `Stage.Alone.`, which `swift test --filter` and `--skip` select on (Swift
+/// identifier then holds `Stage/Alone/`, which `swift test --filter` and `--skip` select on (Swift
 /// Testing 6.3 selects by identifier, not by tag). Every other suite runs with all the rest, in
 /// parallel.
 public enum Stage {
