@@ -79,6 +79,12 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // libcurl: only LocationPublisher's HTTP destination sees it (Sources/LocationPublisher/HTTP/Curl.swift says why libcurl).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .target(name: "GPSCore"),
         // Plain and gzip-compressed files read alike, through zlib: the one place that sees it.
         .target(

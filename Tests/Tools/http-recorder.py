@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""An HTTP server for the tests of HTTPDestination and `locate publish --to http://...`.
+
+Listens on 127.0.0.1 (a free port unless --port), prints `listening PORT` on standard output, then
+one JSON line per request it receives: {"n", "method", "path", "query", "headers", "body", "status"}
+(`status` is what it answered; -1 for a request it holds without answering). A test waits on these
+lines instead of sleeping.
+
+Answers: the statuses of --statuses in turn (`500,500,401`), then 200 for every request after them;
+with --fail N, 500 for the first N requests. --hold N keeps the first N requests unanswered (the
+connection stays open) for timeout and cancellation tests. --tls CERT KEY serves HTTPS.
+
+HTTP/1.1 with keep-alive, as the OwnTracks Recorder and Traccar serve: a client may reuse its connection.
+Python's standard library only (http.server), so it runs wherever python3 does.
+"""
+
+import argparse
+import json
+import ssl
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+arguments = argparse.ArgumentParser()
+arguments.add_argument("--port", type=int, default=0)
+arguments.add_argument("--statuses", default="")
+arguments.add_argument("--fail", type=int, default=0)
+arguments.add_argument("--hold", type=int, default=0)
+arguments.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
+options = arguments.parse_args()
+
+statuses = [int(s) for s in options.statuses.split(",") if s] + [500] * options.fail
+lock = threading.Lock()
+count = 0
+never = threading.Event()
+
+
+def emit(record):
+    with lock:
+        sys.stdout.write(json.dumps(record, sort_keys=True) + "\n")
+        sys.stdout.flush()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self):
+        global count
+        length = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(length) if length else b""
+        with lock:
+            count += 1
+            n = count
+        held = n <= options.hold
+        if held:
+            status = -1
+        elif n - options.hold <= len(statuses):
+            status = statuses[n - options.hold - 1]
+        else:
+            status = 200
+        parts = urlsplit(self.path)
+        emit({
+            "n": n,
+            "method": self.command,
+            "path": parts.path,
+            "query": parts.query,
+            "headers": {k.lower(): v for k, v in self.headers.items()},
+            "body": body.decode("utf-8", "replace"),
+            "status": status,
+        })
+        if held:
+            never.wait()  # until the process ends: the client's timeout or cancellation decides
+            return
+        answer = b"" if 200 <= status < 300 else ("status %d from the test server\n" % status).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, *args):
+        pass
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+
+server = Server(("127.0.0.1", options.port), Handler)
+if options.tls:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(options.tls[0], options.tls[1])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+print("listening %d" % server.server_address[1], flush=True)
+try:
+    server.serve_forever()
+except KeyboardInterrupt:
+    pass
