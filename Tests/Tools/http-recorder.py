@@ -85,6 +85,7 @@ class Handler(BaseHTTPRequestHandler):
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # 5 by default: a burst of connections waited for SYN retries
 
 
 server = Server(("127.0.0.1", options.port), Handler)

@@ -24,7 +24,7 @@
 // - signals: CURLOPT_NOSIGNAL, as a multi-threaded program needs.
 // - curl_global_init(3) runs once, before the first handle.
 
-import CCurl
+internal import CCurl
 import GPSCore
 #if canImport(Glibc)
 import Glibc
