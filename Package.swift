@@ -24,6 +24,8 @@ import PackageDescription
 //                                                                      -> BluetoothGATT, WorkoutCore, DBus, LocationCore
 //   WorkoutSimulators  workout fakes: store faults, sensors, BlueZ (no libgps)
 //                                                                      -> Workout, BluetoothSensors, SimulatorsCore, GPX
+//   LocationPublisher  positions to MQTT (libmosquitto) and HTTP (libcurl) through a durable outbox (GRDB)
+//                                                                      -> LocationCore, GPSCore
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators
 //   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators, Simulators
 //
@@ -45,6 +47,7 @@ let package = Package(
         .library(name: "WorkoutCore", targets: ["WorkoutCore"]),
         .library(name: "Workout", targets: ["Workout"]),
         .library(name: "WorkoutSimulators", targets: ["WorkoutSimulators"]),
+        .library(name: "LocationPublisher", targets: ["LocationPublisher"]),
         .library(name: "GPX", targets: ["GPX"]),
         .library(name: "FIT", targets: ["FIT"]),
         .library(name: "TCX", targets: ["TCX"]),
@@ -84,6 +87,12 @@ let package = Package(
             name: "CCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        // libmosquitto, the Eclipse reference MQTT client: only LocationPublisher's MQTT bridge sees it.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
         ),
         .target(name: "GPSCore"),
         // Plain and gzip-compressed files read alike, through zlib: the one place that sees it.
@@ -166,6 +175,20 @@ let package = Package(
                 "FIT",
                 "TCX",
                 "GZipFiles",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Positions shared with the world: a filter, a durable outbox (SQLite through GRDB), the
+        // payloads (OwnTracks, Home Assistant, OsmAnd) and destinations (MQTT through libmosquitto).
+        .target(
+            name: "LocationPublisher",
+            dependencies: [
+                "CCurl",
+                "CMosquitto",
+                "GPSCore",
+                "LocationCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -267,7 +290,7 @@ let package = Package(
             name: "DocExamplesTests",
             dependencies: [
                 "BluetoothGATT", "BluetoothSensors", "CommandSupport", "DBus", "FIT", "GeoClue", "GeoClueSimulators",
-                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "Simulators", "SimulatorsCore", "TCX",
+                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "LocationPublisher", "Simulators", "SimulatorsCore", "TCX",
                 "Workout", "WorkoutCore", "WorkoutSimulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -299,6 +322,14 @@ let package = Package(
                 .product(name: "Clocks", package: "swift-clocks"),
             ],
             exclude: ["Recordings"]  // the recordings the examples replay, kept beside them as users would
+        ),
+        .testTarget(
+            name: "LocationPublisherTests",
+            dependencies: [
+                "LocationPublisher", "LocationCore", "SimulatorsCore", "GPSCore", "TestSupport",
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "DBusTests",

@@ -1,0 +1,360 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import GPSCore
+import GRDB
+import GRDBSQLite
+import LocationCore
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Positions waiting to be delivered, in a SQLite file: each is appended before it is sent and
+/// removed when its destination acknowledges it, so a crash, a reboot or an outage loses none.
+///
+/// ```swift
+/// let outbox = try Outbox(path: Outbox.defaultPath())   // $XDG_STATE_HOME/swift-gps-facade/outbox.sqlite
+/// let message = try outbox.append(fix, for: ["mqtt://broker.example"])
+/// // ... once the broker acknowledged it:
+/// try outbox.remove(message.id, for: "mqtt://broker.example")
+/// ```
+///
+/// - **Bounded**: it holds at most ``capacity`` positions (by default 7 days at one a minute:
+///   10,080). When full, the oldest is dropped to make room, and counted (``Summary/dropped``).
+/// - **One copy per position**: a position for several destinations is stored once, with one
+///   pending mark per destination; it goes when the last destination has it.
+/// - **Private**: a new file is 0600 and the folders ``defaultPath(environment:)`` needs are made
+///   0700, whatever the umask (as the workout store's).
+/// - **Careful with other files**: a file that is not an outbox, or an outbox of a newer version,
+///   is refused (``OutboxError/cannotOpen(path:reason:)``) and left exactly as it was.
+/// - **Durable**: each append and removal is a committed transaction in WAL mode; with
+///   ``Durability/normal`` a killed process loses nothing, and a power cut at most the last
+///   commits; ``Durability/full`` syncs each commit to the disk.
+public final class Outbox: Sendable {
+    /// How hard each commit holds on to the disk.
+    public enum Durability: Sendable, Hashable {
+        /// SQLite's `synchronous=NORMAL` in WAL mode: a killed process loses nothing, a power cut
+        /// may lose the last commits. The default.
+        case normal
+        /// `synchronous=FULL`: each commit is synced to the disk before it returns.
+        case full
+    }
+
+    /// What the outbox holds, at a glance.
+    public struct Summary: Sendable, Hashable {
+        /// Positions waiting for at least one destination.
+        public var queued: Int
+        /// The time of the oldest of them.
+        public var oldest: Date?
+        /// The time of the newest of them.
+        public var newest: Date?
+        /// Positions dropped since the outbox was made, because it was full.
+        public var dropped: Int
+    }
+
+    /// The outbox's file, or `nil` in memory.
+    public let path: String?
+    /// The most positions it holds.
+    public let capacity: Int
+
+    let writer: DatabaseQueue
+    let logger: Logger
+    /// The number of positions in the table, kept beside it (the writer is serial).
+    private let state: Locked<State>
+
+    private struct State: Sendable {
+        var count: Int
+        var nextMemoryID: Int64 = -1
+        var droppedSinceOpen = 0
+    }
+
+    /// The default capacity: 7 days at one position a minute.
+    public static let defaultCapacity = 7 * 24 * 60
+
+    /// Opens (creating if needed) the outbox at `path`; its folder must exist.
+    ///
+    /// - Throws: ``OutboxError/cannotOpen(path:reason:)`` when the folder is missing, the file is
+    ///   not an outbox or is a newer version's (both left untouched), or SQLite cannot open it.
+    public convenience init(
+        path: String, capacity: Int = Outbox.defaultCapacity, durability: Durability = .normal,
+        logger: Logger = Logger(label: "swift-gps-facade.outbox")
+    ) throws(OutboxError) {
+        try self.init(location: path, capacity: capacity, durability: durability, logger: logger)
+    }
+
+    /// Opens (creating if needed) the outbox at ``defaultPath(environment:)``, creating its folders 0700.
+    public convenience init(
+        capacity: Int = Outbox.defaultCapacity, durability: Durability = .normal,
+        logger: Logger = Logger(label: "swift-gps-facade.outbox")
+    ) throws(OutboxError) {
+        let path = Self.defaultPath()
+        do {
+            try PrivateFiles.createFolder(PrivateFiles.parent(of: path))
+        } catch {
+            throw .cannotOpen(path: path, reason: error.reason)
+        }
+        try self.init(location: path, capacity: capacity, durability: durability, logger: logger)
+    }
+
+    /// A new, empty outbox in memory: it disappears with the value. For tests and benchmarks.
+    public static func inMemory(capacity: Int = Outbox.defaultCapacity) throws(OutboxError) -> Outbox {
+        try Outbox(location: nil, capacity: capacity, durability: .normal, logger: Logger(label: "swift-gps-facade.outbox"))
+    }
+
+    private init(location path: String?, capacity: Int, durability: Durability, logger: Logger) throws(OutboxError) {
+        precondition(capacity > 0, "an outbox needs room for at least one position")
+        self.path = path
+        self.capacity = capacity
+        self.logger = logger
+        let name = path ?? ":memory:"
+        var configuration = Configuration()
+        configuration.label = "Outbox"
+        configuration.busyMode = .timeout(10)
+        let synchronous = durability == .full ? "FULL" : "NORMAL"
+        configuration.prepareDatabase { db in
+            if db.configuration.readonly { return }
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+        }
+        do {
+            if let path {
+                try Self.checkFile(path, configuration: configuration)
+            }
+            writer = try path.map { try DatabaseQueue(path: $0, configuration: configuration) } ?? DatabaseQueue(configuration: configuration)
+            try writer.writeWithoutTransaction { db in
+                if path != nil { try db.execute(sql: "PRAGMA journal_mode = WAL") }
+                try db.inTransaction(.immediate) {
+                    try Self.createSchema(db)
+                    return .commit
+                }
+            }
+            let count = try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM message") ?? 0 }
+            state = Locked(State(count: count))
+        } catch let error as OutboxError {
+            throw error
+        } catch {
+            throw .cannotOpen(path: name, reason: Self.reason(error))
+        }
+    }
+
+    /// `$XDG_STATE_HOME/swift-gps-facade/outbox.sqlite`, or `~/.local/state/...` when
+    /// `XDG_STATE_HOME` is unset, empty or not absolute (the XDG base directory spec's state
+    /// folder: data that should persist between restarts but is not worth a backup).
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        var base = environment["XDG_STATE_HOME"] ?? ""
+        if !base.hasPrefix("/") {
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.homeFolder()
+            base = home + "/.local/state"
+        }
+        return base + "/swift-gps-facade/outbox.sqlite"
+    }
+
+    /// The user's home folder from the password database, for a process without `HOME`.
+    private static func homeFolder() -> String {
+        guard let entry = getpwuid(getuid()), let folder = entry.pointee.pw_dir else { return "/" }
+        return String(cString: folder)
+    }
+
+    // MARK: - Writing
+
+    /// Keeps `location` for each of `destinations`, dropping the oldest positions when full.
+    ///
+    /// - Returns: the message, with its row id.
+    /// - Throws: ``OutboxError/diskFull(path:)`` when the disk is full (nothing was kept), or
+    ///   ``OutboxError/databaseFailed(operation:path:reason:)``.
+    @discardableResult
+    public func append(
+        _ location: Location, trigger: PublishTrigger = .timer, battery: Int? = nil, createdAt: Date = Date(),
+        for destinations: [String]
+    ) throws(OutboxError) -> PositionMessage {
+        var message = PositionMessage(id: 0, location: location, trigger: trigger, battery: battery, createdAt: createdAt)
+        try append(&message, for: destinations)
+        return message
+    }
+
+    /// Keeps `message` for each of `destinations` and sets its ``PositionMessage/id``.
+    public func append(_ message: inout PositionMessage, for destinations: [String]) throws(OutboxError) {
+        let excess = state.withLock { $0.count + 1 - capacity }
+        let stored = message
+        do {
+            let (id, dropped) = try writer.write { db -> (Int64, Int) in
+                var dropped = 0
+                if excess > 0 {
+                    let oldest = try Int64.fetchAll(db, sql: "SELECT id FROM message ORDER BY time, id LIMIT ?", arguments: [excess])
+                    for id in oldest {
+                        try db.execute(sql: "DELETE FROM pending WHERE message = ?", arguments: [id])
+                        try db.execute(sql: "DELETE FROM message WHERE id = ?", arguments: [id])
+                    }
+                    dropped = oldest.count
+                    try db.execute(sql: "UPDATE counter SET value = value + ? WHERE name = 'dropped'", arguments: [dropped])
+                }
+                try db.execute(
+                    sql: """
+                        INSERT INTO message (time, latitude, longitude, altitude, h_accuracy, v_accuracy, speed, course, trigger, battery, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        stored.time.timeIntervalSince1970, stored.latitude, stored.longitude, stored.altitude,
+                        stored.horizontalAccuracy, stored.verticalAccuracy, stored.speed, stored.course,
+                        stored.trigger.rawValue, stored.battery, stored.createdAt.timeIntervalSince1970,
+                    ])
+                let id = db.lastInsertedRowID
+                for destination in destinations {
+                    try db.execute(
+                        sql: "INSERT INTO pending (destination, time, message) VALUES (?, ?, ?)",
+                        arguments: [destination, stored.time.timeIntervalSince1970, id])
+                }
+                return (id, dropped)
+            }
+            message.id = id
+            state.withLock { state in
+                state.count += 1 - dropped
+                state.droppedSinceOpen += dropped
+            }
+            if dropped > 0 {
+                logger.warning("The outbox is full: dropped the oldest positions", metadata: [
+                    "outbox.path": "\(path ?? ":memory:")", "outbox.dropped": "\(dropped)", "outbox.capacity": "\(capacity)",
+                ])
+            }
+        } catch {
+            throw mapped(error, operation: "appending a position")
+        }
+    }
+
+    /// Marks `id` delivered to `destination`; the position goes when no destination waits for it.
+    /// Removing what is not there does nothing.
+    public func remove(_ id: Int64, for destination: String) throws(OutboxError) {
+        guard id > 0 else { return }
+        do {
+            let gone = try writer.write { db -> Int in
+                try db.execute(sql: "DELETE FROM pending WHERE destination = ? AND message = ?", arguments: [destination, id])
+                guard db.changesCount > 0 else { return 0 }
+                try db.execute(
+                    sql: "INSERT INTO delivered (destination, time) SELECT ?, time FROM message WHERE id = ? ON CONFLICT (destination) DO UPDATE SET time = max(time, excluded.time)",
+                    arguments: [destination, id])
+                try db.execute(sql: "DELETE FROM message WHERE id = ? AND NOT EXISTS (SELECT 1 FROM pending WHERE message = ?)", arguments: [id, id])
+                return db.changesCount
+            }
+            if gone > 0 { state.withLock { $0.count -= gone } }
+        } catch {
+            throw mapped(error, operation: "removing a delivered position")
+        }
+    }
+
+    /// A negative id for a message kept only in memory (see ``PositionMessage/id``).
+    func memoryID() -> Int64 {
+        state.withLock { state in
+            defer { state.nextMemoryID -= 1 }
+            return state.nextMemoryID
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The next position to send to `destination`, in `order`, or `nil` when none waits.
+    ///
+    /// With ``DeliveryOrder/newestFirstThenBacklog`` that is the newest position when it is newer
+    /// than any delivered to `destination` (the live one, or the newest after an outage), else the
+    /// oldest waiting.
+    public func next(for destination: String, order: DeliveryOrder = .newestFirstThenBacklog) throws(OutboxError) -> PositionMessage? {
+        do {
+            return try writer.read { db -> PositionMessage? in
+                let newest = "SELECT message FROM pending WHERE destination = ? ORDER BY time DESC, message DESC LIMIT 1"
+                let oldest = "SELECT message FROM pending WHERE destination = ? ORDER BY time, message LIMIT 1"
+                let id: Int64?
+                switch order {
+                case .oldestFirst:
+                    id = try Int64.fetchOne(db, sql: oldest, arguments: [destination])
+                case .newestFirst:
+                    id = try Int64.fetchOne(db, sql: newest, arguments: [destination])
+                case .newestFirstThenBacklog:
+                    guard let top = try Row.fetchOne(
+                        db, sql: "SELECT message, time FROM pending WHERE destination = ? ORDER BY time DESC, message DESC LIMIT 1",
+                        arguments: [destination])
+                    else { return nil }
+                    let delivered = try Double.fetchOne(db, sql: "SELECT time FROM delivered WHERE destination = ?", arguments: [destination])
+                    let topTime: Double = top["time"]
+                    id = delivered.map { topTime > $0 } ?? true
+                        ? top["message"] : try Int64.fetchOne(db, sql: oldest, arguments: [destination])
+                }
+                guard let id else { return nil }
+                return try Row.fetchOne(db, sql: "SELECT * FROM message WHERE id = ?", arguments: [id]).map(Self.message)
+            }
+        } catch {
+            throw mapped(error, operation: "reading the next position")
+        }
+    }
+
+    /// How many positions wait for `destination` (for any destination when `nil`).
+    public func count(for destination: String? = nil) throws(OutboxError) -> Int {
+        guard let destination else { return state.withLock { $0.count } }
+        do {
+            return try writer.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM pending WHERE destination = ?", arguments: [destination]) ?? 0
+            }
+        } catch {
+            throw mapped(error, operation: "counting the queued positions")
+        }
+    }
+
+    /// What the outbox holds: how many positions, the oldest's and newest's times, how many were dropped.
+    public func summary() throws(OutboxError) -> Summary {
+        do {
+            return try writer.read { db in
+                let row = try Row.fetchOne(db, sql: "SELECT count(*) AS n, min(time) AS oldest, max(time) AS newest FROM message")
+                let dropped = try Int.fetchOne(db, sql: "SELECT value FROM counter WHERE name = 'dropped'") ?? 0
+                let oldest: Double? = row?["oldest"]
+                let newest: Double? = row?["newest"]
+                return Summary(
+                    queued: row?["n"] ?? 0, oldest: oldest.map { Date(timeIntervalSince1970: $0) },
+                    newest: newest.map { Date(timeIntervalSince1970: $0) }, dropped: dropped)
+            }
+        } catch {
+            throw mapped(error, operation: "reading its summary")
+        }
+    }
+
+    /// The number of positions, the oldest's time and the positions dropped since the outbox
+    /// opened, without counting rows: what a status line reads after each change.
+    func quickSummary() -> (count: Int, oldest: Date?, dropped: Int) {
+        let (count, dropped) = state.withLock { ($0.count, $0.droppedSinceOpen) }
+        guard count > 0 else { return (0, nil, dropped) }
+        let oldest = try? writer.read { db in try Double.fetchOne(db, sql: "SELECT min(time) FROM message") }
+        return (count, oldest.flatMap { $0 }.map { Date(timeIntervalSince1970: $0) }, dropped)
+    }
+
+    private static func message(_ row: Row) -> PositionMessage {
+        PositionMessage(
+            id: row["id"], time: Date(timeIntervalSince1970: row["time"]), latitude: row["latitude"], longitude: row["longitude"],
+            altitude: row["altitude"], horizontalAccuracy: row["h_accuracy"], verticalAccuracy: row["v_accuracy"],
+            speed: row["speed"], course: row["course"], trigger: PublishTrigger(rawValue: row["trigger"]) ?? .timer,
+            battery: row["battery"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    }
+
+    private func mapped(_ error: any Error, operation: String) -> OutboxError {
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
+            return .diskFull(path: path ?? ":memory:")
+        }
+        return .databaseFailed(operation: operation, path: path ?? ":memory:", reason: Self.reason(error))
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? DatabaseError {
+            return error.message ?? "\(error.resultCode)"
+        }
+        return "\(error)"
+    }
+}
+
+/// The order in which an outbox's positions go out.
+public enum DeliveryOrder: String, Sendable, Hashable, CaseIterable {
+    /// The newest position first when it is newer than any delivered (so a map shows where the
+    /// device is now), then the backlog oldest first. The default.
+    case newestFirstThenBacklog = "newest-first"
+    /// Strictly in time order: the backlog, then the live position.
+    case oldestFirst = "oldest-first"
+    /// Always the newest first: the backlog goes out backwards.
+    case newestFirst = "newest-only-first"
+}

@@ -1,0 +1,72 @@
+/// Where positions go: an MQTT broker (``MQTTDestination``), an HTTP server, or a test's fake.
+///
+/// ``LocationPublisher`` calls ``deliver(_:)`` for one message at a time per destination, and
+/// removes the message from its ``Outbox`` only when the call returns.
+///
+/// ```swift
+/// struct PrintingDestination: PublishDestination {
+///     var name: String { "stdout" }
+///     func deliver(_ message: PositionMessage) async throws {
+///         print(String(decoding: OwnTracksPayload().render(message), as: UTF8.self))
+///     }
+/// }
+/// ```
+public protocol PublishDestination: Sendable {
+    /// A short name for logs, status and the outbox: `mqtt://broker.example:8883`. Two
+    /// destinations of one publisher must have different names.
+    var name: String { get }
+
+    /// Sends `message` and returns once the destination acknowledged it (an MQTT PUBACK at QoS 1;
+    /// an HTTP 2xx).
+    ///
+    /// - Throws: a ``PublishError`` saying whether to try again (``PublishError/unreachable(destination:reason:)``),
+    ///   give up on the message (``PublishError/rejected(destination:reason:)``), or fix the
+    ///   configuration (credentials, TLS). Any other error counts as ``PublishError/unreachable(destination:reason:)``.
+    func deliver(_ message: PositionMessage) async throws
+}
+
+/// Why a destination did not take a message.
+public enum PublishError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The destination could not be reached, or did not answer in time: the message stays queued
+    /// and is sent again after a backoff.
+    case unreachable(destination: String, reason: String)
+    /// The destination refused the credentials (MQTT CONNACK "bad user name or password" or "not
+    /// authorized"; HTTP 401 or 403). Retrying will not help until the configuration changes;
+    /// `locate publish` exits 77.
+    case refusedCredentials(destination: String, reason: String)
+    /// The TLS handshake failed; `problem` names the certificate problem as OpenSSL reported it
+    /// ("certificate verify failed", "unable to get local issuer certificate").
+    case tlsFailure(destination: String, problem: String)
+    /// The destination answered, but refused this message (an HTTP 4xx other than 401, 403, 408
+    /// and 429; an MQTT v5 PUBACK with a failure reason): it is dropped and counted, since sending
+    /// it again gets the same answer.
+    case rejected(destination: String, reason: String)
+
+    /// The destination's name.
+    public var destination: String {
+        switch self {
+        case let .unreachable(destination, _), let .refusedCredentials(destination, _),
+             let .tlsFailure(destination, _), let .rejected(destination, _):
+            destination
+        }
+    }
+
+    /// Whether sending again later may succeed without a change of configuration.
+    public var isTransient: Bool {
+        if case .unreachable = self { return true }
+        return false
+    }
+
+    public var description: String {
+        switch self {
+        case let .unreachable(destination, reason):
+            "\(destination) cannot be reached (\(reason)); positions stay queued and are sent when it can"
+        case let .refusedCredentials(destination, reason):
+            "\(destination) refused the credentials (\(reason)); check the user name and password"
+        case let .tlsFailure(destination, problem):
+            "the TLS connection to \(destination) failed: \(problem); check the CA file and the server's certificate"
+        case let .rejected(destination, reason):
+            "\(destination) rejected a position (\(reason)); it was dropped"
+        }
+    }
+}

@@ -1,0 +1,358 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import GPSCore
+import LocationCore
+import Logging
+
+/// Sends the positions of a `LocationSource` to one or more destinations through a durable
+/// ``Outbox``: each fix that passes the ``PublishFilter`` is appended to the outbox before it is
+/// sent, and removed when its destination acknowledged it. An outage, a crash or a reboot loses
+/// nothing: what waits goes out when the destination is back, in the configured
+/// ``DeliveryOrder`` (by default the newest first, then the backlog in time order).
+///
+/// ```swift
+/// let outbox = try Outbox(path: "/var/lib/tracker/outbox.sqlite")
+/// let publisher = LocationPublisher(source: client, outbox: outbox, destinations: [broker])
+/// let running = Task { await publisher.run() }
+/// // ... when the source ends (a replay's end, SIGTERM):
+/// let status = await publisher.drain(timeout: .seconds(30))
+/// await running.value
+/// print(status.queued == 0 ? "all delivered" : "\(status.queued) kept for the next run")
+/// ```
+///
+/// ## Delivery
+/// One task per destination sends one message at a time and waits for its acknowledgement. A
+/// ``PublishError/rejected(destination:reason:)`` message is dropped and counted; any other failure
+/// keeps it, and the destination is tried again after a ``Backoff`` on the publisher's clock
+/// (a test clock in tests). Status (``status``, ``statusUpdates()``) says what waits and what failed.
+///
+/// ## A full disk
+/// When the outbox cannot be written (``OutboxError/diskFull(path:)``) the error is in the status
+/// and logged, and the newest position is kept in memory and still sent: the map stays current
+/// while the history of that time is lost.
+public final class LocationPublisher: Sendable {
+    /// What the publisher does besides its source, outbox and destinations.
+    public struct Configuration: Sendable, Hashable {
+        /// Which fixes are published.
+        public var filter: PublishFilter
+        /// The order queued positions go out in.
+        public var order: DeliveryOrder
+        /// The wait before trying a destination again after a failure.
+        public var backoff: Backoff
+
+        /// The defaults: every fix, newest first then the backlog, 1 s to 60 s backoff.
+        public init(filter: PublishFilter = PublishFilter(), order: DeliveryOrder = .newestFirstThenBacklog, backoff: Backoff = Backoff()) {
+            self.filter = filter
+            self.order = order
+            self.backoff = backoff
+        }
+    }
+
+    private enum Phase: Sendable, Hashable {
+        case idle, running, draining, finished
+    }
+
+    private struct State: Sendable {
+        var phase: Phase = .idle
+        var lastPublished: Location?
+        /// Moves each time a position is queued: idle senders wake.
+        var generation: UInt64 = 0
+        /// The senders that found nothing to send since the last position was queued.
+        var idle: Set<String> = []
+        /// Per destination, the newest position kept in memory while the outbox cannot be written.
+        var held: [String: PositionMessage] = [:]
+        var sent = 0
+        var rejected = 0
+        var droppedInMemory = 0
+        var lastSent: Date?
+        var lastError: PublishError?
+        var outboxError: OutboxError?
+    }
+
+    /// The outbox the positions wait in.
+    public let outbox: Outbox
+    /// Where they go.
+    public let destinations: [any PublishDestination]
+    /// The filter, order and backoff.
+    public let configuration: Configuration
+
+    private let source: any LocationSource
+    private let clock: ElapsedClock
+    private let logger: Logger
+    private let state = ObservedState(State())
+    private let streams = Locked<[UInt64: AsyncStream<PublisherStatus>.Continuation]>([:])
+    private let nextStreamID = Locked<UInt64>(0)
+
+    /// A publisher of `source`'s fixes through `outbox` to `destinations` (each with a different
+    /// ``PublishDestination/name``). Nothing happens until ``run()``.
+    public init(
+        source: any LocationSource, outbox: Outbox, destinations: [any PublishDestination],
+        configuration: Configuration = Configuration(), clock: some Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "swift-gps-facade.publisher")
+    ) {
+        precondition(!destinations.isEmpty, "a publisher needs at least one destination")
+        precondition(Set(destinations.map(\.name)).count == destinations.count, "each destination of a publisher needs its own name")
+        self.source = source
+        self.outbox = outbox
+        self.destinations = destinations
+        self.configuration = configuration
+        self.clock = ElapsedClock(clock)
+        self.logger = logger
+    }
+
+    // MARK: - Running
+
+    /// Starts the source and sends its positions, until the task is cancelled or ``drain(timeout:)``
+    /// ends it. What is queued when it returns stays in the outbox for the next run. Calling it
+    /// twice is a programmer error.
+    public func run() async {
+        let began = state.withLock { state -> Bool in
+            guard state.phase == .idle else { return false }
+            state.phase = .running
+            return true
+        }
+        precondition(began, "LocationPublisher.run() was called twice")
+        let observation = source.addObserver { [weak self] event in
+            if case let .location(fix) = event { self?.take(fix, trigger: nil) }
+        }
+        source.start()
+        publishStatus()
+        await withTaskGroup(of: Void.self) { group in
+            for destination in destinations {
+                group.addTask { await self.send(to: destination) }
+            }
+            group.addTask { await self.state.waitUntil { $0.phase == .finished } }
+            while await group.next() != nil {
+                if state.withLock({ $0.phase == .finished }) || Task.isCancelled { group.cancelAll() }
+            }
+        }
+        observation.cancel()
+        source.stop()
+        state.withLock { $0.phase = .finished }
+        publishStatus()
+        finishStreams()
+    }
+
+    /// Stops taking fixes and sends what is queued, for at most `timeout` on the publisher's clock;
+    /// then ends ``run()``. What was not delivered stays in the outbox for the next run.
+    ///
+    /// - Returns: the status at the end: ``PublisherStatus/queued`` is 0 when everything was delivered.
+    public func drain(timeout: Duration) async -> PublisherStatus {
+        let names = Set(destinations.map(\.name))
+        state.withLock { state in
+            if state.phase == .idle || state.phase == .running { state.phase = .draining }
+        }
+        source.stop()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await self.state.waitUntil { $0.phase == .finished || (names.isSubset(of: $0.idle) && $0.held.isEmpty) }
+            }
+            group.addTask { [clock] in try? await clock.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+        state.withLock { $0.phase = .finished }
+        publishStatus()
+        return status
+    }
+
+    /// Queues `location` as it is, past the filter, with `trigger` (by default ``PublishTrigger/manual``),
+    /// as if the source had sent it. Before ``run()`` it waits in the outbox until run sends it.
+    public func publish(_ location: Location, trigger: PublishTrigger = .manual) {
+        take(location, trigger: trigger)
+    }
+
+    // MARK: - Status
+
+    /// Where the publisher stands now.
+    public var status: PublisherStatus {
+        let snapshot = state.withLock { $0 }
+        let (count, oldest, dropped) = outbox.quickSummary()
+        let held = snapshot.held.values.filter { $0.id < 0 }
+        let oldestHeld = held.map(\.time).min()
+        return PublisherStatus(
+            queued: count + Set(held.map(\.id)).count,
+            oldestUnsent: [oldest, oldestHeld].compactMap { $0 }.min(),
+            lastSent: snapshot.lastSent, sent: snapshot.sent, dropped: dropped + snapshot.droppedInMemory,
+            rejected: snapshot.rejected, lastError: snapshot.lastError, outboxError: snapshot.outboxError,
+            isFinished: snapshot.phase == .finished)
+    }
+
+    /// The status now, then after each change (a position queued, delivered, dropped; an error),
+    /// newest only when the reader is slower; ends after ``run()`` returns.
+    ///
+    /// ```swift
+    /// for await status in publisher.statusUpdates() where status.queued == 0 {
+    ///     break   // everything delivered
+    /// }
+    /// ```
+    public func statusUpdates() -> AsyncStream<PublisherStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PublisherStatus.self, bufferingPolicy: .bufferingNewest(1))
+        let id = nextStreamID.withLock { id in
+            id += 1
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.streams.withLock { $0.removeValue(forKey: id) }
+        }
+        continuation.yield(status)
+        if state.withLock({ $0.phase == .finished }) {
+            continuation.finish()
+        } else {
+            streams.withLock { $0[id] = continuation }
+        }
+        return stream
+    }
+
+    private func publishStatus() {
+        let continuations = streams.withLock { Array($0.values) }
+        guard !continuations.isEmpty else { return }
+        let current = status
+        for continuation in continuations { continuation.yield(current) }
+    }
+
+    private func finishStreams() {
+        let continuations = streams.withLock { streams in
+            defer { streams = [:] }
+            return Array(streams.values)
+        }
+        for continuation in continuations { continuation.finish() }
+    }
+
+    // MARK: - Intake
+
+    /// Filters `fix` (unless `trigger` is given) and appends it to the outbox, or keeps it in memory
+    /// when the outbox cannot be written.
+    private func take(_ fix: Location, trigger: PublishTrigger?) {
+        let decided = state.withLock { state -> PublishTrigger? in
+            guard state.phase == .idle || state.phase == .running else { return nil }
+            let decided = trigger ?? configuration.filter.trigger(for: fix, after: state.lastPublished)
+            if decided != nil { state.lastPublished = fix }
+            return decided
+        }
+        guard let decided else { return }
+        var message = PositionMessage(id: 0, location: fix, trigger: decided)
+        let names = destinations.map(\.name)
+        do {
+            try outbox.append(&message, for: names)
+            let recovered = state.withLock { state -> Bool in
+                defer {
+                    state.outboxError = nil
+                    state.generation += 1
+                    state.idle.removeAll()
+                }
+                return state.outboxError != nil
+            }
+            if recovered { logger.notice("The outbox can be written again", metadata: ["outbox.path": "\(outbox.path ?? ":memory:")"]) }
+        } catch {
+            message.id = outbox.memoryID()
+            let first = state.withLock { state -> Bool in
+                defer {
+                    state.outboxError = error
+                    for name in names {
+                        if state.held[name] != nil { state.droppedInMemory += 1 }
+                        state.held[name] = message
+                    }
+                    state.generation += 1
+                    state.idle.removeAll()
+                }
+                return state.outboxError != error
+            }
+            if first {
+                logger.error("The outbox cannot keep new positions; the newest is still sent from memory", metadata: [
+                    "outbox.path": "\(outbox.path ?? ":memory:")", "error": "\(error)",
+                ])
+            }
+        }
+        publishStatus()
+    }
+
+    // MARK: - Sending
+
+    /// Sends `destination` what waits for it, one message at a time, until cancelled, or until
+    /// nothing waits while draining.
+    private func send(to destination: any PublishDestination) async {
+        let name = destination.name
+        var failures = 0
+        while !Task.isCancelled {
+            let (generation, held) = state.withLock { ($0.generation, $0.held[name]) }
+            let message: PositionMessage?
+            do throws(OutboxError) {
+                message = if let held { held } else { try outbox.next(for: name, order: configuration.order) }
+            } catch {
+                logger.error("Cannot read the outbox", metadata: ["outbox.path": "\(outbox.path ?? ":memory:")", "error": "\(error)"])
+                state.withLock { $0.outboxError = error }
+                failures += 1
+                guard (try? await clock.sleep(for: configuration.backoff.delay(afterFailures: failures))) != nil else { return }
+                continue
+            }
+            guard let message else {
+                let draining = state.withLock { state -> Bool in
+                    if state.generation == generation { state.idle.insert(name) }
+                    return state.phase != .running && state.phase != .idle
+                }
+                if draining {
+                    if state.withLock({ $0.generation == generation }) { return }
+                    continue
+                }
+                await state.waitUntil { $0.generation != generation || ($0.phase != .running && $0.phase != .idle) }
+                continue
+            }
+            do {
+                try await destination.deliver(message)
+                failures = 0
+                delivered(message, to: name, rejected: nil)
+            } catch {
+                if Task.isCancelled { return }
+                let failure = (error as? PublishError) ?? .unreachable(destination: name, reason: "\(error)")
+                if case .rejected = failure {
+                    delivered(message, to: name, rejected: failure)
+                    continue
+                }
+                failures += 1
+                let first = state.withLock { state -> Bool in
+                    defer { state.lastError = failure }
+                    return state.lastError != failure
+                }
+                if first {
+                    logger.warning("Cannot deliver to a destination; positions stay queued", metadata: [
+                        "publisher.destination": "\(name)", "error": "\(failure)",
+                    ])
+                }
+                publishStatus()
+                guard (try? await clock.sleep(for: configuration.backoff.delay(afterFailures: failures))) != nil else { return }
+            }
+        }
+    }
+
+    /// Takes `message` off the outbox for `name` after its acknowledgement (or its rejection).
+    private func delivered(_ message: PositionMessage, to name: String, rejected: PublishError?) {
+        do {
+            try outbox.remove(message.id, for: name)
+        } catch {
+            // The position will be sent again: a duplicate, which at-least-once delivery allows.
+            logger.error("Cannot remove a delivered position from the outbox", metadata: ["error": "\(error)"])
+        }
+        let recovered = state.withLock { state -> Bool in
+            if state.held[name]?.id == message.id { state.held[name] = nil }
+            if let rejected {
+                state.rejected += 1
+                state.lastError = rejected
+                return false
+            }
+            state.sent += 1
+            state.lastSent = max(state.lastSent ?? message.time, message.time)
+            defer { state.lastError = nil }
+            return state.lastError != nil
+        }
+        if let rejected {
+            logger.warning("A destination rejected a position; it was dropped", metadata: ["error": "\(rejected)"])
+        } else if recovered {
+            logger.notice("Delivering again", metadata: ["publisher.destination": "\(name)"])
+        }
+        publishStatus()
+    }
+}

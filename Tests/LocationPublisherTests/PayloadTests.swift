@@ -1,0 +1,84 @@
+import Foundation
+import LocationCore
+import LocationPublisher
+import Testing
+
+/// The payloads held to their published formats: OwnTracks' booklet (JSON, "_type=location"),
+/// Home Assistant's MQTT discovery and device tracker pages, Traccar's OsmAnd page.
+@Suite struct PayloadTests {
+    static let fix = Location(
+        latitude: 51.4778, longitude: -0.0014, altitude: 46.6, horizontalAccuracy: 4.4, verticalAccuracy: 7.6,
+        speed: 13.9, course: 271.6, time: Date(timeIntervalSince1970: 1_700_000_000.75))
+    static let message = PositionMessage(
+        id: 7, location: fix, trigger: .timer, battery: 88, createdAt: Date(timeIntervalSince1970: 1_700_000_003.2))
+
+    static func object(_ bytes: [UInt8]) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    }
+
+    @Test func ownTracksLocationHasEachMemberInItsUnit() throws {
+        let json = try Self.object(OwnTracksPayload(trackerID: "GP").render(Self.message))
+        #expect(json["_type"] as? String == "location")
+        #expect(json["lat"] as? Double == 51.4778)
+        #expect(json["lon"] as? Double == -0.0014)
+        // tst: whole seconds, the fix's time rounded down; created_at: the message's.
+        #expect(json["tst"] as? Int == 1_700_000_000)
+        #expect(json["created_at"] as? Int == 1_700_000_003)
+        // Integers, metres; vel km/h (13.9 m/s = 50.04 km/h).
+        #expect(json["acc"] as? Int == 4)
+        #expect(json["alt"] as? Int == 47)
+        #expect(json["vac"] as? Int == 8)
+        #expect(json["vel"] as? Int == 50)
+        #expect(json["cog"] as? Int == 272)
+        #expect(json["batt"] as? Int == 88)
+        #expect(json["t"] as? String == "t")
+        #expect(json["tid"] as? String == "GP")
+        #expect(json.count == 13)
+    }
+
+    @Test func ownTracksLeavesOutWhatIsUnknown() throws {
+        let bare = PositionMessage(id: 1, time: Date(timeIntervalSince1970: 10), latitude: 1, longitude: 2, trigger: .ping)
+        let json = try Self.object(OwnTracksPayload().render(bare))
+        #expect(Set(json.keys) == ["_type", "lat", "lon", "tst", "t", "created_at"])
+        #expect(json["t"] as? String == "p")
+        let will = try Self.object(OwnTracksPayload.lastWill(connectedAt: Date(timeIntervalSince1970: 99.9)))
+        #expect(will["_type"] as? String == "lwt")
+        #expect(will["tst"] as? Int == 99)
+        #expect(OwnTracksPayload.topic(user: "alice", device: "van") == "owntracks/alice/van")
+    }
+
+    @Test func osmAndParametersAreTraccars() {
+        let payload = OsmAndPayload(deviceID: "van 7")
+        let names = payload.parameters(Self.message).map(\.name)
+        #expect(names == ["id", "lat", "lon", "timestamp", "speed", "bearing", "altitude", "accuracy", "batt"])
+        let query = payload.query(Self.message)
+        #expect(query.hasPrefix("id=van%207&lat=51.4778&lon=-0.0014&timestamp=1700000000&speed=27.0194"))
+        #expect(query.contains("&bearing=271.6&altitude=46.6&accuracy=4.4&batt=88"))
+    }
+
+    @Test func homeAssistantAnnouncesATrackerAndTwoSensors() throws {
+        let discovery = HomeAssistantDiscovery(objectID: "van 7", deviceName: "Van 7")
+        let announcements = discovery.configurations()
+        #expect(announcements.map(\.topic) == [
+            "homeassistant/device_tracker/van_7/location/config",
+            "homeassistant/sensor/van_7/speed/config",
+            "homeassistant/sensor/van_7/altitude/config",
+        ])
+        let tracker = try Self.object(announcements[0].payload)
+        #expect(tracker["json_attributes_topic"] as? String == "swift-gps-facade/van_7/attributes")
+        #expect(tracker["source_type"] as? String == "gps")
+        #expect(tracker["unique_id"] as? String == "van_7_location")
+        let device = try #require(tracker["device"] as? [String: Any])
+        #expect(device["identifiers"] as? [String] == ["swift-gps-facade_van_7"])
+        let speed = try Self.object(announcements[1].payload)
+        #expect(speed["state_topic"] as? String == discovery.attributesTopic)
+        #expect(speed["device_class"] as? String == "speed")
+        #expect(speed["unit_of_measurement"] as? String == "m/s")
+        let attributes = try Self.object(discovery.attributes(Self.message))
+        #expect(attributes["latitude"] as? Double == 51.4778)
+        #expect(attributes["longitude"] as? Double == -0.0014)
+        #expect(attributes["gps_accuracy"] as? Double == 4.4)
+        #expect(attributes["speed"] as? Double == 13.9)
+        #expect(attributes["altitude"] as? Double == 46.6)
+    }
+}
