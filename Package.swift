@@ -26,7 +26,7 @@ import PackageDescription
 //                                                                      -> Workout, BluetoothSensors, SimulatorsCore, GPX
 //   LocationPublisher  positions to MQTT (libmosquitto) and HTTP (libcurl) through a durable outbox (GRDB)
 //                                                                      -> LocationCore, GPSCore
-//   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators
+//   LocateCommand      `locate` (SQLite only for publish's outbox)     -> LocationFacade, GeoClue, Simulators, LocationPublisher
 //   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators, Simulators
 //
 // Tests/LinkTests builds a small program per library product and holds what it links (readelf's
@@ -234,6 +234,7 @@ let package = Package(
                 "GPSCore",
                 "GPX",
                 "LocationFacade",
+                "LocationPublisher",
                 "Simulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

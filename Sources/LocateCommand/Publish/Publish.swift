@@ -1,0 +1,229 @@
+import ArgumentParser
+import CommandSupport
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import GPSCore
+import LocationFacade
+import LocationPublisher
+import Logging
+import Simulators
+
+struct Publish: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "publish",
+        abstract: "Send positions to an MQTT broker or an HTTP server (OwnTracks, Home Assistant, Traccar), losing none.",
+        discussion: """
+            Takes fixes from gpsd, or from --simulate FILE (a GPX track, a gpsd JSON log or an NMEA log) \
+            at --speed, or from GeoClue with --geoclue, and sends each one that passes --interval and \
+            --min-distance to --to: an MQTT broker (mqtt://, mqtts://; QoS 1 on owntracks/USER/DEVICE) \
+            or an HTTP server (http://, https://; OwnTracks' HTTP mode with X-Limit-U and X-Limit-D, or \
+            Traccar's OsmAnd protocol with the device as its id). Each position is written to the outbox \
+            (--outbox, by default $XDG_STATE_HOME/swift-gps-facade/outbox.sqlite) before it is sent and \
+            removed when the broker acknowledges it or the server answers 2xx. \
+            A broker or server that cannot be reached, at the start or later, is not an error: positions \
+            are queued, a line on standard error says so, and another when delivery works again. After an \
+            outage the newest position goes first (a map shows where the device is now), then the backlog \
+            in time order. When the source ends (the end of --simulate's recording, SIGINT, SIGTERM) what \
+            is queued is sent for up to --drain-timeout seconds; a second SIGINT or SIGTERM stops at once. \
+            What is left stays in the outbox, and the next run sends it first. \
+            The password (for the broker's or the server's login, whose user is the URL's, else --user) \
+            comes from --password-file or the environment variable \(PublishTarget.passwordVariable), \
+            never from the command line: a password in --to is refused. \
+            On a terminal a status line shows what is queued and when a position was last sent. With \
+            --json, a last line {"queued":N,"sent":N,"pending":N,"dropped":N}: positions queued by this \
+            run, delivered by it, left in the outbox, and dropped (the outbox full, or refused by the server). \
+            Under systemd (Type=notify) it sends READY=1 once publishing, and WATCHDOG=1 when the unit \
+            sets WatchdogSec=. \
+            Exits \(ExitStatus.success.rawValue) when everything was delivered; \
+            \(ExitStatus.usage.rawValue) for a malformed --to, a password in it, or a --format its scheme \
+            cannot carry (homeassistant needs MQTT, osmand HTTP); \
+            \(ExitStatus.dataError.rawValue) when --simulate's file is not a recording; \
+            \(ExitStatus.noInput.rawValue) when --simulate's file or --password-file cannot be read; \
+            \(ExitStatus.unavailable.rawValue) when gpsd (or GeoClue) cannot be reached; \
+            \(ExitStatus.cannotCreate.rawValue) when the outbox cannot be opened (a file that is not an \
+            outbox is left untouched); \
+            \(ExitStatus.temporaryFailure.rawValue) when positions are still queued at the end; \
+            \(ExitStatus.noPermission.rawValue) when the broker or server refuses the login (what is \
+            queued is kept).
+            """)
+
+    @OptionGroup var serverOptions: ServerOptions
+
+    @Option(help: "Publish a replay of FILE (GPX, gpsd JSON or NMEA) instead of gpsd's fixes.", completion: .file())
+    var simulate: String?
+
+    @Option(parsing: .unconditional, help: "Play the --simulate recording this many times faster than it was recorded.")
+    var speed: Double = 1
+
+    @OptionGroup var geoClueOptions: GeoClueOptions
+
+    @Option(help: ArgumentHelp(
+        "Where to send: mqtt://[user@]host[:port], mqtts://..., http(s)://[user@]host[:port]/path.",
+        discussion: "MQTT's ports are 1883 and 8883 by default. No password here: see --password-file.",
+        valueName: "url"))
+    var to: String
+
+    @Option(help: "What to send: owntracks (MQTT or HTTP), osmand (Traccar, HTTP), homeassistant (MQTT discovery).")
+    var format: PublishFormat = .owntracks
+
+    @Option(help: ArgumentHelp("The OwnTracks user: the topic is owntracks/USER/DEVICE, and HTTP's X-Limit-U.", valueName: "name"))
+    var user: String
+
+    @Option(help: ArgumentHelp("The device: the topic's last level, HTTP's X-Limit-D, OsmAnd's id.", valueName: "name"))
+    var device: String
+
+    @Option(help: ArgumentHelp("OwnTracks' tracker id, two characters shown on the map (default: the device's last two).", valueName: "XX"))
+    var tid: String?
+
+    @Option(help: ArgumentHelp("The outbox file (default: $XDG_STATE_HOME/swift-gps-facade/outbox.sqlite).", valueName: "path"), completion: .file())
+    var outbox: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Publish at most one position per this many seconds (of the fixes' time).", valueName: "seconds"))
+    var interval: Double = 0
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Publish a fix only when it moved this far from the last one published.", valueName: "metres"))
+    var minDistance: Double = 0
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("At the end, how long to go on sending what is queued.", valueName: "seconds"))
+    var drainTimeout: Double = 30
+
+    @Option(help: ArgumentHelp(
+        "A file whose first line is the login's password.",
+        discussion: "Else the environment variable \(PublishTarget.passwordVariable); the login's user is --to's, else --user.",
+        valueName: "file"), completion: .file())
+    var passwordFile: String?
+
+    @Option(help: ArgumentHelp("The certificate authorities to trust for mqtts:// or https:// (PEM), instead of the system's.", valueName: "file"), completion: .file())
+    var caFile: String?
+
+    @Flag(help: "End with one JSON line: {\"queued\":N,\"sent\":N,\"pending\":N,\"dropped\":N}.")
+    var json = false
+
+    func validate() throws {
+        let target = try PublishTarget(parsing: to)
+        try format.check(target.scheme)
+        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number, not \(speed).") }
+        if simulate != nil, serverOptions.server != nil {
+            throw ValidationError("--simulate publishes a recording without gpsd: give either a server or --simulate, not both.")
+        }
+        if simulate == nil, speed != 1 { throw ValidationError("--speed is for --simulate: gpsd has a pace of its own.") }
+        try geoClueOptions.validate(server: serverOptions.server, simulate: simulate)
+        for (name, value) in [("--user", user), ("--device", device)] {
+            if value.isEmpty || value.contains("/") || value.contains("+") || value.contains("#") {
+                throw ValidationError("\(name) names one level of the topic owntracks/USER/DEVICE: not empty, without '/', '+' or '#' ('\(value)').")
+            }
+        }
+        if let tid, tid.isEmpty || tid.count > 2 {
+            throw ValidationError("--tid is one or two characters (OwnTracks shows it on the map), not '\(tid)'.")
+        }
+        guard interval >= 0, interval.isFinite else { throw ValidationError("--interval must be zero or more seconds, not \(interval).") }
+        guard minDistance >= 0, minDistance.isFinite else { throw ValidationError("--min-distance must be zero or more metres, not \(minDistance).") }
+        guard drainTimeout >= 0, drainTimeout.isFinite else {
+            throw ValidationError("--drain-timeout must be zero or more seconds, not \(drainTimeout).")
+        }
+        if caFile != nil, !target.scheme.isTLS { throw ValidationError("--ca-file is for TLS: give an mqtts:// or https:// --to.") }
+    }
+
+    func run() async throws {
+        let target = try PublishTarget(parsing: to)
+        let login = try readLogin(target)
+        let destination = try makeDestination(target, login: login)
+        let outbox = try openOutbox()
+        let source = try makeSource()
+        let interrupts = Interrupts()
+        var filter = PublishFilter()
+        filter.minimumInterval = .milliseconds(Int64((interval * 1000).rounded()))
+        filter.minimumDistance = minDistance
+        // The session says on standard error what the publisher's warnings say (a destination
+        // that cannot be reached, and when it works again), once and in the command's words.
+        var logger = Logger(label: "swift-gps-facade.publisher")
+        logger.logLevel = .error
+        let publisher = LocationPublisher(
+            source: source, outbox: outbox, destinations: [destination], configuration: .init(filter: filter), logger: logger)
+        let pendingAtStart = (try? outbox.count(for: destination.name)) ?? 0
+        let session = PublishSession(
+            publisher: publisher, source: source, interrupts: interrupts,
+            drainTimeout: .milliseconds(Int64((drainTimeout * 1000).rounded())), pendingAtStart: pendingAtStart)
+        let outcome = await session.run()
+        if json {
+            let status = outcome.status
+            let queued = max(0, status.queued + status.sent + status.dropped + status.rejected - pendingAtStart)
+            Output.line(#"{"queued":\#(queued),"sent":\#(status.sent),"pending":\#(status.queued),"dropped":\#(status.dropped + status.rejected)}"#)
+        }
+        switch outcome.ending {
+        case .delivered: return
+        case .queued: throw ExitCode(.temporaryFailure)
+        case .refused: throw ExitCode(.noPermission)
+        case .sourceUnavailable(let error): throw ExitCode(error.exitStatus)
+        }
+    }
+
+    /// The login for the broker or server: the URL's user (else --user) and the password from
+    /// --password-file or the environment; `nil` when there is neither user nor password.
+    private func readLogin(_ target: PublishTarget) throws -> HTTPLogin? {
+        var password: String?
+        if let passwordFile {
+            guard let data = FileManager.default.contents(atPath: passwordFile) else {
+                Output.error("locate publish: cannot read the password file \(passwordFile).")
+                throw ExitCode(.noInput)
+            }
+            let text = String(decoding: data, as: UTF8.self)
+            password = String(text.prefix { $0 != "\n" && $0 != "\r" })
+        } else if let variable = ProcessInfo.processInfo.environment[PublishTarget.passwordVariable] {
+            password = variable
+        }
+        guard password != nil || target.user != nil else { return nil }
+        return HTTPLogin(user: target.user ?? user, password: password ?? "")
+    }
+
+    private func makeDestination(_ target: PublishTarget, login: HTTPLogin?) throws -> any PublishDestination {
+        if target.scheme.isMQTT {
+            return try mqttDestination(target, login: login)
+        }
+        let httpFormat: HTTPDestination.Format = format == .osmand
+            ? .osmAnd(deviceID: device)
+            : .ownTracks(user: user, device: device, trackerID: trackerID)
+        return HTTPDestination(url: target.url, format: httpFormat, login: login, tls: HTTPTLSFiles(caFile: caFile))
+    }
+
+    /// --tid, else the device's last two characters (as OwnTracks' apps default it).
+    var trackerID: String {
+        tid ?? String(device.suffix(2))
+    }
+
+    private func openOutbox() throws -> Outbox {
+        do {
+            if let outbox { return try Outbox(path: outbox) }
+            return try Outbox()
+        } catch {
+            Output.error("locate publish: \(error).")
+            throw ExitCode(.cannotCreate)
+        }
+    }
+
+    private func makeSource() throws -> any LocationSource {
+        if geoClueOptions.geoclue {
+            return geoClueOptions.source(accuracy: nil)
+        }
+        if let simulate {
+            guard FileManager.default.isReadableFile(atPath: simulate) else {
+                Output.error("locate publish: cannot read \(simulate): no such readable file.")
+                throw ExitCode(.noInput)
+            }
+            do {
+                return try ReplayRecording(contentsOf: URL(fileURLWithPath: simulate)).device(speed: speed)
+            } catch {
+                Output.error("locate publish: \(error)")
+                throw ExitCode(.dataError)
+            }
+        }
+        let address = try serverOptions.address()
+        return GPSDClient(host: address.host, port: address.port, device: address.device)
+    }
+}

@@ -1,0 +1,186 @@
+import CommandSupport
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import GPSCore
+import LocationFacade
+import LocationPublisher
+import Simulators
+
+/// One run of `locate publish`: the publisher until its source ends (or a signal, or the login is
+/// refused), then the drain; the lines on standard error and the status line on the way.
+final class PublishSession: Sendable {
+    /// How the run ended.
+    enum Ending: Sendable {
+        /// Everything was delivered.
+        case delivered
+        /// Positions are still queued (kept in the outbox).
+        case queued
+        /// The broker or server refused the login.
+        case refused
+        /// gpsd or GeoClue could not be reached before a fix came.
+        case sourceUnavailable(LocationError)
+    }
+
+    /// Why the publishing phase stopped.
+    fileprivate enum Stop: Sendable {
+        case sourceEnded, interrupted, refused
+        case sourceUnavailable(LocationError)
+    }
+
+    /// Where stopping stands, for the signals and refusals that come: publishing (the first
+    /// signal ends it), or draining (the next one ends the drain at once).
+    private enum Phase: Sendable {
+        case publishing
+        case draining(Task<PublisherStatus, Never>)
+        case done
+    }
+
+    private let publisher: LocationPublisher
+    private let source: any LocationSource
+    private let interrupts: Interrupts
+    private let drainTimeout: Duration
+    private let report: PublishReport
+
+    init(publisher: LocationPublisher, source: any LocationSource, interrupts: Interrupts, drainTimeout: Duration, pendingAtStart: Int) {
+        self.publisher = publisher
+        self.source = source
+        self.interrupts = interrupts
+        self.drainTimeout = drainTimeout
+        report = PublishReport(statusLine: isatty(STDERR_FILENO) == 1)
+    }
+
+    func run() async -> (ending: Ending, status: PublisherStatus) {
+        let (stops, stop) = AsyncStream.makeStream(of: Stop.self)
+        let phase = Locked(Phase.publishing)
+        let refused = Locked(false)
+        // gpsd or GeoClue that cannot be reached before a fix came ends the run, as `locate watch`.
+        let sawFix = Locked(false)
+        let observation = source.addObserver { event in
+            switch event {
+            case .location:
+                sawFix.withLock { $0 = true }
+            case let .error(error):
+                switch error {
+                case .unreachable, .serviceUnavailable, .notAuthorized:
+                    if !sawFix.withLock({ $0 }) { stop.yield(.sourceUnavailable(error)) }
+                default:
+                    break
+                }
+            default:
+                break
+            }
+        }
+        defer { observation.cancel() }
+        let statusWatcher = Task { [report, publisher] in
+            for await status in publisher.statusUpdates() {
+                report.show(status)
+                if case .refusedCredentials = status.lastError {
+                    refused.withLock { $0 = true }
+                    stop.yield(.refused)
+                    let draining: Task<PublisherStatus, Never>? = phase.withLock { phase in
+                        if case let .draining(task) = phase { return task }
+                        return nil
+                    }
+                    draining?.cancel()
+                }
+            }
+        }
+        let replayEnded = (source as? ReplayLocationSource).map { replay in
+            Task {
+                await replay.waitUntilFinished()
+                if replay.hasPlayedToEnd { stop.yield(.sourceEnded) }
+            }
+        }
+        let signals = Task { [interrupts] in
+            while !Task.isCancelled {
+                await interrupts.wait()
+                if Task.isCancelled { return }
+                let draining: Task<PublisherStatus, Never>? = phase.withLock { phase in
+                    switch phase {
+                    case .publishing:
+                        stop.yield(.interrupted)
+                        return nil
+                    case let .draining(task):
+                        return task
+                    case .done:
+                        return nil
+                    }
+                }
+                draining?.cancel()
+            }
+        }
+        let watchdog = SystemdNotify.watchdogInterval().map { interval in
+            Task {
+                while !Task.isCancelled {
+                    SystemdNotify.send("WATCHDOG=1")
+                    try? await Task.sleep(for: interval)
+                }
+            }
+        }
+        defer {
+            statusWatcher.cancel()
+            replayEnded?.cancel()
+            signals.cancel()
+            watchdog?.cancel()
+        }
+        let running = Task { await publisher.run() }
+        SystemdNotify.send("READY=1")
+        var reason = Stop.interrupted
+        for await first in stops {
+            reason = first
+            break
+        }
+        report.clear()
+        switch reason {
+        case .refused:
+            // The login will not work until the configuration changes: what is queued stays.
+            phase.withLock { $0 = .done }
+            running.cancel()
+            await running.value
+            let status = publisher.status
+            report.refused(status)
+            return (.refused, status)
+        case let .sourceUnavailable(error):
+            phase.withLock { $0 = .done }
+            running.cancel()
+            await running.value
+            Output.error("locate publish: \(error)")
+            return (.sourceUnavailable(error), publisher.status)
+        case .sourceEnded, .interrupted:
+            break
+        }
+        SystemdNotify.send("STOPPING=1")
+        report.draining(publisher.status, because: reason.sentence, timeout: drainTimeout)
+        let draining = Task { [publisher, drainTimeout] in await publisher.drain(timeout: drainTimeout) }
+        phase.withLock { $0 = .draining(draining) }
+        let status = await draining.value
+        phase.withLock { $0 = .done }
+        running.cancel()
+        await running.value
+        report.clear()
+        if refused.withLock({ $0 }) {
+            report.refused(status)
+            return (.refused, status)
+        }
+        report.finished(status)
+        return (status.queued == 0 ? .delivered : .queued, status)
+    }
+}
+
+extension PublishSession.Stop {
+    /// What to tell the user about why sending stopped.
+    var sentence: String {
+        switch self {
+        case .sourceEnded: "the recording ended"
+        case .interrupted: "interrupted"
+        case .refused: "the login was refused"
+        case .sourceUnavailable: "the source is unavailable"
+        }
+    }
+}
