@@ -28,7 +28,7 @@ package enum ExitStatus: Int32, CaseIterable, Sendable {
     case ioError = 74
     /// EX_TEMPFAIL: it did not happen in time, or was interrupted; trying again may work.
     case temporaryFailure = 75
-    /// EX_NOPERM: the service refused this program (GeoClue or its agent said no).
+    /// EX_NOPERM: the service refused this program (GeoClue or its agent said no), or its login (a broker, a server).
     case noPermission = 77
 
     /// What the code means, for either command: a row of the table.
@@ -42,7 +42,7 @@ package enum ExitStatus: Int32, CaseIterable, Sendable {
         case .cannotCreate: "an output file cannot be written"
         case .ioError: "the workout store failed"
         case .temporaryFailure: "timed out, or interrupted (Ctrl-C): trying again may work"
-        case .noPermission: "GeoClue or its agent refused the program"
+        case .noPermission: "GeoClue or its agent refused the program, or a broker or server refused the login"
         }
     }
 
