@@ -43,11 +43,18 @@ package final class HTTPRecorder: Sendable {
     ///   - statuses: the statuses of the first requests, in turn.
     ///   - hold: leave this many requests (the first ones) without an answer.
     ///   - tls: a PEM certificate and key to serve HTTPS with.
-    package init(fail: Int = 0, statuses: [Int] = [], hold: Int = 0, tls: (certificate: String, key: String)? = nil) async throws {
+    ///   - failUntilReleased: answer 500 until ``release()``.
+    ///   - port: the port to listen on (that of a server stopped before, to be the same
+    ///     destination); a free one by default.
+    package init(
+        port: Int? = nil, fail: Int = 0, statuses: [Int] = [], hold: Int = 0, failUntilReleased: Bool = false, tls: (certificate: String, key: String)? = nil
+    ) async throws {
         var arguments = [Repository.root.appendingPathComponent("Tests/Tools/http-recorder.py").path]
+        if let port { arguments += ["--port", "\(port)"] }
         if fail > 0 { arguments += ["--fail", "\(fail)"] }
         if !statuses.isEmpty { arguments += ["--statuses", statuses.map(String.init).joined(separator: ",")] }
         if hold > 0 { arguments += ["--hold", "\(hold)"] }
+        if failUntilReleased { arguments.append("--fail-until-released") }
         if let tls { arguments += ["--tls", tls.certificate, tls.key] }
         process = try ChildProcess("python3", arguments)
         scheme = tls == nil ? "http" : "https"
@@ -74,6 +81,11 @@ package final class HTTPRecorder: Sendable {
     /// The requests received so far, in order.
     package var requests: [Request] {
         process.lines().compactMap { try? JSONDecoder().decode(Request.self, from: Data($0.utf8)) }
+    }
+
+    /// Ends the 500s of `failUntilReleased`: the requests after this one are answered 200.
+    package func release() {
+        process.write("release\n")
     }
 
     /// Stops the server and waits for it to end.

@@ -8,7 +8,9 @@ lines instead of sleeping.
 
 Answers: the statuses of --statuses in turn (`500,500,401`), then 200 for every request after them;
 with --fail N, 500 for the first N requests. --hold N keeps the first N requests unanswered (the
-connection stays open) for timeout and cancellation tests. --tls CERT KEY serves HTTPS.
+connection stays open) for timeout and cancellation tests. --fail-until-released answers 500 until a
+line arrives on standard input (a test releases it once the client has queued what it should).
+--tls CERT KEY serves HTTPS.
 
 HTTP/1.1 with keep-alive, as the OwnTracks Recorder and Traccar serve: a client may reuse its connection.
 Python's standard library only (http.server), so it runs wherever python3 does.
@@ -27,6 +29,7 @@ arguments.add_argument("--port", type=int, default=0)
 arguments.add_argument("--statuses", default="")
 arguments.add_argument("--fail", type=int, default=0)
 arguments.add_argument("--hold", type=int, default=0)
+arguments.add_argument("--fail-until-released", action="store_true")
 arguments.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
 options = arguments.parse_args()
 
@@ -34,6 +37,16 @@ statuses = [int(s) for s in options.statuses.split(",") if s] + [500] * options.
 lock = threading.Lock()
 count = 0
 never = threading.Event()
+released = threading.Event()
+
+
+def wait_for_release():
+    sys.stdin.readline()
+    released.set()
+
+
+if options.fail_until_released:
+    threading.Thread(target=wait_for_release, daemon=True).start()
 
 
 def emit(record):
@@ -55,6 +68,8 @@ class Handler(BaseHTTPRequestHandler):
         held = n <= options.hold
         if held:
             status = -1
+        elif options.fail_until_released and not released.is_set():
+            status = 500
         elif n - options.hold <= len(statuses):
             status = statuses[n - options.hold - 1]
         else:

@@ -149,16 +149,22 @@ struct Publish: AsyncParsableCommand {
         let pendingAtStart = (try? outbox.count(for: destination.name)) ?? 0
         let session = PublishSession(
             publisher: publisher, source: source, interrupts: interrupts,
-            drainTimeout: .milliseconds(Int64((drainTimeout * 1000).rounded())), pendingAtStart: pendingAtStart)
+            drainTimeout: .milliseconds(Int64((drainTimeout * 1000).rounded())),
+            pending: { [name = destination.name] in (try? outbox.count(for: name)) ?? 0 })
         let outcome = await session.run()
+        // What waits for this destination: the publisher's status counts the whole outbox, which
+        // may also hold positions for another --to of an earlier run (sent when that one is used).
+        let pending = (try? outbox.count(for: destination.name)) ?? outcome.status.queued
         if json {
             let status = outcome.status
-            let queued = max(0, status.queued + status.sent + status.dropped + status.rejected - pendingAtStart)
-            Output.line(#"{"queued":\#(queued),"sent":\#(status.sent),"pending":\#(status.queued),"dropped":\#(status.dropped + status.rejected)}"#)
+            let queued = max(0, pending + status.sent + status.dropped + status.rejected - pendingAtStart)
+            Output.line(#"{"queued":\#(queued),"sent":\#(status.sent),"pending":\#(pending),"dropped":\#(status.dropped + status.rejected)}"#)
         }
         switch outcome.ending {
-        case .delivered: return
-        case .queued: throw ExitCode(.temporaryFailure)
+        case .finished where pending == 0: return
+        case .finished:
+            Output.error("locate publish: \(pending) position\(pending == 1 ? " is" : "s are") still queued, kept in the outbox: the next run sends \(pending == 1 ? "it" : "them") first.")
+            throw ExitCode(.temporaryFailure)
         case .refused: throw ExitCode(.noPermission)
         case .sourceUnavailable(let error): throw ExitCode(error.exitStatus)
         }

@@ -23,10 +23,14 @@ final class PublishReport: Sendable {
     }
 
     private let statusLine: Bool
+    /// The positions waiting for this run's destination (the publisher's status counts the
+    /// whole outbox, which may hold some for another destination).
+    private let pending: @Sendable () -> Int
     private let state = Locked(State())
 
-    init(statusLine: Bool) {
+    init(statusLine: Bool, pending: @escaping @Sendable () -> Int) {
         self.statusLine = statusLine
+        self.pending = pending
     }
 
     /// Reports what changed in `status`.
@@ -48,7 +52,7 @@ final class PublishReport: Sendable {
                 lines.append(Self.line(for: error))
             case let (old?, nil) where status.lastError == nil:
                 state.failing = nil
-                lines.append("locate publish: delivering to \(old.destination) again; \(status.queued) queued.")
+                lines.append("locate publish: delivering to \(old.destination) again; \(pending()) queued.")
             default:
                 break
             }
@@ -77,7 +81,7 @@ final class PublishReport: Sendable {
         }
         if statusLine, !lines.isEmpty { Output.errorText("\r\u{1B}[K") }
         for line in lines { Output.error(line) }
-        if redraw { Output.errorText("\r\u{1B}[K" + Self.statusText(status)) }
+        if redraw { Output.errorText("\r\u{1B}[K" + Self.statusText(status, queued: pending())) }
     }
 
     /// Clears the status line, if one is shown.
@@ -90,22 +94,17 @@ final class PublishReport: Sendable {
     }
 
     /// Says that the source ended and the queue is being sent.
-    func draining(_ status: PublisherStatus, because reason: String, timeout: Duration) {
-        guard status.queued > 0 else { return }
-        Output.error("locate publish: \(reason); sending the \(status.queued) queued position\(status.queued == 1 ? "" : "s") for up to \(LocationError.format(timeout)).")
-    }
-
-    /// Sums up the end of the run.
-    func finished(_ status: PublisherStatus) {
-        if status.queued > 0 {
-            Output.error("locate publish: \(status.queued) position\(status.queued == 1 ? " is" : "s are") still queued, kept in the outbox: the next run sends \(status.queued == 1 ? "it" : "them") first.")
-        }
+    func draining(because reason: String, timeout: Duration) {
+        let queued = pending()
+        guard queued > 0 else { return }
+        Output.error("locate publish: \(reason); sending the \(queued) queued position\(queued == 1 ? "" : "s") for up to \(LocationError.format(timeout)).")
     }
 
     /// Says the login was refused.
     func refused(_ status: PublisherStatus) {
         let reason = status.lastError.map { "\($0)" } ?? "the login was refused"
-        Output.error("locate publish: \(reason). \(status.queued) position\(status.queued == 1 ? " is" : "s are") kept in the outbox.")
+        let queued = pending()
+        Output.error("locate publish: \(reason). \(queued) position\(queued == 1 ? " is" : "s are") kept in the outbox.")
     }
 
     private static func line(for error: PublishError) -> String {
@@ -120,8 +119,8 @@ final class PublishReport: Sendable {
     }
 
     /// "queued 3  sent 120  last sent 2026-11-27T12:04:05Z" (the time of the fix last delivered).
-    private static func statusText(_ status: PublisherStatus) -> String {
-        var text = "queued \(status.queued)  sent \(status.sent)"
+    private static func statusText(_ status: PublisherStatus, queued: Int) -> String {
+        var text = "queued \(queued)  sent \(status.sent)"
         if let lastSent = status.lastSent {
             text += "  last sent \(RFC3339.string(from: lastSent, fractionDigits: 0))"
         } else {

@@ -17,10 +17,8 @@ import Simulators
 final class PublishSession: Sendable {
     /// How the run ended.
     enum Ending: Sendable {
-        /// Everything was delivered.
-        case delivered
-        /// Positions are still queued (kept in the outbox).
-        case queued
+        /// The source ended and the drain is over (whether all was delivered, the outbox says).
+        case finished
         /// The broker or server refused the login.
         case refused
         /// gpsd or GeoClue could not be reached before a fix came.
@@ -47,12 +45,16 @@ final class PublishSession: Sendable {
     private let drainTimeout: Duration
     private let report: PublishReport
 
-    init(publisher: LocationPublisher, source: any LocationSource, interrupts: Interrupts, drainTimeout: Duration, pendingAtStart: Int) {
+    /// `pending` counts the positions that wait for this run's destination.
+    init(
+        publisher: LocationPublisher, source: any LocationSource, interrupts: Interrupts, drainTimeout: Duration,
+        pending: @escaping @Sendable () -> Int
+    ) {
         self.publisher = publisher
         self.source = source
         self.interrupts = interrupts
         self.drainTimeout = drainTimeout
-        report = PublishReport(statusLine: isatty(STDERR_FILENO) == 1)
+        report = PublishReport(statusLine: isatty(STDERR_FILENO) == 1, pending: pending)
     }
 
     func run() async -> (ending: Ending, status: PublisherStatus) {
@@ -156,7 +158,7 @@ final class PublishSession: Sendable {
             break
         }
         SystemdNotify.send("STOPPING=1")
-        report.draining(publisher.status, because: reason.sentence, timeout: drainTimeout)
+        report.draining(because: reason.sentence, timeout: drainTimeout)
         let draining = Task { [publisher, drainTimeout] in await publisher.drain(timeout: drainTimeout) }
         phase.withLock { $0 = .draining(draining) }
         let status = await draining.value
@@ -168,8 +170,7 @@ final class PublishSession: Sendable {
             report.refused(status)
             return (.refused, status)
         }
-        report.finished(status)
-        return (status.queued == 0 ? .delivered : .queued, status)
+        return (.finished, status)
     }
 }
 
