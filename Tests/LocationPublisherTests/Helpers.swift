@@ -27,11 +27,12 @@ func replay(_ fixes: [Location], on clock: VirtualClock) -> (source: ReplayLocat
     })
 }
 
-/// The `tst` of an OwnTracks location payload, or `nil` for any other message (a `lwt`).
+/// The `tst` of an OwnTracks location payload, or `nil` for any other message (a `lwt`). Read
+/// by a scan, not a JSON parser: a wait checks every message so far at each line that comes
+/// (PayloadTests holds the payloads to JSON).
 func ownTracksTime(_ payload: String) -> Int? {
-    guard let object = try? JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any],
-          object["_type"] as? String == "location" else { return nil }
-    return object["tst"] as? Int
+    guard payload.contains(#""_type":"location""#), let key = payload.range(of: #""tst":"#) else { return nil }
+    return Int(payload[key.upperBound...].prefix { $0.isNumber })
 }
 
 /// The `tst`s of the location payloads, each once, in the order they first arrived.

@@ -162,12 +162,8 @@ final class MosquittoClient: Sendable {
             }
             var code = connect()
             if code == MOSQ_ERR_SUCCESS.rawValue {
-                while !state.withLock({ $0.stopping }) {
-                    code = mosquitto_loop(handle, 1000, 1)
-                    expireAcknowledgements()
-                    if code != MOSQ_ERR_SUCCESS.rawValue { break }
-                    if state.withLock({ $0.link == .connected }) { failures = 0 }
-                }
+                code = loop()
+                if state.withLock({ $0.link == .connected }) { failures = 0 }
             }
             if state.withLock({ $0.stopping }) { break }
             failures += 1
@@ -181,8 +177,8 @@ final class MosquittoClient: Sendable {
         }
         if state.withLock({ $0.link == .connected }) {
             mosquitto_disconnect(handle)
-            // The DISCONNECT is written by the loop (threaded mode queues it): run it out.
-            for _ in 0..<10 where mosquitto_loop(handle, 100, 1) == MOSQ_ERR_SUCCESS.rawValue {}
+            // The DISCONNECT is queued (threaded mode): write it out.
+            for _ in 0..<10 where mosquitto_want_write(handle) && mosquitto_loop_write(handle, 1) == MOSQ_ERR_SUCCESS.rawValue {}
         }
         goDown(nil)
         mosquitto_destroy(handle)
@@ -205,6 +201,42 @@ final class MosquittoClient: Sendable {
             _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), settings.sessionExpiry)
         }
         return mosquitto_connect_bind_v5(handle, settings.host, settings.port, settings.keepAlive, nil, properties)
+    }
+
+    /// Reads, writes and keeps the connection alive until it fails or ``stop()``: libmosquitto's
+    /// external-loop calls (`mosquitto_loop_read(3)`, `mosquitto_loop_write(3)`,
+    /// `mosquitto_loop_misc(3)`) around poll(2) on its socket and ``wake``.
+    ///
+    /// Not `mosquitto_loop(3)`: it waits with select(2), which cannot watch a descriptor numbered
+    /// 1024 or more, and a process with 200 clients has such descriptors (200 publishers in one
+    /// process lost the last few clients' messages that way).
+    private func loop() -> Int32 {
+        while !state.withLock({ $0.stopping }) {
+            let socket = mosquitto_socket(handle)
+            guard socket >= 0 else { return MOSQ_ERR_NO_CONN.rawValue }
+            var events = Int16(POLLIN)
+            if mosquitto_want_write(handle) { events |= Int16(POLLOUT) }
+            var descriptors = [
+                pollfd(fd: socket, events: events, revents: 0),
+                pollfd(fd: wake.fileDescriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&descriptors, 2, 1000)
+            if ready < 0 && errno != EINTR { return MOSQ_ERR_ERRNO.rawValue }
+            if descriptors[1].revents != 0 { wake.drain() }
+            let revents = descriptors[0].revents
+            if revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
+                let code = mosquitto_loop_read(handle, 1)
+                if code != MOSQ_ERR_SUCCESS.rawValue { return code }
+            }
+            if mosquitto_want_write(handle) {
+                let code = mosquitto_loop_write(handle, 1)
+                if code != MOSQ_ERR_SUCCESS.rawValue { return code }
+            }
+            let code = mosquitto_loop_misc(handle)
+            if code != MOSQ_ERR_SUCCESS.rawValue { return code }
+            expireAcknowledgements()
+        }
+        return MOSQ_ERR_SUCCESS.rawValue
     }
 
     /// Waits `delay` (real time: a network's reconnection), or until ``stop()``.
@@ -366,6 +398,8 @@ final class MosquittoClient: Sendable {
         guard code == MOSQ_ERR_SUCCESS.rawValue else {
             throw PublishError.unreachable(destination: settings.name, reason: "mosquitto_publish: \(String(cString: mosquitto_strerror(code)))")
         }
+        // The packet is queued (threaded mode); the loop writes it once woken.
+        wake.signal()
         let deadline = ContinuousClock.now + settings.acknowledgementTimeout
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -427,13 +461,9 @@ final class MosquittoClient: Sendable {
 
     /// Asks the thread to disconnect and end; returns at once.
     func stop() {
-        let connected = state.withLock { state -> Bool in
-            state.stopping = true
-            return state.link == .connected
-        }
+        state.withLock { $0.stopping = true }
+        // The thread disconnects once woken.
         wake.signal()
-        // Wakes the loop at once (libmosquitto queues the DISCONNECT and signals its loop).
-        if connected { mosquitto_disconnect(handle) }
     }
 
     /// Returns once the thread has disconnected and destroyed the client.
