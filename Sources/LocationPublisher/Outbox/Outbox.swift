@@ -85,12 +85,14 @@ public final class Outbox: Sendable {
         try self.init(location: path, capacity: capacity, durability: durability, logger: logger)
     }
 
-    /// Opens (creating if needed) the outbox at ``defaultPath(environment:)``, creating its folders 0700.
+    /// Opens (creating if needed) the outbox at ``defaultPath(environment:)``, creating its
+    /// folders 0700 whatever the umask (`swift-gps-facade` and any missing above it, such as
+    /// `~/.local/state`); folders that exist keep their permissions.
     public convenience init(
-        capacity: Int = Outbox.defaultCapacity, durability: Durability = .normal,
-        logger: Logger = Logger(label: "swift-gps-facade.outbox")
+        environment: [String: String] = ProcessInfo.processInfo.environment, capacity: Int = Outbox.defaultCapacity,
+        durability: Durability = .normal, logger: Logger = Logger(label: "swift-gps-facade.outbox")
     ) throws(OutboxError) {
-        let path = Self.defaultPath()
+        let path = Self.defaultPath(environment: environment)
         do {
             try PrivateFiles.createFolder(PrivateFiles.parent(of: path))
         } catch {
@@ -115,6 +117,11 @@ public final class Outbox: Sendable {
         configuration.busyMode = .timeout(10)
         let synchronous = durability == .full ? "FULL" : "NORMAL"
         configuration.prepareDatabase { db in
+            // The write-ahead log's files stay when the connection closes, as the workout store's
+            // do: a WAL database needs its shared-memory file even to be read, and on a full disk
+            // a new one cannot be made. (SQLite makes both with the database file's mode: 0600.)
+            var persist: Int32 = 1
+            _ = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
             if db.configuration.readonly { return }
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
         }

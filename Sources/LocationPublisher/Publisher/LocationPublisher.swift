@@ -198,11 +198,12 @@ public final class LocationPublisher: Sendable {
         continuation.onTermination = { [weak self] _ in
             _ = self?.streams.withLock { $0.removeValue(forKey: id) }
         }
+        // Registered before the current status is read: a change meanwhile is yielded after it.
+        streams.withLock { $0[id] = continuation }
         continuation.yield(status)
         if state.withLock({ $0.phase == .finished }) {
+            streams.withLock { _ = $0.removeValue(forKey: id) }
             continuation.finish()
-        } else {
-            streams.withLock { $0[id] = continuation }
         }
         return stream
     }

@@ -1,0 +1,128 @@
+import Foundation
+import GRDB
+import LocationCore
+import LocationPublisher
+import Testing
+import TestSupport
+
+@Suite struct OutboxTests {
+    static let mqtt = "mqtt://broker"
+    static let http = "https://server"
+
+    @Test func theNewestGoesFirstThenTheBacklogInTimeOrder() throws {
+        let outbox = try Outbox.inMemory()
+        let fixes = track(5)
+        for fix in fixes { try outbox.append(fix, for: [Self.mqtt]) }
+        var order: [Date] = []
+        while let message = try outbox.next(for: Self.mqtt) {
+            order.append(message.time)
+            try outbox.remove(message.id, for: Self.mqtt)
+        }
+        #expect(order == [fixes[4]] .compactMap(\.time) + fixes[0..<4].compactMap(\.time))
+        // A live position after that is newer than any delivered: it goes at once.
+        let live = track(1, from: 1_700_000_100)[0]
+        try outbox.append(live, for: [Self.mqtt])
+        #expect(try outbox.next(for: Self.mqtt)?.time == live.time)
+    }
+
+    @Test func theOtherOrdersAreWhatTheySay() throws {
+        let outbox = try Outbox.inMemory()
+        let fixes = track(3)
+        for fix in fixes { try outbox.append(fix, for: [Self.mqtt]) }
+        #expect(try outbox.next(for: Self.mqtt, order: .oldestFirst)?.time == fixes[0].time)
+        #expect(try outbox.next(for: Self.mqtt, order: .newestFirst)?.time == fixes[2].time)
+        #expect(try outbox.next(for: "elsewhere") == nil)
+    }
+
+    @Test func aPositionStaysUntilEveryDestinationHasIt() throws {
+        let outbox = try Outbox.inMemory()
+        let message = try outbox.append(track(1)[0], for: [Self.mqtt, Self.http])
+        try outbox.remove(message.id, for: Self.mqtt)
+        #expect(try outbox.count() == 1)
+        #expect(try outbox.count(for: Self.mqtt) == 0)
+        #expect(try outbox.next(for: Self.http)?.id == message.id)
+        try outbox.remove(message.id, for: Self.http)
+        #expect(try outbox.count() == 0)
+        #expect(try outbox.summary().queued == 0)
+    }
+
+    @Test func aFullOutboxDropsTheOldestAndCountsThem() throws {
+        let outbox = try Outbox.inMemory(capacity: 5)
+        let fixes = track(8)
+        for fix in fixes { try outbox.append(fix, for: [Self.mqtt]) }
+        let summary = try outbox.summary()
+        #expect(summary.queued == 5)
+        #expect(summary.dropped == 3)
+        #expect(summary.oldest == fixes[3].time)
+        #expect(summary.newest == fixes[7].time)
+        #expect(try outbox.next(for: Self.mqtt, order: .oldestFirst)?.time == fixes[3].time)
+    }
+
+    @Test func theFileIsPrivateAndKeepsItsQueueAcrossOpenings() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: base) }
+        let state = base.appendingPathComponent("state").path
+        let environment = ["XDG_STATE_HOME": state, "HOME": "/nonexistent"]
+        let path = Outbox.defaultPath(environment: environment)
+        #expect(path == state + "/swift-gps-facade/outbox.sqlite")
+        do {
+            let outbox = try Outbox(environment: environment, capacity: 2)
+            for fix in track(3) { try outbox.append(fix, for: [Self.mqtt]) }
+        }
+        // Made by this process under its umask (022 here), yet only its owner can read them.
+        #expect(FileModes.of(state) == 0o700)
+        #expect(FileModes.of(state + "/swift-gps-facade") == 0o700)
+        #expect(FileModes.of(path) == 0o600)
+        #expect(FileModes.of(path + "-wal") == 0o600)
+        let reopened = try Outbox(path: path, capacity: 2)
+        #expect(try reopened.count() == 2)
+        #expect(try reopened.summary().dropped == 1)
+    }
+
+    @Test func anotherProgramsDatabaseIsRefusedUntouched() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("notes.sqlite").path
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO note (text) VALUES ('keep me')")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = #expect(throws: OutboxError.self) { try Outbox(path: path) }
+        #expect(error?.description.contains("not an outbox but another program's database (tables: note)") == true, "\(String(describing: error))")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+
+        let text = folder.appendingPathComponent("notes.txt").path
+        try "not a database at all, but long enough to be read as one's header.........................".write(
+            toFile: text, atomically: true, encoding: .utf8)
+        let textBefore = try Data(contentsOf: URL(fileURLWithPath: text))
+        #expect(throws: OutboxError.self) { try Outbox(path: text) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: text)) == textBefore)
+    }
+
+    @Test func aNewerVersionsOutboxIsRefusedUntouched() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("outbox.sqlite").path
+        do {
+            let outbox = try Outbox(path: path)
+            try outbox.append(track(1)[0], for: [Self.mqtt])
+        }
+        // What a later version would write: its schema version 2 (and its WAL checkpointed).
+        try DatabaseQueue(path: path).writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA user_version = 2")
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = #expect(throws: OutboxError.self) { try Outbox(path: path) }
+        #expect(error?.description.contains("written by a newer version of swift-gps-facade (outbox version 2)") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test func aMissingFolderIsNamed() {
+        let error = #expect(throws: OutboxError.self) { try Outbox(path: "/nonexistent-folder/outbox.sqlite") }
+        #expect(error?.description.contains("the folder /nonexistent-folder does not exist") == true)
+    }
+}
