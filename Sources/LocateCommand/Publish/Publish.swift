@@ -152,6 +152,8 @@ struct Publish: AsyncParsableCommand {
             drainTimeout: .milliseconds(Int64((drainTimeout * 1000).rounded())),
             pending: { [name = destination.name] in (try? outbox.count(for: name)) ?? 0 })
         let outcome = await session.run()
+        // A clean disconnect: the broker does not publish the last will for a planned stop.
+        if let broker = destination as? MQTTDestination { await broker.close() }
         // What waits for this destination: the publisher's status counts the whole outbox, which
         // may also hold positions for another --to of an earlier run (sent when that one is used).
         let pending = (try? outbox.count(for: destination.name)) ?? outcome.status.queued

@@ -1,0 +1,120 @@
+import Foundation
+import Simulators
+import Testing
+import TestSupport
+
+/// `locate publish` into a real mosquitto of the test's own (a loopback port, its own config),
+/// read by `mosquitto_sub`: every position of a replay arrives, through a broker down at the start
+/// and through a SIGKILL during an outage; a refused login is 77, its password in no line.
+@Suite(.tags(.childProcess), .enabled(if: PrivateMosquitto.isAvailable, "mosquitto is not installed (scripts/install-deps)"),
+       .timeLimit(.minutes(1)))
+struct PublishMQTTCommandTests {
+    typealias Folder = PublishCommandTests.Folder
+
+    /// The `tst` of each message, in the order they arrived, each once (QoS 1 may deliver twice).
+    static func arrivals(_ messages: [(topic: String, payload: String)]) -> [Int] {
+        var seen = Set<Int>()
+        return messages.compactMap { message in
+            (try? JSONSerialization.jsonObject(with: Data(message.payload.utf8)) as? [String: Any])?["tst"] as? Int
+        }.filter { seen.insert($0).inserted }
+    }
+
+    static func start(_ broker: PrivateMosquitto, _ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess {
+        try PublishCommandTests.start(["--to", "mqtt://127.0.0.1:\(broker.port)", "--user", "alice", "--device", "van"] + arguments, environment: environment)
+    }
+
+    @Test func everyPositionOfAReplayArrives() async throws {
+        let folder = try Folder()
+        let broker = try await PrivateMosquitto()
+        let subscriber = try await broker.subscribe("owntracks/alice/van")
+        let command = try Self.start(broker, ["--simulate", PublishCommandTests.walk, "--speed", "1000", "--outbox", folder.path("outbox.sqlite"), "--json"])
+        #expect(await command.waitUntilExit() == 0, "\(command.lines(.error))")
+        let times = try PublishCommandTests.walkTimes()
+        #expect(command.lines().last == #"{"queued":\#(times.count),"sent":\#(times.count),"pending":0,"dropped":0}"#)
+        #expect(await subscriber.waitFor { Self.arrivals($0).count == times.count })
+        #expect(Set(Self.arrivals(subscriber.messages)) == Set(times))
+        // Closed cleanly: the broker did not publish the last will.
+        #expect(!subscriber.messages.contains { $0.payload.contains(#""_type":"lwt""#) })
+        await broker.stop()
+    }
+
+    /// The broker is down when the command starts: not an error; a line says so, the positions
+    /// queue, and once the broker is up they all arrive, the newest first, then the backlog in order.
+    @Test func aBrokerDownAtTheStartGetsEverythingWhenItComes() async throws {
+        let folder = try Folder()
+        let broker = try await PrivateMosquitto()
+        let subscriber = try await broker.subscribe("owntracks/alice/van", clientID: "reader-\(UUID().uuidString.prefix(8))")
+        await broker.stop()
+        let command = try Self.start(broker, ["--simulate", PublishCommandTests.walk, "--speed", "1000", "--outbox", folder.path("outbox.sqlite"), "--json"])
+        let down = await command.waitForLine(on: .error) { $0.contains("cannot be reached") }
+        #expect(down?.hasPrefix("locate publish: mqtt://127.0.0.1:\(broker.port) cannot be reached") == true, "\(String(describing: down))")
+        #expect(await command.waitForLine(on: .error) { $0.contains("the recording ended; sending the") } != nil)
+        try await broker.start()
+        #expect(await command.waitUntilExit() == 0, "\(command.lines(.error))")
+        #expect(command.lines(.error).contains { $0.hasPrefix("locate publish: delivering to mqtt://127.0.0.1:\(broker.port) again") })
+        let times = try PublishCommandTests.walkTimes()
+        #expect(await subscriber.waitFor { Self.arrivals($0).count == times.count })
+        #expect(Self.arrivals(subscriber.messages) == [times[times.count - 1]] + times.dropLast())
+        await broker.stop()
+    }
+
+    /// Killed with SIGKILL while the broker is down: what was queued is in the outbox, and the
+    /// next run sends it all, the backlog in time order.
+    @Test func aKilledRunsQueueIsSentByTheNext() async throws {
+        let folder = try Folder()
+        let outbox = folder.path("outbox.sqlite")
+        let broker = try await PrivateMosquitto()
+        let subscriber = try await broker.subscribe("owntracks/alice/van", clientID: "reader-\(UUID().uuidString.prefix(8))")
+        await broker.stop()
+        let killed = try Self.start(broker, ["--simulate", PublishCommandTests.walk, "--speed", "1000", "--outbox", outbox])
+        #expect(await killed.waitForLine(on: .error) { $0.contains("the recording ended; sending the") } != nil)
+        killed.send(signal: SIGKILL)
+        #expect(await killed.waitUntilExit() == 128 + SIGKILL)
+        try await broker.start()
+
+        let later = folder.path("later.json")
+        try #"{"class":"TPV","device":"/dev/ttyUSB0","mode":3,"time":"2024-05-01T11:00:00.000Z","lat":51.48,"lon":-0.01}"#
+            .appending("\n").write(toFile: later, atomically: true, encoding: .utf8)
+        let next = try Self.start(broker, ["--simulate", later, "--outbox", outbox, "--json"])
+        #expect(await next.waitUntilExit() == 0, "\(next.lines(.error))")
+        let times = try PublishCommandTests.walkTimes()
+        #expect(next.lines().last == #"{"queued":1,"sent":\#(times.count + 1),"pending":0,"dropped":0}"#)
+        #expect(await subscriber.waitFor { Self.arrivals($0).count == times.count + 1 })
+        #expect(Self.arrivals(subscriber.messages).filter { $0 != 1_714_561_200 } == times)
+        await broker.stop()
+    }
+
+    /// A broker that refuses the login: 77, what is queued kept, the password in no line and no argument.
+    @Test func aRefusedLoginExits77() async throws {
+        let folder = try Folder()
+        let broker = try await PrivateMosquitto(users: ["alice": "right-password"])
+        let wrong = "wrong-\(UUID().uuidString)"
+        let command = try PublishCommandTests.start(
+            ["--to", "mqtt://alice@127.0.0.1:\(broker.port)", "--user", "alice", "--device", "van", "--simulate", PublishCommandTests.walk,
+             "--speed", "1000", "--outbox", folder.path("outbox.sqlite"), "--json"],
+            environment: ["LOCATE_PUBLISH_PASSWORD": wrong])
+        let arguments = (try? String(contentsOfFile: "/proc/\(command.processIdentifier)/cmdline", encoding: .utf8)) ?? ""
+        #expect(await command.waitUntilExit() == 77, "\(command.lines(.error))")
+        #expect(!arguments.contains(wrong))
+        #expect(command.lines(.error).contains { $0.contains("refused the credentials") }, "\(command.lines(.error))")
+        for line in command.lines() + command.lines(.error) { #expect(!line.contains(wrong)) }
+        await broker.stop()
+    }
+
+    /// Home Assistant's discovery: the tracker's configuration, retained, under homeassistant/.
+    @Test func homeAssistantFindsTheDevice() async throws {
+        let folder = try Folder()
+        let broker = try await PrivateMosquitto()
+        let command = try Self.start(broker, [
+            "--simulate", PublishCommandTests.walk, "--speed", "1000", "--format", "homeassistant", "--outbox", folder.path("outbox.sqlite"),
+        ])
+        #expect(await command.waitUntilExit() == 0, "\(command.lines(.error))")
+        // A reader that comes later gets the retained configuration.
+        let reader = try await broker.subscribe("homeassistant/device_tracker/#")
+        #expect(await reader.waitFor { !$0.isEmpty })
+        let configuration = try #require(reader.messages.first)
+        #expect(configuration.topic == "homeassistant/device_tracker/alice_van/location/config")
+        #expect(configuration.payload.contains(#""json_attributes_topic":"swift-gps-facade/alice_van/attributes""#), "\(configuration.payload)")
+        await broker.stop()
+    }
+}
