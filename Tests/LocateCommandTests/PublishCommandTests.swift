@@ -147,18 +147,37 @@ struct PublishCommandTests {
             "--simulate", Self.walk, "--to", server.url, "--user", "alice", "--device", "van", "--outbox", folder.path("outbox.sqlite"), "--json",
         ])
         #expect(await command.waitForLine(on: .error) { $0.contains("cannot be reached") } != nil)
-        // The second POST, after the publisher's first backoff (1 s): well past the start-up, when
-        // a signal can be lost (Interrupts ignores the signal before libdispatch has registered
-        // its source, which under load took that long).
         _ = await server.request(2)
-        command.send(signal: SIGINT)
-        #expect(await command.waitForLine(on: .error) { $0.hasPrefix("locate publish: interrupted; sending the") } != nil)
+        #expect(await Self.interrupt(command) { $0.hasPrefix("locate publish: interrupted; sending the") })
         let start = ContinuousClock.now
-        command.send(signal: SIGINT)
+        #expect(await Self.interrupt(command) { _ in false } == false)  // it ends: stderr closes
         #expect(await command.waitUntilExit() == 75)
         #expect(ContinuousClock.now - start < .seconds(20))
         let json = try #require(command.lines().last)
         #expect(json.hasPrefix(#"{"queued":"#) && json.contains(#""sent":0,"#) && !json.contains(#""pending":0,"#), "\(json)")
+    }
+
+    /// Sends SIGINT and waits for a line on standard error that `expected` accepts (or the end);
+    /// sends it again, up to twice, when neither came within 5 s. `Interrupts` (CommandSupport)
+    /// loses a signal now and then: under load about one run in twenty saw a SIGINT vanish, with
+    /// the handling in place (`locate publish` then waits out its whole drain). What is tested
+    /// here is what a signal that arrives does; the loss is reported for CommandSupport.
+    static func interrupt(_ command: ChildProcess, until expected: @escaping @Sendable (String) -> Bool) async -> Bool {
+        for _ in 0..<3 {
+            command.send(signal: SIGINT)
+            let seen = await withTaskGroup(of: Bool?.self) { group in
+                group.addTask { await command.waitForLine(on: .error, where: expected).map { _ in true } ?? false }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(5))
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            if let seen { return seen }
+        }
+        return false
     }
 
     /// A server that refuses the login: 77 at once, the positions kept; the password (from the
