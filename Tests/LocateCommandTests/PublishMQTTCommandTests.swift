@@ -80,7 +80,7 @@ struct PublishMQTTCommandTests {
         let times = try PublishCommandTests.walkTimes()
         #expect(next.lines().last == #"{"queued":1,"sent":\#(times.count + 1),"pending":0,"dropped":0}"#)
         #expect(await subscriber.waitFor { Self.arrivals($0).count == times.count + 1 })
-        #expect(Self.arrivals(subscriber.messages).filter { $0 != 1_714_561_200 } == times)
+        #expect(PublishCommandTests.isBacklogOrder(Self.arrivals(subscriber.messages).filter { $0 != 1_714_561_200 }, of: times))
         await broker.stop()
     }
 

@@ -35,6 +35,9 @@ final class PublishSession: Sendable {
     /// signal ends it), or draining (the next one ends the drain at once).
     private enum Phase: Sendable {
         case publishing
+        /// Publishing has stopped and the drain is about to start; a signal now is counted, and
+        /// ends the drain as soon as it starts.
+        case stopping(signalsSince: Int)
         case draining(Task<PublisherStatus, Never>)
         case done
     }
@@ -106,7 +109,11 @@ final class PublishSession: Sendable {
                 let draining: Task<PublisherStatus, Never>? = phase.withLock { phase in
                     switch phase {
                     case .publishing:
+                        phase = .stopping(signalsSince: 0)
                         stop.yield(.interrupted)
+                        return nil
+                    case let .stopping(signals):
+                        phase = .stopping(signalsSince: signals + 1)
                         return nil
                     case let .draining(task):
                         return task
@@ -138,6 +145,10 @@ final class PublishSession: Sendable {
             reason = first
             break
         }
+        // From here a signal is counted (.stopping) until the drain can be cancelled by it.
+        phase.withLock { phase in
+            if case .publishing = phase { phase = .stopping(signalsSince: 0) }
+        }
         report.clear()
         switch reason {
         case .refused:
@@ -160,7 +171,12 @@ final class PublishSession: Sendable {
         SystemdNotify.send("STOPPING=1")
         report.draining(because: reason.sentence, timeout: drainTimeout)
         let draining = Task { [publisher, drainTimeout] in await publisher.drain(timeout: drainTimeout) }
-        phase.withLock { $0 = .draining(draining) }
+        let signalledMeanwhile = phase.withLock { phase in
+            defer { phase = .draining(draining) }
+            if case let .stopping(signals) = phase { return signals > 0 }
+            return false
+        }
+        if signalledMeanwhile || refused.withLock({ $0 }) { draining.cancel() }
         let status = await draining.value
         phase.withLock { $0 = .done }
         running.cancel()
