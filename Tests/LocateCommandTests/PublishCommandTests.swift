@@ -1,4 +1,5 @@
 import Foundation
+import GPSCore
 import Simulators
 import Testing
 import TestSupport
@@ -230,5 +231,45 @@ struct PublishCommandTests {
         #expect(codes == Self.exitCodes, "\(help[exits...])")
         #expect(help.contains("--password-file"))
         #expect(help.contains("LOCATE_PUBLISH_PASSWORD"))
+    }
+}
+
+/// Under systemd (`Type=notify`): READY=1 once publishing, WATCHDOG=1 at half `WATCHDOG_USEC`,
+/// STOPPING=1 at the drain, each a datagram to `$NOTIFY_SOCKET` (here read by Python, a reader we
+/// did not write).
+@Suite(.tags(.childProcess), .timeLimit(.minutes(1)))
+struct PublishSystemdTests {
+    static let reader = """
+        import socket, sys
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        s.bind(sys.argv[1])
+        print("listening", flush=True)
+        while True:
+            print(s.recv(4096).decode(), flush=True)
+        """
+
+    @Test func itTellsSystemdWhenReadyAndWhileAlive() async throws {
+        let folder = try PublishCommandTests.Folder()
+        let socket = folder.path("notify")
+        let reader = try ChildProcess("python3", ["-c", Self.reader, socket])
+        defer { reader.terminate() }
+        #expect(await reader.waitForLine { $0 == "listening" } != nil)
+        let server = try await HTTPRecorder(failUntilReleased: true)
+        let command = try PublishCommandTests.start(
+            ["--simulate", PublishCommandTests.walk, "--to", server.url, "--user", "alice", "--device", "van",
+             "--outbox", folder.path("outbox.sqlite"), "--drain-timeout", "0"],
+            environment: ["NOTIFY_SOCKET": socket, "WATCHDOG_USEC": "200000"])
+        #expect(await reader.waitForLine { $0 == "READY=1" } != nil)
+        // Two pings: the watchdog goes on while the broker is down.
+        let pings = Locked(0)
+        #expect(await reader.waitForLine { line in
+            pings.withLock { count in
+                if line == "WATCHDOG=1" { count += 1 }
+                return count >= 2
+            }
+        } != nil)
+        command.send(signal: SIGTERM)
+        #expect(await reader.waitForLine { $0 == "STOPPING=1" } != nil)
+        #expect(await command.waitUntilExit() == 75)
     }
 }
