@@ -189,7 +189,8 @@ public final class Outbox: Sendable {
             let (id, dropped) = try writer.write { db -> (Int64, Int) in
                 var dropped = 0
                 if excess > 0 {
-                    let oldest = try Int64.fetchAll(db.cachedStatement(sql: "SELECT id FROM message ORDER BY time, id LIMIT ?"), arguments: [excess])
+                    let oldest = try Int64.fetchAll(
+                        db.cachedStatement(sql: "SELECT id FROM message ORDER BY time, id LIMIT ?"), arguments: [excess])
                     for id in oldest {
                         try db.cachedStatement(sql: "DELETE FROM pending WHERE message = ?").execute(arguments: [id])
                         try db.cachedStatement(sql: "DELETE FROM message WHERE id = ?").execute(arguments: [id])
@@ -207,7 +208,8 @@ public final class Outbox: Sendable {
                     ])
                 let id = db.lastInsertedRowID
                 for destination in destinations {
-                    try db.cachedStatement(sql: "INSERT INTO pending (destination, time, message) VALUES (?, ?, ?)").execute(arguments: [destination, stored.time.timeIntervalSince1970, id])
+                    try db.cachedStatement(sql: "INSERT INTO pending (destination, time, message) VALUES (?, ?, ?)")
+                        .execute(arguments: [destination, stored.time.timeIntervalSince1970, id])
                 }
                 return (id, dropped)
             }
@@ -234,8 +236,12 @@ public final class Outbox: Sendable {
             let gone = try writer.write { db -> Int in
                 try db.cachedStatement(sql: "DELETE FROM pending WHERE destination = ? AND message = ?").execute(arguments: [destination, id])
                 guard db.changesCount > 0 else { return 0 }
-                try db.cachedStatement(sql: "INSERT INTO delivered (destination, time) SELECT ?, time FROM message WHERE id = ? ON CONFLICT (destination) DO UPDATE SET time = max(time, excluded.time)").execute(arguments: [destination, id])
-                try db.cachedStatement(sql: "DELETE FROM message WHERE id = ? AND NOT EXISTS (SELECT 1 FROM pending WHERE message = ?)").execute(arguments: [id, id])
+                try db.cachedStatement(sql: """
+                    INSERT INTO delivered (destination, time) SELECT ?, time FROM message WHERE id = ?
+                    ON CONFLICT (destination) DO UPDATE SET time = max(time, excluded.time)
+                    """).execute(arguments: [destination, id])
+                try db.cachedStatement(sql: "DELETE FROM message WHERE id = ? AND NOT EXISTS (SELECT 1 FROM pending WHERE message = ?)")
+                    .execute(arguments: [id, id])
                 return db.changesCount
             }
             if gone > 0 { state.withLock { $0.count -= gone } }
@@ -271,9 +277,12 @@ public final class Outbox: Sendable {
                 case .newestFirst:
                     id = try Int64.fetchOne(db.cachedStatement(sql: newest), arguments: [destination])
                 case .newestFirstThenBacklog:
-                    guard let top = try Row.fetchOne(db.cachedStatement(sql: "SELECT message, time FROM pending WHERE destination = ? ORDER BY time DESC, message DESC LIMIT 1"), arguments: [destination])
-                    else { return nil }
-                    let delivered = try Double.fetchOne(db.cachedStatement(sql: "SELECT time FROM delivered WHERE destination = ?"), arguments: [destination])
+                    let top = try Row.fetchOne(
+                        db.cachedStatement(sql: "SELECT message, time FROM pending WHERE destination = ? ORDER BY time DESC, message DESC LIMIT 1"),
+                        arguments: [destination])
+                    guard let top else { return nil }
+                    let delivered = try Double.fetchOne(
+                        db.cachedStatement(sql: "SELECT time FROM delivered WHERE destination = ?"), arguments: [destination])
                     let topTime: Double = top["time"]
                     id = delivered.map { topTime > $0 } ?? true
                         ? top["message"] : try Int64.fetchOne(db.cachedStatement(sql: oldest), arguments: [destination])
