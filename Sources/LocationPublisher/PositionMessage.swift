@@ -17,7 +17,7 @@ import LocationCore
 /// ```
 public struct PositionMessage: Sendable, Hashable {
     /// The outbox's row id: unique in its outbox, growing with each message appended. A message
-    /// kept only in memory (the outbox could not be written, see ``Outbox/append(_:trigger:battery:)``)
+    /// kept only in memory (the outbox could not be written, see ``Outbox/append(_:trigger:battery:createdAt:for:)``)
     /// has a negative id.
     public var id: Int64
     /// The fix's own time (the receiver's GPS time, else when it was received).

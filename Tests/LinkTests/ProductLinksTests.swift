@@ -148,10 +148,13 @@ enum ProductLinks {
         var grdb: Bool
     }
 
-    /// What a links column names: `nothing`, or a list of `libgps`, `libsystemd`, `libxml2`,
+    /// What a links column names: `nothing`, or a list of `libgps`, `libsystemd`, `libxml2`, `libmosquitto`,
     /// `zlib`, `SQLite` and `GRDB` (a Swift package, linked into the program).
     static func libraries(named column: String) throws(UnknownLibrary) -> Links {
-        let known = ["libgps": "libgps", "libsystemd": "libsystemd", "libxml2": "libxml2", "zlib": "libz", "SQLite": "libsqlite3"]
+        let known = [
+            "libgps": "libgps", "libsystemd": "libsystemd", "libxml2": "libxml2", "zlib": "libz", "SQLite": "libsqlite3",
+            "libmosquitto": "libmosquitto",
+        ]
         var links = Links(sharedLibraries: [], grdb: false)
         let words = column.replacingOccurrences(of: " and ", with: ",").split(separator: ",", omittingEmptySubsequences: false)
         for word in words.map({ $0.trimmingCharacters(in: .whitespaces) }) {

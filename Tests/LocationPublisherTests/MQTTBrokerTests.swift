@@ -256,4 +256,35 @@ struct MQTTBrokerTests {
         #expect(await late.waitFor { $0.count == 3 })
         await broker.stop()
     }
+
+    @Test(.enabled(if: MQTTPeers.isAvailable, "\(MQTTPeers.missing)"))
+    func pahoReadsOwnTracksAtQoS1() async throws {
+        let broker = try await PrivateMosquitto()
+        let paho = try ChildProcess(
+            try #require(MQTTPeers.python), [MQTTPeers.subscriber, "127.0.0.1", "\(broker.port)", "owntracks/#", "--v5"])
+        defer { paho.terminate() }
+        #expect(await paho.waitForLine { $0 == "SUBSCRIBED" } != nil)
+        let destination = try MQTTDestination(Self.configuration(broker))
+        let fixes = track(3)
+        for (index, fix) in fixes.enumerated() {
+            try await destination.deliver(PositionMessage(id: Int64(index + 1), location: fix, battery: 80))
+        }
+        let last = Int(fixes[2].time!.timeIntervalSince1970)
+        // The payload, a JSON string inside paho's JSON line, has its quotes escaped.
+        #expect(await paho.waitForLine { $0.contains(#"\"tst\":\#(last)"#) } != nil)
+        let received = paho.lines().filter { $0.hasPrefix("{") }.compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(received.count == 3)
+        for message in received {
+            #expect(message["topic"] as? String == "owntracks/alice/van")
+            #expect(message["qos"] as? Int == 1)
+            let payload = try JSONSerialization.jsonObject(with: Data(try #require(message["payload"] as? String).utf8)) as? [String: Any]
+            #expect(payload?["_type"] as? String == "location")
+            #expect(payload?["batt"] as? Int == 80)
+            #expect(payload?["tid"] as? String == "va")
+        }
+        await destination.close()
+        await broker.stop()
+    }
 }

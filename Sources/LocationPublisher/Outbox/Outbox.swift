@@ -189,29 +189,27 @@ public final class Outbox: Sendable {
             let (id, dropped) = try writer.write { db -> (Int64, Int) in
                 var dropped = 0
                 if excess > 0 {
-                    let oldest = try Int64.fetchAll(db, sql: "SELECT id FROM message ORDER BY time, id LIMIT ?", arguments: [excess])
+                    let oldest = try Int64.fetchAll(
+                        db.cachedStatement(sql: "SELECT id FROM message ORDER BY time, id LIMIT ?"), arguments: [excess])
                     for id in oldest {
-                        try db.execute(sql: "DELETE FROM pending WHERE message = ?", arguments: [id])
-                        try db.execute(sql: "DELETE FROM message WHERE id = ?", arguments: [id])
+                        try db.cachedStatement(sql: "DELETE FROM pending WHERE message = ?").execute(arguments: [id])
+                        try db.cachedStatement(sql: "DELETE FROM message WHERE id = ?").execute(arguments: [id])
                     }
                     dropped = oldest.count
-                    try db.execute(sql: "UPDATE counter SET value = value + ? WHERE name = 'dropped'", arguments: [dropped])
+                    try db.cachedStatement(sql: "UPDATE counter SET value = value + ? WHERE name = 'dropped'").execute(arguments: [dropped])
                 }
-                try db.execute(
-                    sql: """
+                try db.cachedStatement(sql: """
                         INSERT INTO message (time, latitude, longitude, altitude, h_accuracy, v_accuracy, speed, course, trigger, battery, created_at)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
+                        """).execute(arguments: [
                         stored.time.timeIntervalSince1970, stored.latitude, stored.longitude, stored.altitude,
                         stored.horizontalAccuracy, stored.verticalAccuracy, stored.speed, stored.course,
                         stored.trigger.rawValue, stored.battery, stored.createdAt.timeIntervalSince1970,
                     ])
                 let id = db.lastInsertedRowID
                 for destination in destinations {
-                    try db.execute(
-                        sql: "INSERT INTO pending (destination, time, message) VALUES (?, ?, ?)",
-                        arguments: [destination, stored.time.timeIntervalSince1970, id])
+                    try db.cachedStatement(sql: "INSERT INTO pending (destination, time, message) VALUES (?, ?, ?)")
+                        .execute(arguments: [destination, stored.time.timeIntervalSince1970, id])
                 }
                 return (id, dropped)
             }
@@ -236,12 +234,14 @@ public final class Outbox: Sendable {
         guard id > 0 else { return }
         do {
             let gone = try writer.write { db -> Int in
-                try db.execute(sql: "DELETE FROM pending WHERE destination = ? AND message = ?", arguments: [destination, id])
+                try db.cachedStatement(sql: "DELETE FROM pending WHERE destination = ? AND message = ?").execute(arguments: [destination, id])
                 guard db.changesCount > 0 else { return 0 }
-                try db.execute(
-                    sql: "INSERT INTO delivered (destination, time) SELECT ?, time FROM message WHERE id = ? ON CONFLICT (destination) DO UPDATE SET time = max(time, excluded.time)",
-                    arguments: [destination, id])
-                try db.execute(sql: "DELETE FROM message WHERE id = ? AND NOT EXISTS (SELECT 1 FROM pending WHERE message = ?)", arguments: [id, id])
+                try db.cachedStatement(sql: """
+                    INSERT INTO delivered (destination, time) SELECT ?, time FROM message WHERE id = ?
+                    ON CONFLICT (destination) DO UPDATE SET time = max(time, excluded.time)
+                    """).execute(arguments: [destination, id])
+                try db.cachedStatement(sql: "DELETE FROM message WHERE id = ? AND NOT EXISTS (SELECT 1 FROM pending WHERE message = ?)")
+                    .execute(arguments: [id, id])
                 return db.changesCount
             }
             if gone > 0 { state.withLock { $0.count -= gone } }
@@ -273,21 +273,22 @@ public final class Outbox: Sendable {
                 let id: Int64?
                 switch order {
                 case .oldestFirst:
-                    id = try Int64.fetchOne(db, sql: oldest, arguments: [destination])
+                    id = try Int64.fetchOne(db.cachedStatement(sql: oldest), arguments: [destination])
                 case .newestFirst:
-                    id = try Int64.fetchOne(db, sql: newest, arguments: [destination])
+                    id = try Int64.fetchOne(db.cachedStatement(sql: newest), arguments: [destination])
                 case .newestFirstThenBacklog:
-                    guard let top = try Row.fetchOne(
-                        db, sql: "SELECT message, time FROM pending WHERE destination = ? ORDER BY time DESC, message DESC LIMIT 1",
+                    let top = try Row.fetchOne(
+                        db.cachedStatement(sql: "SELECT message, time FROM pending WHERE destination = ? ORDER BY time DESC, message DESC LIMIT 1"),
                         arguments: [destination])
-                    else { return nil }
-                    let delivered = try Double.fetchOne(db, sql: "SELECT time FROM delivered WHERE destination = ?", arguments: [destination])
+                    guard let top else { return nil }
+                    let delivered = try Double.fetchOne(
+                        db.cachedStatement(sql: "SELECT time FROM delivered WHERE destination = ?"), arguments: [destination])
                     let topTime: Double = top["time"]
                     id = delivered.map { topTime > $0 } ?? true
-                        ? top["message"] : try Int64.fetchOne(db, sql: oldest, arguments: [destination])
+                        ? top["message"] : try Int64.fetchOne(db.cachedStatement(sql: oldest), arguments: [destination])
                 }
                 guard let id else { return nil }
-                return try Row.fetchOne(db, sql: "SELECT * FROM message WHERE id = ?", arguments: [id]).map(Self.message)
+                return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE id = ?"), arguments: [id]).map(Self.message)
             }
         } catch {
             throw mapped(error, operation: "reading the next position")
@@ -299,7 +300,7 @@ public final class Outbox: Sendable {
         guard let destination else { return state.withLock { $0.count } }
         do {
             return try writer.read { db in
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM pending WHERE destination = ?", arguments: [destination]) ?? 0
+                try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM pending WHERE destination = ?"), arguments: [destination]) ?? 0
             }
         } catch {
             throw mapped(error, operation: "counting the queued positions")
