@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -53,6 +54,8 @@ def main():
     try:
         if not server.stdout.readline().startswith("listening"):
             raise RuntimeError("the HTTP recorder did not start")
+        # It prints a line per request: read them, or its pipe fills and it stops answering.
+        threading.Thread(target=server.stdout.read, daemon=True).start()
         drained, seconds = publish(later, port, outbox)
     finally:
         server.terminate()
