@@ -149,11 +149,11 @@ enum ProductLinks {
     }
 
     /// What a links column names: `nothing`, or a list of `libgps`, `libsystemd`, `libxml2`, `libmosquitto`,
-    /// `zlib`, `SQLite` and `GRDB` (a Swift package, linked into the program).
+    /// `libcurl`, `zlib`, `SQLite` and `GRDB` (a Swift package, linked into the program).
     static func libraries(named column: String) throws(UnknownLibrary) -> Links {
         let known = [
             "libgps": "libgps", "libsystemd": "libsystemd", "libxml2": "libxml2", "zlib": "libz", "SQLite": "libsqlite3",
-            "libmosquitto": "libmosquitto",
+            "libmosquitto": "libmosquitto", "libcurl": "libcurl",
         ]
         var links = Links(sharedLibraries: [], grdb: false)
         let words = column.replacingOccurrences(of: " and ", with: ",").split(separator: ",", omittingEmptySubsequences: false)
