@@ -26,7 +26,8 @@ import PackageDescription
 //                                                                      -> Workout, BluetoothSensors, SimulatorsCore, GPX
 //   LocationPublisher  positions to MQTT (libmosquitto) and HTTP (libcurl) through a durable outbox (GRDB)
 //                                                                      -> LocationCore, GPSCore
-//   LocateCommand      `locate` (SQLite only for publish's outbox)     -> LocationFacade, GeoClue, Simulators, LocationPublisher
+//   LocateCommand      `locate`                                        -> LocationFacade, GeoClue, Simulators, RegionMonitoring
+//   PublishCommand     `locate-publish` (`locate publish` hands over)  -> LocationFacade, GeoClue, Simulators, LocationPublisher
 //   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators, Simulators
 //
 // Tests/LinkTests builds a small program per library product and holds what it links (readelf's
@@ -52,6 +53,7 @@ let package = Package(
         .library(name: "FIT", targets: ["FIT"]),
         .library(name: "TCX", targets: ["TCX"]),
         .executable(name: "locate", targets: ["LocateCommand"]),
+        .executable(name: "locate-publish", targets: ["PublishCommand"]),
         .executable(name: "workout", targets: ["WorkoutCommand"]),
     ],
     dependencies: [
@@ -223,7 +225,21 @@ let package = Package(
         // What the two commands share: output lines, exit statuses, signals.
         .target(
             name: "CommandSupport",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The options `locate`'s commands share with `locate-publish`: where the fixes come from.
+        .target(
+            name: "LocateOptions",
+            dependencies: [
+                "CommandSupport",
+                "DBus",
+                "GeoClue",
+                "LocationFacade",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .executableTarget(
             name: "LocateCommand",
@@ -233,6 +249,22 @@ let package = Package(
                 "GeoClue",
                 "GPSCore",
                 "GPX",
+                "LocateOptions",
+                "LocationFacade",
+                "Simulators",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `locate publish`, an executable of its own that `locate` hands over to: linked into
+        // `locate`, libcurl, libmosquitto and what they load (30 libraries) made every `locate
+        // once` start half again as slow.
+        .executableTarget(
+            name: "PublishCommand",
+            dependencies: [
+                "CommandSupport",
+                "GPSCore",
+                "LocateOptions",
                 "LocationFacade",
                 "LocationPublisher",
                 "Simulators",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandSupport
+import LocateOptions
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +13,7 @@ struct Locate: AsyncParsableCommand {
         commandName: "locate",
         abstract: "Get positions from gpsd or GeoClue, or serve recorded ones as a fake gpsd.",
         discussion: ExitStatus.table,
-        subcommands: [Once.self, Watch.self, Replay.self, Record.self, Publish.self]
+        subcommands: [Once.self, Watch.self, Replay.self, Record.self, PublishHandoff.self]
     )
 
     /// Sends the library's log to standard error, warnings and worse only, so that standard
@@ -20,6 +21,9 @@ struct Locate: AsyncParsableCommand {
     static func main() async {
         LoggingSystem.bootstrap { WarningLogHandler(label: $0) }
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == PublishHandoff.configuration.commandName {
+            PublishHandoff.handOver(Array(arguments.dropFirst()))
+        }
         // `locate once` is what a status bar or a script runs again and again, so its start-up is
         // measured (scripts/bench once-latency). Its plain invocations are read without
         // ArgumentParser (Once+QuickParsing.swift says why). The others are parsed with `Once` as

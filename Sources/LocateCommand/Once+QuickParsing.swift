@@ -1,4 +1,5 @@
 import ArgumentParser
+import LocateOptions
 
 // `locate once` is what a status bar or a script runs again and again, so its start-up is
 // measured (scripts/bench once-latency). ArgumentParser finds a command's options by reflection

@@ -9,6 +9,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import LocateOptions
 import LocationFacade
 import Simulators
 

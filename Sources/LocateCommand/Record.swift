@@ -9,6 +9,7 @@ import Foundation
 import Glibc
 #endif
 import GPSCore
+import LocateOptions
 import LocationFacade
 import Simulators
 

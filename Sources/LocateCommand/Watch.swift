@@ -9,34 +9,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import LocateOptions
 import LocationFacade
-
-/// Options every command that talks to gpsd shares.
-struct ServerOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp(
-        "The gpsd to use, as [server[:port[:device]]].",
-        discussion: "Defaults to localhost:2947 and every device.",
-        valueName: "server[:port[:device]]"))
-    var server: String?
-
-    func address() throws -> GPSDAddress {
-        try Self.address(of: server)
-    }
-
-    /// The gpsd `server` names (localhost:2947 and every device when nil); a
-    /// `ValidationError` says what is wrong with it.
-    static func address(of server: String?) throws(ValidationError) -> GPSDAddress {
-        do {
-            return try GPSDAddress(parsing: server ?? "")
-        } catch {
-            throw ValidationError(error.description)
-        }
-    }
-
-    func validate() throws {
-        _ = try address()
-    }
-}
 
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -6,33 +6,33 @@ import Logging
 /// `StreamLogHandler` formats its metadata again each time a key is set: a `GPSDClient` sets its
 /// host, port and device, so every `locate once` paid for sorting and joining text (and for the
 /// runtime's first look at the generic types that takes) that a run without a warning never prints.
-struct WarningLogHandler: LogHandler {
+public struct WarningLogHandler: LogHandler {
     private var stream: StreamLogHandler
-    var metadata: Logger.Metadata = [:]
+    public var metadata: Logger.Metadata = [:]
 
-    init(label: String) {
+    public init(label: String) {
         stream = StreamLogHandler.standardError(label: label)
         stream.logLevel = .warning
     }
 
-    var logLevel: Logger.Level {
+    public var logLevel: Logger.Level {
         get { stream.logLevel }
         set { stream.logLevel = newValue }
     }
 
-    var metadataProvider: Logger.MetadataProvider? {
+    public var metadataProvider: Logger.MetadataProvider? {
         get { stream.metadataProvider }
         set { stream.metadataProvider = newValue }
     }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
     /// Writes `event` as `StreamLogHandler` does with this metadata: the message's own metadata
     /// wins over the logger's.
-    func log(event: LogEvent) {
+    public func log(event: LogEvent) {
         guard !metadata.isEmpty else { return stream.log(event: event) }
         var event = event
         event.metadata = metadata.merging(event.metadata ?? [:]) { _, explicit in explicit }

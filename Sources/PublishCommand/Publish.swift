@@ -9,6 +9,7 @@ import Foundation
 import Glibc
 #endif
 import GPSCore
+import LocateOptions
 import LocationFacade
 import LocationPublisher
 import Logging
@@ -16,8 +17,8 @@ import Simulators
 
 struct Publish: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "publish",
-        abstract: "Send positions to an MQTT broker or an HTTP server (OwnTracks, Home Assistant, Traccar), losing none.",
+        commandName: "locate publish",
+        abstract: PublishSummary.abstract,
         discussion: """
             Takes fixes from gpsd, or from --simulate FILE (a GPX track, a gpsd JSON log or an NMEA log) \
             at --speed, or from GeoClue with --geoclue, and sends each one that passes --interval and \
