@@ -1,4 +1,5 @@
 import GPSCore
+import Testing
 
 /// A value a test's helper task or callback changes and the test waits on: each change wakes the
 /// waiters whose condition it made hold, so the test awaits the change itself instead of polling
@@ -21,8 +22,29 @@ public final class Watched<Value: Sendable>: Sendable {
     }
 
     /// Returns as soon as `condition` holds for the value (at once if it does now), or when the
-    /// task is cancelled (a test's time limit).
-    public func waitUntil(_ condition: @escaping @Sendable (Value) -> Bool) async {
-        await state.waitUntil(condition)
+    /// task is cancelled. If it has not held within `limit` of real time, records an issue at the
+    /// caller with the value as it is, and returns: a wait that never ends says so where it
+    /// waited, not only as the test's time limit. (The limit is far longer than any such wait
+    /// takes: it is not how long the test waits.)
+    public func waitUntil(
+        limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: @escaping @Sendable (Value) -> Bool
+    ) async {
+        let held = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { [state] in
+                await state.waitUntil(condition)
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !held && !Task.isCancelled {
+            Issue.record("the condition never held (waited \(limit)); the value is \(value)", sourceLocation: sourceLocation)
+        }
     }
 }
