@@ -10,6 +10,8 @@ import PackageDescription
 //   TCX                the TCX reader and writer (GPX's libxml2 bridge) -> GPSCore, GPX, GZipFiles
 //   LocationCore       Location, LocationManager, LocationSource       -> GPSCore (no C library)
 //   LocationFacade     GPSDClient (libgps); re-exports LocationCore   -> LocationCore
+//   RegionMonitoring   RegionMonitor: circles, GeoJSON polygons, corridors, lines, the anchor alarm
+//                      (no C library)                                  -> LocationCore
 //   DBus               D-Bus over sd-bus (libsystemd)                  -> GPSCore
 //   GeoClue            GeoClueLocationSource, GeoClueAgent (no libgps) -> LocationCore, DBus
 //   SimulatorsCore     location fakes without libgps: replays of GPX and NMEA, the virtual clock,
@@ -35,6 +37,7 @@ let package = Package(
     products: [
         .library(name: "LocationCore", targets: ["LocationCore"]),
         .library(name: "LocationFacade", targets: ["LocationFacade"]),
+        .library(name: "RegionMonitoring", targets: ["RegionMonitoring"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "GeoClue", targets: ["GeoClue"]),
         .library(name: "GeoClueSimulators", targets: ["GeoClueSimulators"]),
@@ -110,6 +113,12 @@ let package = Package(
                 "GPSCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Region monitoring over any location source: geometry, jitter rules, the state file. It
+        // links what LocationCore links and nothing more (GPSCore is LocationCore's own).
+        .target(
+            name: "RegionMonitoring",
+            dependencies: ["GPSCore", "LocationCore"]
         ),
         .target(
             name: "LocationFacade",
