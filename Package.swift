@@ -304,6 +304,13 @@ let package = Package(
             exclude: ["Recordings"]  // the recordings the examples replay, kept beside them as users would
         ),
         .testTarget(
+            name: "RegionMonitoringTests",
+            dependencies: [
+                "RegionMonitoring", "LocationCore", "SimulatorsCore", "GPX", "TestSupport",
+                .product(name: "Clocks", package: "swift-clocks"),
+            ]
+        ),
+        .testTarget(
             name: "DBusTests",
             dependencies: ["DBus", "GPSCore", "Simulators", "TestSupport"]
         ),

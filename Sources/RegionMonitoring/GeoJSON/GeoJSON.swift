@@ -55,10 +55,10 @@ public enum GeoJSON {
     static func parse(_ data: [UInt8], name: String) throws(GeoJSONError) -> JSONValue {
         do {
             return try JSONDecoder().decode(JSONValue.self, from: Data(data))
-        } catch let DecodingError.dataCorrupted(context) {
-            let underlying = context.underlyingError.map { " \(String(describing: $0))" } ?? ""
-            throw .invalid(file: name, path: "", reason: "\(context.debugDescription)\(underlying)")
         } catch {
+            if let syntax = JSONSyntax.firstError(in: data) {
+                throw .invalid(file: name, path: "", reason: "it is not JSON: \(syntax.reason) at line \(syntax.line), column \(syntax.column).")
+            }
             throw .invalid(file: name, path: "", reason: String(describing: error))
         }
     }
@@ -117,7 +117,11 @@ public enum GeoJSON {
                 let featuresPath = join(path, "features")
                 var polygons: [GeoPolygon] = []
                 for (index, feature) in try array(members["features"], at: featuresPath).enumerated() {
-                    polygons += try self.polygons(in: feature, at: "\(featuresPath)[\(index)]")
+                    // A collection may hold points and lines beside its areas (labels, a route):
+                    // only its areas make the region.
+                    let featurePath = "\(featuresPath)[\(index)]"
+                    if case let .object(featureMembers) = feature, !Self.holdsArea(featureMembers["geometry"]) { continue }
+                    polygons += try self.polygons(in: feature, at: featurePath)
                 }
                 guard !polygons.isEmpty else { throw fail(featuresPath, "the collection holds no Polygon or MultiPolygon.") }
                 return polygons
@@ -140,6 +144,13 @@ public enum GeoJSON {
             case let other:
                 throw fail(join(path, "type"), "\"\(other)\" is not an area: expected Polygon, MultiPolygon, Feature or FeatureCollection.")
             }
+        }
+
+        static func holdsArea(_ geometry: JSONValue?) -> Bool {
+            guard case let .object(members)? = geometry, case let .string(type)? = members["type"] else {
+                return geometry != nil && !(geometry.map { if case .null = $0 { true } else { false } } ?? true)
+            }
+            return !["Point", "MultiPoint", "LineString", "MultiLineString"].contains(type)
         }
 
         func polygon(_ value: JSONValue?, at path: String) throws(GeoJSONError) -> GeoPolygon {

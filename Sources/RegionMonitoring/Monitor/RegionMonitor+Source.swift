@@ -81,12 +81,12 @@ extension RegionMonitor {
                 } catch {
                     return
                 }
-                let at = elapsed()
+                // Dated by the deadline, not by when this task ran: the same date on every run.
                 let date = timeline.withLock { timeline -> Date? in
-                    guard at >= timeline.cameAt + period else { return nil }  // a fix came meanwhile
-                    timeline.checkedAt = at
-                    let base = timeline.fixDate ?? startDate
-                    return base.addingTimeInterval((at - (timeline.fixDate == nil ? .zero : timeline.cameAt)).seconds * rate)
+                    guard deadline >= timeline.cameAt + period else { return nil }  // a fix came meanwhile
+                    timeline.checkedAt = deadline
+                    guard let fixDate = timeline.fixDate else { return startDate.addingTimeInterval(deadline.seconds * rate) }
+                    return fixDate.addingTimeInterval((deadline - timeline.cameAt).seconds * rate)
                 }
                 guard let self else { return }
                 if let date { self.check(at: date) }

@@ -54,33 +54,37 @@ public final class RegionMonitor: Sendable {
     /// Every event, in order, as an `AsyncSequence` (for one consumer, as `CLMonitor.events`).
     public let events: AsyncStream<RegionEvent>
 
-    /// A monitor watching by `rules`, keeping its regions and their states in `stateFile` (a path)
-    /// if one is given.
+    /// A monitor watching by `rules`, keeping nothing across runs.
+    public convenience init(rules: MonitoringRules = MonitoringRules()) {
+        self.init(rules: rules, file: nil, restoration: .fresh, saved: [])
+    }
+
+    /// A monitor watching by `rules`, keeping its regions and their states in the file at
+    /// `stateFile`, and starting with those it holds.
     ///
     /// A state file that cannot be read as one is set aside (renamed, never overwritten), and the
     /// monitor starts without regions: ``restoration`` says so, with the reason and the new name.
     ///
     /// - Throws: ``RegionStateFile/Failure`` when the state file exists but cannot be read, or a
     ///   damaged one cannot be set aside.
-    public init(rules: MonitoringRules = MonitoringRules(), stateFile: String? = nil) throws(RegionStateFile.Failure) {
+    public convenience init(rules: MonitoringRules = MonitoringRules(), stateFile: String) throws(RegionStateFile.Failure) {
+        let file = RegionStateFile(path: stateFile)
+        let (restoration, saved) = try file.load()
+        self.init(rules: rules, file: file, restoration: restoration, saved: saved)
+    }
+
+    private init(rules: MonitoringRules, file: RegionStateFile?, restoration: RegionStateFile.Restoration, saved: [RegionStateFile.SavedRegion]) {
         self.rules = rules
+        stateFile = file
+        self.restoration = restoration
         (events, continuation) = AsyncStream.makeStream(of: RegionEvent.self)
-        if let stateFile {
-            let file = RegionStateFile(path: stateFile)
-            self.stateFile = file
-            let (restoration, saved) = try file.load()
-            self.restoration = restoration
-            state.withLock { state in
-                for region in saved {
-                    var tracker = RegionTracker(identifier: region.identifier, condition: region.condition, assuming: region.state ?? .unknown)
-                    tracker.satisfiedSince = region.satisfiedSince
-                    tracker.dwelt = region.dwelt
-                    Self.insert(tracker, into: &state, rules: rules)
-                }
+        state.withLock { state in
+            for region in saved {
+                var tracker = RegionTracker(identifier: region.identifier, condition: region.condition, assuming: region.state ?? .unknown)
+                tracker.satisfiedSince = region.satisfiedSince
+                tracker.dwelt = region.dwelt
+                Self.insert(tracker, into: &state, rules: rules)
             }
-        } else {
-            self.stateFile = nil
-            restoration = .fresh
         }
     }
 
