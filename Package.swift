@@ -26,7 +26,7 @@ import PackageDescription
 //                                                                      -> BluetoothGATT, WorkoutCore, DBus, LocationCore
 //   WorkoutSimulators  workout fakes: store faults, sensors, BlueZ (no libgps)
 //                                                                      -> Workout, BluetoothSensors, SimulatorsCore, GPX
-//   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators
+//   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators, RegionMonitoring
 //   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators, Simulators
 //
 // Tests/LinkTests builds a small program per library product and holds what it links (readelf's
@@ -214,6 +214,7 @@ let package = Package(
                 "GPSCore",
                 "GPX",
                 "LocationFacade",
+                "RegionMonitoring",
                 "Simulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

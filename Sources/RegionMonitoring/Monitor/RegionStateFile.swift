@@ -68,7 +68,9 @@ public struct RegionStateFile: Sendable {
         }
         let reason: String
         do {
-            let contents = try JSONDecoder().decode(Contents.self, from: Data(bytes))
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .secondsSince1970
+            let contents = try decoder.decode(Contents.self, from: Data(bytes))
             if contents.version == Self.version {
                 return (.restored(count: contents.regions.count), contents.regions)
             }
@@ -97,6 +99,7 @@ public struct RegionStateFile: Sendable {
     func save(_ regions: [SavedRegion]) throws(Failure) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .secondsSince1970
         let data: Data
         do {
             data = try encoder.encode(Contents(version: Self.version, regions: regions))
