@@ -271,7 +271,7 @@ let package = Package(
             name: "DocExamplesTests",
             dependencies: [
                 "BluetoothGATT", "BluetoothSensors", "CommandSupport", "DBus", "FIT", "GeoClue", "GeoClueSimulators",
-                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "Simulators", "SimulatorsCore", "TCX",
+                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "RegionMonitoring", "Simulators", "SimulatorsCore", "TCX",
                 "Workout", "WorkoutCore", "WorkoutSimulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -370,6 +370,7 @@ let package = Package(
                 "DBus",
                 "GeoClue",
                 "LocationFacade",
+                "RegionMonitoring",
                 "Simulators",
                 "Workout",
                 "WorkoutSimulators",
