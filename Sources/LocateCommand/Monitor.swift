@@ -25,7 +25,9 @@ struct Monitor: AsyncParsableCommand {
 
             --region is ID=circle:LAT,LON,RADIUS, ID=polygon:FILE.geojson (a Polygon, MultiPolygon, \
             Feature or FeatureCollection), ID=corridor:FILE,HALFWIDTH (a GPX track or route, or a \
-            GeoJSON LineString) or ID=line:LAT1,LON1,LAT2,LON2; give it as often as needed. --anchor \
+            GeoJSON LineString) or ID=line:LAT1,LON1,LAT2,LON2; give it as often as needed. A region \
+            sets rules of its own after its values: ,dwell=S ,confirm=N ,hysteresis=M ,max-accuracy=M \
+            (home=circle:51.5,-0.1,100,dwell=300,confirm=3). --anchor \
             watches an anchor: dropped at the first fix (or at --anchor-at, or --anchor-distance metres \
             at --anchor-bearing from the first fix), with a swing radius of --radius metres or of \
             √(rode² − depth²) + --margin from --rode and --depth.
@@ -158,11 +160,11 @@ struct Monitor: AsyncParsableCommand {
 
     func run() async throws {
         // Regions first: a bad file ends the command before any source is started.
-        var conditions: [(String, RegionCondition)] = []
+        var conditions: [(String, RegionCondition, MonitoringRules?)] = []
         for text in regionTexts {
             let region = try RegionArgument(parsing: text)
             do {
-                conditions.append((region.identifier, try region.condition()))
+                conditions.append((region.identifier, try region.condition(), region.rules(over: rules)))
             } catch {
                 Output.error("locate monitor: \(error.message)")
                 throw ExitCode(error.status)
@@ -182,7 +184,7 @@ struct Monitor: AsyncParsableCommand {
         } else {
             monitor = RegionMonitor(rules: rules)
         }
-        for (identifier, condition) in conditions { monitor.add(condition, identifier: identifier) }
+        for (identifier, condition, regionRules) in conditions { monitor.add(condition, identifier: identifier, rules: regionRules) }
         var anchorAlarm: AnchorAlarm?
         if anchor {
             if let position = try anchorPosition() {
@@ -234,7 +236,27 @@ struct Monitor: AsyncParsableCommand {
             }
         }
         let interrupts = Interrupts()
-        let following = monitor.follow(source, rate: replay == nil ? 1 : speed)
+        // A live source is watched for silence on this machine's clock. A replay's silences are in
+        // its fixes' times (a gap is said at the next fix, a stretch without a fix as its no-fix
+        // reports come): watched on the clock, the moment between its last fix and its end being
+        // noticed would be silence too, and a loaded machine would say "unknown" at the end of some
+        // runs and not of others.
+        let following: RegionMonitor.Following?
+        let replayObservation: LocationObservation?
+        if let replay {
+            following = nil
+            replayObservation = replay.addObserver { event in
+                switch event {
+                case let .location(fix): monitor.process(fix)
+                case let .noFix(_, time?): monitor.check(at: time)
+                default: break
+                }
+            }
+            replay.start()
+        } else {
+            following = monitor.follow(source)
+            replayObservation = nil
+        }
         let (endings, ending) = AsyncStream.makeStream(of: LocationError?.self)
         let waiters: [Task<Void, Never>] = [
             Task {
@@ -255,7 +277,9 @@ struct Monitor: AsyncParsableCommand {
             break
         }
         waiters.forEach { $0.cancel() }
-        following.cancel()
+        following?.cancel()
+        replayObservation?.cancel()
+        source.stop()
         dropObservation.cancel()
         errors.cancel()
         monitor.finish()

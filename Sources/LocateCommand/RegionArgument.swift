@@ -14,11 +14,36 @@ struct RegionArgument: Sendable {
         case line(GeoCoordinate, GeoCoordinate)
     }
 
+    /// A rule of the region's own, after its values: `,dwell=S`, `,confirm=N`, `,hysteresis=M`,
+    /// `,max-accuracy=M`.
+    enum Override: String, CaseIterable, Sendable {
+        case dwell
+        case confirm
+        case hysteresis
+        case maxAccuracy = "max-accuracy"
+    }
+
     let text: String
     let identifier: String
     let shape: Shape
+    let overrides: [(Override, Double)]
 
-    static let forms = "ID=circle:LAT,LON,RADIUS, ID=polygon:FILE.geojson, ID=corridor:FILE,HALFWIDTH or ID=line:LAT1,LON1,LAT2,LON2"
+    static let forms = "ID=circle:LAT,LON,RADIUS, ID=polygon:FILE.geojson, ID=corridor:FILE,HALFWIDTH or ID=line:LAT1,LON1,LAT2,LON2, each optionally followed by ,dwell=S ,confirm=N ,hysteresis=M or ,max-accuracy=M"
+
+    /// The monitor's `rules` with this region's overrides, or `nil` when it has none.
+    func rules(over rules: MonitoringRules) -> MonitoringRules? {
+        guard !overrides.isEmpty else { return nil }
+        var result = rules
+        for (override, value) in overrides {
+            switch override {
+            case .dwell: result.dwell = value > 0 ? .milliseconds(Int64(value * 1000)) : nil
+            case .confirm: result.confirmation = .fixes(Int(value))
+            case .hysteresis: result.hysteresis = value
+            case .maxAccuracy: result.maximumAccuracy = value
+            }
+        }
+        return result
+    }
 
     /// Parses `text`, or says what is wrong with it (naming it).
     init(parsing text: String) throws(ValidationError) {
@@ -33,7 +58,23 @@ struct RegionArgument: Sendable {
         let rest = text[text.index(after: equals)...]
         guard let colon = rest.firstIndex(of: ":") else { throw fail("expected a kind after '=': \(Self.forms).") }
         let kind = rest[..<colon]
-        let values = String(rest[rest.index(after: colon)...])
+        var parts = rest[rest.index(after: colon)...].split(separator: ",", omittingEmptySubsequences: false)
+        var overrides: [(Override, Double)] = []
+        while let last = parts.last, let equals = last.firstIndex(of: "=") {
+            guard let override = Override(rawValue: String(last[..<equals])) else {
+                throw fail("'\(last[..<equals])' is not a rule a region can set: \(Override.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            guard let value = Double(last[last.index(after: equals)...]), value >= 0, value.isFinite,
+                override != .confirm || (value >= 1 && value == value.rounded()),
+                override != .maxAccuracy || value > 0
+            else {
+                throw fail("\(override.rawValue) takes \(override == .confirm ? "a whole number, 1 or more" : "a number, 0 or more"), not '\(last[last.index(after: equals)...])'.")
+            }
+            overrides.insert((override, value), at: 0)
+            parts.removeLast()
+        }
+        self.overrides = overrides
+        let values = parts.joined(separator: ",")
         func numbers(_ count: Int) throws(ValidationError) -> [Double] {
             let parts = values.split(separator: ",", omittingEmptySubsequences: false)
             let parsed = parts.compactMap { Double($0) }

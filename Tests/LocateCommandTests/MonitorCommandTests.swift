@@ -38,6 +38,19 @@ struct MonitorCommandTests {
         #expect((cross["time"] as? String)?.hasSuffix(".000Z") == false)
     }
 
+    @Test("A region's own rules after its values: confirmed at once and a dwell of its own")
+    func regionRules() async throws {
+        let result = try await monitor([
+            "--region", "start=circle:\(Self.start),60,confirm=1,dwell=10", "--region", "late=circle:\(Self.start),60", "--dwell", "0",
+        ])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(events(result.lines) == ["start state unknown", "late state unknown", "start enter", "late enter", "start dwell", "start exit", "late exit"])
+        #expect(result.lines[2]["time"] as? String == "2024-05-01T10:00:00.000Z")
+        let unknownRule = try await Locate.run(["monitor", "--simulate", Self.walk, "--region", "a=circle:\(Self.start),60,speed=3"])
+        #expect(unknownRule.status == 64)
+        #expect(unknownRule.error.joined().contains("'speed' is not a rule a region can set"))
+    }
+
     @Test("A corridor along the walk's own GPX track is never left")
     func corridorOnItsRoute() async throws {
         let result = try await monitor(["--region", "route=corridor:\(Self.walk),25", "--dwell", "0"])

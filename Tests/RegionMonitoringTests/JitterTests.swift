@@ -128,4 +128,17 @@ struct JitterTests {
         #expect(events.map(\.identifier) == ["in"])
         #expect(monitor.record(for: "out")?.state == .unsatisfied)
     }
+
+    @Test("A region's own rules take the place of the monitor's for it alone")
+    func regionRules() throws {
+        let monitor = RegionMonitor(rules: MonitoringRules(confirmation: .fixes(3), dwell: nil))
+        let circle = try RegionCondition.circle(center: center, radius: 100)
+        monitor.add(circle, identifier: "patient")
+        monitor.add(circle, identifier: "quick", rules: MonitoringRules(confirmation: .fixes(1), dwell: .seconds(5)))
+        var events: [(Int, String, RegionEvent.Kind)] = []
+        for second in 0..<10 {
+            events += monitor.process(Walks.fix(center, at: Double(second))).map { (second, $0.identifier, $0.kind) }
+        }
+        #expect(events.map { "\($0.0) \($0.1) \($0.2)" } == ["0 quick enter", "2 patient enter", "5 quick dwell"])
+    }
 }

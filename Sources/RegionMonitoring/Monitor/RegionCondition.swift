@@ -76,7 +76,7 @@ public struct RegionEvent: Sendable, Hashable {
         case unknown
     }
 
-    /// The region's identifier, as given to ``RegionMonitor/add(_:identifier:assuming:)``.
+    /// The region's identifier, as given to ``RegionMonitor/add(_:identifier:assuming:rules:)``.
     public var identifier: String
     /// The region's state after the event (for a crossing, ``RegionState/satisfied``: the line was crossed).
     public var state: RegionState

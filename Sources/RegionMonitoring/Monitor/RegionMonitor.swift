@@ -96,17 +96,28 @@ public final class RegionMonitor: Sendable {
 
     /// Watches `condition` as `identifier`, starting in the state `assuming` says (as
     /// `CLMonitor.add(_:identifier:assuming:)`): `.satisfied` for a region the device is known to
-    /// be in (an anchor just dropped), so that the first fixes make no enter.
+    /// be in (an anchor just dropped), so that the first fixes make no enter. `rules`, when given,
+    /// take the place of the monitor's for this region (hysteresis, confirmation, dwell, and a
+    /// maximum accuracy, which can only be stricter than the monitor's: a fix the monitor finds
+    /// unusable reaches no region; ``MonitoringRules/unknownAfter`` is the monitor's).
     ///
     /// A region restored from the state file under the same identifier and with the same condition
     /// keeps its state (and `assuming` is not used); with another condition it is replaced.
-    public func add(_ condition: RegionCondition, identifier: String, assuming: RegionState = .unknown) {
+    public func add(_ condition: RegionCondition, identifier: String, assuming: RegionState = .unknown, rules: MonitoringRules? = nil) {
         state.withLock { state in
             if let slot = state.byIdentifier[identifier] {
-                if state.slots[slot]?.condition == condition { return }
+                if var kept = state.slots[slot], kept.condition == condition {
+                    guard kept.rules != rules else { return }
+                    Self.remove(slot, from: &state)
+                    kept.rules = rules
+                    Self.insert(kept, into: &state, rules: self.rules)
+                    return
+                }
                 Self.remove(slot, from: &state)
             }
-            Self.insert(RegionTracker(identifier: identifier, condition: condition, assuming: assuming), into: &state, rules: rules)
+            var tracker = RegionTracker(identifier: identifier, condition: condition, assuming: assuming)
+            tracker.rules = rules
+            Self.insert(tracker, into: &state, rules: self.rules)
             state.changed = true
         }
         saveIfChanged()
@@ -142,6 +153,7 @@ public final class RegionMonitor: Sendable {
             state.slots.append(tracker)
         }
         state.byIdentifier[tracker.identifier] = slot
+        let rules = tracker.rules ?? rules
         state.index.insert(slot, box: tracker.condition.boundingBox.expanded(by: rules.maximumAccuracy + rules.hysteresis + 1))
         if tracker.needsEveryFix { state.active.insert(slot) }
     }
@@ -177,7 +189,7 @@ public final class RegionMonitor: Sendable {
             near.formUnion(state.active)
             for slot in near.sorted() {
                 guard var tracker = state.slots[slot] else { continue }
-                let farAway = !tracker.condition.boundingBox.expanded(by: accuracy + rules.hysteresis + 1).contains(point)
+                let farAway = !tracker.condition.boundingBox.expanded(by: accuracy + (tracker.rules ?? rules).hysteresis + 1).contains(point)
                 let made = tracker.update(with: fix, point: point, date: date, accuracy: accuracy, rules: rules, farAway: farAway)
                 if made.contains(where: { $0.kind != .cross && $0.kind != .dwell }) || tracker.proven != state.slots[slot]?.proven {
                     state.changed = true

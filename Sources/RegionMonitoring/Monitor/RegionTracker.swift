@@ -38,6 +38,8 @@ struct RegionTracker: Sendable {
 
     let identifier: String
     let condition: RegionCondition
+    /// The region's own rules, in place of the monitor's (see ``RegionMonitor/add(_:identifier:assuming:rules:)``).
+    var rules: MonitoringRules?
     var state: RegionState
     var proven: RegionState?
     var candidate: Candidate?
@@ -69,12 +71,16 @@ struct RegionTracker: Sendable {
     }
 
     /// Takes a usable fix; returns the events it makes.
-    mutating func update(with fix: Location, point: GeoCoordinate, date: Date, accuracy: Double, rules: MonitoringRules, farAway: Bool) -> [RegionEvent] {
+    mutating func update(with fix: Location, point: GeoCoordinate, date: Date, accuracy: Double, rules monitorRules: MonitoringRules, farAway: Bool) -> [RegionEvent] {
+        let rules = self.rules ?? monitorRules
         if case let .line(line) = condition {
+            guard accuracy <= rules.maximumAccuracy else { return [] }
             return updateLine(line, fix: fix, point: point, date: date, accuracy: accuracy)
         }
         let verdict: Verdict
-        if farAway {
+        if accuracy > rules.maximumAccuracy {
+            verdict = .undecided
+        } else if farAway {
             verdict = .outside
         } else {
             verdict = .of(signedDistance: condition.signedDistance(from: point) ?? 0, accuracy: accuracy, hysteresis: rules.hysteresis)
