@@ -7,7 +7,8 @@ import TestSupport
 /// Our polygon containment against shapely's, on the same GeoJSON, for the track points of the
 /// public GPX corpus (`../shared/corpora/gpx` beside the repository: CI has it, a fresh clone may
 /// not, and the test then says that it skipped).
-@Suite("Polygon containment against shapely", .tags(.childProcess, .corpus))
+@Suite("Polygon containment against shapely", .tags(.childProcess, .corpus),
+       .disabled(if: ThreadSanitizer.isRunning, "geometry on one thread: the plain run checks it"))
 struct ShapelyTests {
     static let corpus = Repository.root.deletingLastPathComponent().appendingPathComponent("shared/corpora/gpx")
     static let hasCorpus = FileManager.default.fileExists(atPath: corpus.path)
