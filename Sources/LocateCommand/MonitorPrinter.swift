@@ -68,9 +68,10 @@ final class MonitorPrinter: Sendable {
                 if let fix = event.location {
                     appendFix(fix, time: event.date, to: &buffer)
                 } else {
+                    // No fix decided it (the silence did): the keys are there, empty.
                     buffer.append(contentsOf: #","time":""#.utf8)
                     RFC3339.append(event.date, to: &buffer)
-                    buffer.append(UInt8(ascii: "\""))
+                    buffer.append(contentsOf: #"","latitude":null,"longitude":null,"accuracy":null"#.utf8)
                 }
                 if let first = event.firstIndication, first != event.date {
                     buffer.append(contentsOf: #","first":""#.utf8)

@@ -73,6 +73,28 @@ struct MonitorCommandTests {
         #expect(mode?.intValue == 0o600)
     }
 
+    @Test("A replay with 30 s without a fix: unknown once, dated 10 s after the last fix, then inside again with no enter")
+    func gap() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("monitor-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var gpx = #"<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"#
+        for second in 0..<60 where !(20..<50).contains(second) {
+            let seconds = second < 10 ? "0\(second)" : "\(second)"
+            gpx += #"<trkpt lat="\#(51.4779 + Double(second) * 0.00001)" lon="-0.0015"><time>2024-05-01T10:00:\#(seconds)Z</time></trkpt>"#
+        }
+        gpx += "</trkseg></trk></gpx>"
+        let file = folder.appendingPathComponent("gap.gpx")
+        try Data(gpx.utf8).write(to: file)
+        let result = try await Locate.run(["monitor", "--simulate", file.path, "--speed", "1000", "--json", "--dwell", "0",
+                                           "--region", "a=circle:51.4779,-0.0015,100"])
+        #expect(result.status == 0, "\(result.error)")
+        let lines = try result.output.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(events(lines) == ["a state unknown", "a enter", "a unknown"])
+        #expect(lines.last?["time"] as? String == "2024-05-01T10:00:29.000Z")
+        #expect(lines.last?["latitude"] is NSNull)
+    }
+
     @Test("The anchor dropped at the first fix: the walk drags it")
     func anchor() async throws {
         let result = try await monitor(["--anchor", "--rode", "30", "--depth", "5"])
