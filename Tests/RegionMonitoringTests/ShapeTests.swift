@@ -130,6 +130,15 @@ struct ShapeTests {
         #expect(throws: RegionGeometryError.self) { try CircularRegion(center: center, radius: 0) }
     }
 
+    @Test("A circle over the antimeridian holds the fixes on either side of it")
+    func circleOverTheAntimeridian() throws {
+        let monitor = RegionMonitor(rules: MonitoringRules(confirmation: .fixes(1)))
+        monitor.add(try .circle(center: GeoCoordinate(latitude: -16.5, longitude: 179.9995), radius: 300), identifier: "fiji")
+        #expect(monitor.process(Walks.fix(GeoCoordinate(latitude: -16.5, longitude: -179.9995), at: 0)).kinds == [.enter])
+        #expect(monitor.process(Walks.fix(GeoCoordinate(latitude: -16.5, longitude: 179.999), at: 1)).isEmpty)
+        #expect(monitor.process(Walks.fix(GeoCoordinate(latitude: -16.5, longitude: -179.99), at: 2)).kinds == [.exit])
+    }
+
     @Test("The grid index gives exactly the events of each region watched alone")
     func indexMatchesBruteForce() throws {
         var random = SeededRandom(seed: 1000)

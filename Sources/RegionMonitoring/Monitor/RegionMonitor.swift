@@ -189,7 +189,9 @@ public final class RegionMonitor: Sendable {
             near.formUnion(state.active)
             for slot in near.sorted() {
                 guard var tracker = state.slots[slot] else { continue }
-                let farAway = !tracker.condition.boundingBox.expanded(by: accuracy + (tracker.rules ?? rules).hysteresis + 1).contains(point)
+                let box = tracker.condition.boundingBox.expanded(by: accuracy + (tracker.rules ?? rules).hysteresis + 1)
+                // A circle over the antimeridian has a box past ±180: no quick answer for it.
+                let farAway = box.minLongitude >= -180 && box.maxLongitude <= 180 && !box.contains(point)
                 let made = tracker.update(with: fix, point: point, date: date, accuracy: accuracy, rules: rules, farAway: farAway)
                 if made.contains(where: { $0.kind != .cross && $0.kind != .dwell }) || tracker.proven != state.slots[slot]?.proven {
                     state.changed = true
