@@ -30,7 +30,8 @@ struct Monitor: AsyncParsableCommand {
             (home=circle:51.5,-0.1,100,dwell=300,confirm=3). --anchor \
             watches an anchor: dropped at the first fix (or at --anchor-at, or --anchor-distance metres \
             at --anchor-bearing from the first fix), with a swing radius of --radius metres or of \
-            √(rode² − depth²) + --margin from --rode and --depth.
+            √(rode² − depth²) + --margin from --rode and --depth; --anchor-status S prints the distance \
+            and bearing to it every S seconds.
 
             With --state PATH, the regions' states are kept in PATH (0600, replaced atomically): \
             started again inside a region, it prints the region inside and no enter; a damaged file \
@@ -105,6 +106,9 @@ struct Monitor: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "The anchor's distance in metres from the first fix, at --anchor-bearing.")
     var anchorDistance: Double = 0
 
+    @Option(parsing: .unconditional, help: "With --anchor, print the distance and bearing to the anchor every this many seconds of fixes (event \"status\"; 0: never).")
+    var anchorStatus: Double = 0
+
     func validate() throws {
         for text in regionTexts { _ = try RegionArgument(parsing: text) }
         let identifiers = try regionTexts.map { try RegionArgument(parsing: $0).identifier } + (anchor ? ["anchor"] : [])
@@ -122,9 +126,10 @@ struct Monitor: AsyncParsableCommand {
             throw ValidationError("--simulate replays a file without gpsd: give either a server or --simulate, not both.")
         }
         try geoClueOptions.validate(server: serverOptions.server, simulate: simulate)
-        if !anchor, radius != nil || rode != nil || depth != nil || anchorAt != nil || anchorDistance != 0 {
-            throw ValidationError("--radius, --rode, --depth, --anchor-at and --anchor-distance are for the anchor: add --anchor.")
+        if !anchor, radius != nil || rode != nil || depth != nil || anchorAt != nil || anchorDistance != 0 || anchorStatus != 0 {
+            throw ValidationError("--radius, --rode, --depth, --anchor-at, --anchor-distance and --anchor-status are for the anchor: add --anchor.")
         }
+        guard anchorStatus >= 0, anchorStatus.isFinite else { throw ValidationError("--anchor-status must be zero or more seconds, not \(anchorStatus).") }
         if anchor {
             switch (radius, rode, depth) {
             case let (radius?, nil, nil):
@@ -186,6 +191,8 @@ struct Monitor: AsyncParsableCommand {
         }
         for (identifier, condition, regionRules) in conditions { monitor.add(condition, identifier: identifier, rules: regionRules) }
         var anchorAlarm: AnchorAlarm?
+        // A boat at anchor is meant to stay: a dwell event says nothing.
+        let anchorRules = { var rules = self.rules; rules.dwell = nil; return rules }()
         if anchor {
             if let position = try anchorPosition() {
                 anchorAlarm = try AnchorAlarm(anchor: position, swingRadius: swingRadius)
@@ -193,7 +200,7 @@ struct Monitor: AsyncParsableCommand {
                 // Started again with the anchor down: it stays where it was dropped.
                 anchorAlarm = try AnchorAlarm(anchor: circle.center, swingRadius: circle.radius)
             }
-            if let anchorAlarm { monitor.add(anchorAlarm.condition, identifier: "anchor", assuming: .satisfied) }
+            if let anchorAlarm { monitor.add(anchorAlarm.condition, identifier: "anchor", assuming: .satisfied, rules: anchorRules) }
         }
         let wanted = Set(conditions.map(\.0) + (anchor ? ["anchor"] : []))
         for identifier in monitor.identifiers where !wanted.contains(identifier) { monitor.remove(identifier) }
@@ -216,9 +223,24 @@ struct Monitor: AsyncParsableCommand {
                 return alarm
             }
             if let dropped {
-                monitor.add(dropped.condition, identifier: "anchor", assuming: .satisfied)
+                monitor.add(dropped.condition, identifier: "anchor", assuming: .satisfied, rules: anchorRules)
                 printer.printDropped(dropped, at: fix)
             }
+        }
+        // The live distance and bearing to the anchor, every --anchor-status seconds of fix time.
+        let statusEvery = anchorStatus
+        let lastStatus = Locked<Date?>(nil)
+        let statusObservation = source.addObserver { event in
+            guard statusEvery > 0, case let .location(fix) = event, fix.mode != .noFix, fix.hasValidCoordinates,
+                let alarm = anchorState.withLock({ $0 })
+            else { return }
+            let time = fix.time ?? fix.receivedAt
+            let due = lastStatus.withLock { last in
+                guard last.map({ time.timeIntervalSince($0) >= statusEvery }) ?? true else { return false }
+                last = time
+                return true
+            }
+            if due { printer.printStatus(alarm, at: fix) }
         }
         let printing = Task {
             for await event in monitor.events {
@@ -281,6 +303,7 @@ struct Monitor: AsyncParsableCommand {
         replayObservation?.cancel()
         source.stop()
         dropObservation.cancel()
+        statusObservation.cancel()
         errors.cancel()
         monitor.finish()
         await printing.value

@@ -57,6 +57,27 @@ final class MonitorPrinter: Sendable {
         }
     }
 
+    /// The distance and bearing from `fix` to the anchor.
+    func printStatus(_ anchor: AnchorAlarm, at fix: Location) {
+        line { buffer in
+            if json {
+                buffer.append(contentsOf: #"{"region":"anchor","event":"status""#.utf8)
+                appendFix(fix, time: fix.time ?? fix.receivedAt, to: &buffer)
+                buffer.append(contentsOf: #","distance":"#.utf8)
+                TextBytes.appendFixed(anchor.distance(from: fix), decimals: 1, to: &buffer)
+                buffer.append(contentsOf: #","bearing":"#.utf8)
+                TextBytes.appendFixed(anchor.bearing(from: fix), decimals: 1, to: &buffer)
+                buffer.append(contentsOf: #","swing_radius":"#.utf8)
+                TextBytes.appendFixed(anchor.swingRadius, decimals: 1, to: &buffer)
+                buffer.append(UInt8(ascii: "}"))
+            } else {
+                let text = "\(RFC3339.string(from: fix.time ?? fix.receivedAt)) anchor status \(TextBytes.fixed(anchor.distance(from: fix), decimals: 1))m at "
+                    + "\(TextBytes.fixed(anchor.bearing(from: fix), decimals: 0))° (swing \(TextBytes.fixed(anchor.swingRadius, decimals: 1))m)"
+                buffer.append(contentsOf: text.utf8)
+            }
+        }
+    }
+
     func print(_ event: RegionEvent, anchor: AnchorAlarm?) {
         line { buffer in
             if json {

@@ -105,6 +105,21 @@ struct MonitorCommandTests {
         #expect(result.lines[1]["swing_radius"] as? Double == 39.6)
     }
 
+    @Test("--anchor-status: the distance and bearing to the anchor every 20 s of fixes")
+    func anchorStatus() async throws {
+        let result = try await monitor(["--anchor", "--radius", "500", "--anchor-at", Self.start, "--anchor-status", "20"])
+        #expect(result.status == 0, "\(result.error)")
+        let statuses = result.lines.filter { $0["event"] as? String == "status" }
+        // 106 fixes over 110 s, the first at 10:00:00.
+        #expect(statuses.map { $0["time"] as? String ?? "" }.map { String($0.dropFirst(14).prefix(5)) } == ["00:00", "00:20", "00:40", "01:00", "01:20", "01:40"])
+        #expect(statuses.first?["distance"] as? Double == 0)
+        let last = try #require(statuses.last)
+        #expect((last["distance"] as? Double ?? 0) > 200)
+        // The walk goes west-north-west: the anchor, at its start, is east-south-east of it.
+        #expect((100...130).contains(last["bearing"] as? Double ?? 0))
+        #expect(events(result.lines).filter { !$0.hasSuffix("status") } == ["anchor state inside"])
+    }
+
     @Test("A malformed region exits 64 naming it; a GeoJSON file that cannot be opened 66; invalid GeoJSON 65 naming the file and where")
     func exitCodes() async throws {
         let malformed = try await Locate.run(["monitor", "--simulate", Self.walk, "--region", "home=circle:51.5,-0.1"])
