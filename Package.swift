@@ -10,6 +10,8 @@ import PackageDescription
 //   TCX                the TCX reader and writer (GPX's libxml2 bridge) -> GPSCore, GPX, GZipFiles
 //   LocationCore       Location, LocationManager, LocationSource       -> GPSCore (no C library)
 //   LocationFacade     GPSDClient (libgps); re-exports LocationCore   -> LocationCore
+//   RegionMonitoring   RegionMonitor: circles, GeoJSON polygons, corridors, lines, the anchor alarm
+//                      (no C library)                                  -> LocationCore
 //   DBus               D-Bus over sd-bus (libsystemd)                  -> GPSCore
 //   GeoClue            GeoClueLocationSource, GeoClueAgent (no libgps) -> LocationCore, DBus
 //   SimulatorsCore     location fakes without libgps: replays of GPX and NMEA, the virtual clock,
@@ -24,7 +26,7 @@ import PackageDescription
 //                                                                      -> BluetoothGATT, WorkoutCore, DBus, LocationCore
 //   WorkoutSimulators  workout fakes: store faults, sensors, BlueZ (no libgps)
 //                                                                      -> Workout, BluetoothSensors, SimulatorsCore, GPX
-//   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators
+//   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators, RegionMonitoring
 //   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators, Simulators
 //
 // Tests/LinkTests builds a small program per library product and holds what it links (readelf's
@@ -35,6 +37,7 @@ let package = Package(
     products: [
         .library(name: "LocationCore", targets: ["LocationCore"]),
         .library(name: "LocationFacade", targets: ["LocationFacade"]),
+        .library(name: "RegionMonitoring", targets: ["RegionMonitoring"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "GeoClue", targets: ["GeoClue"]),
         .library(name: "GeoClueSimulators", targets: ["GeoClueSimulators"]),
@@ -110,6 +113,12 @@ let package = Package(
                 "GPSCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Region monitoring over any location source: geometry, jitter rules, the state file. It
+        // links what LocationCore links and nothing more (GPSCore is LocationCore's own).
+        .target(
+            name: "RegionMonitoring",
+            dependencies: ["GPSCore", "LocationCore"]
         ),
         .target(
             name: "LocationFacade",
@@ -205,6 +214,7 @@ let package = Package(
                 "GPSCore",
                 "GPX",
                 "LocationFacade",
+                "RegionMonitoring",
                 "Simulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -261,7 +271,7 @@ let package = Package(
             name: "DocExamplesTests",
             dependencies: [
                 "BluetoothGATT", "BluetoothSensors", "CommandSupport", "DBus", "FIT", "GeoClue", "GeoClueSimulators",
-                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "Simulators", "SimulatorsCore", "TCX",
+                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "RegionMonitoring", "Simulators", "SimulatorsCore", "TCX",
                 "Workout", "WorkoutCore", "WorkoutSimulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -293,6 +303,13 @@ let package = Package(
                 .product(name: "Clocks", package: "swift-clocks"),
             ],
             exclude: ["Recordings"]  // the recordings the examples replay, kept beside them as users would
+        ),
+        .testTarget(
+            name: "RegionMonitoringTests",
+            dependencies: [
+                "RegionMonitoring", "LocationCore", "SimulatorsCore", "GPX", "TestSupport",
+                .product(name: "Clocks", package: "swift-clocks"),
+            ]
         ),
         .testTarget(
             name: "DBusTests",
@@ -353,6 +370,7 @@ let package = Package(
                 "DBus",
                 "GeoClue",
                 "LocationFacade",
+                "RegionMonitoring",
                 "Simulators",
                 "Workout",
                 "WorkoutSimulators",
