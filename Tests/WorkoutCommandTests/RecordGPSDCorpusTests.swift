@@ -198,15 +198,24 @@ enum RecordCorpus {
             }
             fake.release()
             _ = await fake.waitUntilExit()  // the log has played and gpsd is stopped
-            _ = await pipe.waitUntilExit()  // gpspipe has printed everything gpsd sent
-
+            // The stand-in listens at once, before gpspipe is waited for: the recorder tries again
+            // 250 ms after gpsd has gone.
             let standIn = FakeGPSDServer(script: GPSDScript(), startPolicy: .manually, port: fake.port)
             try standIn.start()
             defer { standIn.shutdown() }
+            _ = await pipe.waitUntilExit()  // gpspipe has printed everything gpsd sent
+
             if let failure = await waitFor("workout record reconnecting", unlessEnded: [recorder], {
                 await standIn.waitForWatchers(1)
                 return standIn.status.watchers >= 1
             }) {
+                // A recording that has had no fix ends when gpsd cannot be reached (69), as it
+                // does at its start: on a loaded machine its first try came before the stand-in
+                // listened. What gpsd sent was all read; the replay is tried again.
+                if recorder.exitStatus == 69, ReferenceFix.fixes(inGPSPipeOutput: pipe.lines()).isEmpty {
+                    failures.append(failure)
+                    continue
+                }
                 throw Failure(description: "\(failure); it wrote: \(recorder.lines(.error).suffix(5))")
             }
             recorder.send(signal: SIGINT)
@@ -224,7 +233,7 @@ enum RecordCorpus {
                 drivers: Set(reports.filter { $0["class"] as? String == "DEVICE" }.compactMap { $0["driver"] as? String }),
                 status: status, output: output, errors: recorder.lines(.error), stored: stored)
         }
-        throw Failure(description: "gpsd never had both clients watching, in 3 runs of gpsfake: \(failures)")
+        throw Failure(description: "no run of the 3 got both clients watching and the recorder to its end: \(failures)")
     }
 
     /// Waits until `event` returns true; otherwise says why not: it returned false, one of
