@@ -10,6 +10,8 @@ import PackageDescription
 //   TCX                the TCX reader and writer (GPX's libxml2 bridge) -> GPSCore, GPX, GZipFiles
 //   LocationCore       Location, LocationManager, LocationSource       -> GPSCore (no C library)
 //   LocationFacade     GPSDClient (libgps); re-exports LocationCore   -> LocationCore
+//   RegionMonitoring   RegionMonitor: circles, GeoJSON polygons, corridors, lines, the anchor alarm
+//                      (no C library)                                  -> LocationCore
 //   DBus               D-Bus over sd-bus (libsystemd)                  -> GPSCore
 //   GeoClue            GeoClueLocationSource, GeoClueAgent (no libgps) -> LocationCore, DBus
 //   SimulatorsCore     location fakes without libgps: replays of GPX and NMEA, the virtual clock,
@@ -26,7 +28,7 @@ import PackageDescription
 //                                                                      -> Workout, BluetoothSensors, SimulatorsCore, GPX
 //   LocationPublisher  positions to MQTT (libmosquitto) and HTTP (libcurl) through a durable outbox (GRDB)
 //                                                                      -> LocationCore, GPSCore
-//   LocateCommand      `locate`                                        -> LocationFacade, GeoClue, Simulators, RegionMonitoring
+//   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators, RegionMonitoring
 //   PublishCommand     `locate-publish` (`locate publish` hands over)  -> LocationFacade, GeoClue, Simulators, LocationPublisher
 //   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators, Simulators
 //
@@ -38,6 +40,7 @@ let package = Package(
     products: [
         .library(name: "LocationCore", targets: ["LocationCore"]),
         .library(name: "LocationFacade", targets: ["LocationFacade"]),
+        .library(name: "RegionMonitoring", targets: ["RegionMonitoring"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "GeoClue", targets: ["GeoClue"]),
         .library(name: "GeoClueSimulators", targets: ["GeoClueSimulators"]),
@@ -127,6 +130,12 @@ let package = Package(
                 "GPSCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Region monitoring over any location source: geometry, jitter rules, the state file. It
+        // links what LocationCore links and nothing more (GPSCore is LocationCore's own).
+        .target(
+            name: "RegionMonitoring",
+            dependencies: ["GPSCore", "LocationCore"]
         ),
         .target(
             name: "LocationFacade",
@@ -251,6 +260,7 @@ let package = Package(
                 "GPX",
                 "LocateOptions",
                 "LocationFacade",
+                "RegionMonitoring",
                 "Simulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -323,7 +333,7 @@ let package = Package(
             name: "DocExamplesTests",
             dependencies: [
                 "BluetoothGATT", "BluetoothSensors", "CommandSupport", "DBus", "FIT", "GeoClue", "GeoClueSimulators",
-                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "LocationPublisher", "Simulators", "SimulatorsCore", "TCX",
+                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "LocationPublisher", "RegionMonitoring", "Simulators", "SimulatorsCore", "TCX",
                 "Workout", "WorkoutCore", "WorkoutSimulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -362,6 +372,13 @@ let package = Package(
                 "LocationPublisher", "LocationCore", "SimulatorsCore", "GPSCore", "TestSupport",
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "RegionMonitoringTests",
+            dependencies: [
+                "RegionMonitoring", "LocationCore", "SimulatorsCore", "GPX", "TestSupport",
+                .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
         .testTarget(
@@ -425,6 +442,7 @@ let package = Package(
                 "GPSCore",
                 "LocationFacade",
                 "LocationPublisher",
+                "RegionMonitoring",
                 "Simulators",
                 "Workout",
                 "WorkoutSimulators",

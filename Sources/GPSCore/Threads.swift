@@ -8,6 +8,24 @@ import Darwin
 /// reader, the blocking connect beside it, the fake gpsd's loop, the GPX import's reader. A pthread
 /// directly, so the package needs no Foundation `Thread` (and no full Foundation) for it.
 package enum Threads {
+    /// Runs `body`, which writes to a pipe or socket, with SIGPIPE blocked on this thread, and
+    /// takes off one it raised before unblocking it: a write whose reader has gone (a child that
+    /// ended, a gpsd that closed the connection) then fails with EPIPE instead of ending the whole
+    /// process. For writes that cannot be told `MSG_NOSIGNAL`: write(2), and libgps's.
+    package static func withoutPipeSignal<T>(_ body: () throws -> T) rethrows -> T {
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        defer {
+            var noWait = timespec(tv_sec: 0, tv_nsec: 0)
+            while sigtimedwait(&pipeSignal, nil, &noWait) == SIGPIPE {}
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
+        return try body()
+    }
+
     /// Starts a detached thread running `body`. Returns at once.
     package static func detach(_ body: @escaping @Sendable () -> Void) {
         final class Box: Sendable {

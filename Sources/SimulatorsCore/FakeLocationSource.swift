@@ -40,11 +40,13 @@ public final class FakeLocationSource: LocationSource {
         var startCount = 0
         var stopCount = 0
         var pollCount = 0
-        var waiters: [(started: Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        /// What ``waitUntilStarted()`` and ``waitUntilStopped()`` wait on: set once the events of
+        /// a start or a stop have been sent.
+        var isAnnouncedStarted = false
     }
 
     private let observers = LocationObservers()
-    private let state: Locked<State>
+    private let state: ObservedState<State>
 
     /// Creates a source that behaves as `startBehavior` says when started, and answers
     /// ``requestLatestFix()`` with `latestFix`, received `latestFixAge` ago (no answer when `nil`).
@@ -53,7 +55,7 @@ public final class FakeLocationSource: LocationSource {
         startBehavior: StartBehavior = .watches, latestFix: Location? = nil, latestFixAge: Duration = .zero,
         reportsEpochsInParts: Bool = false
     ) {
-        state = Locked(State(behavior: startBehavior, latestFix: latestFix, latestFixAge: latestFixAge))
+        state = ObservedState(State(behavior: startBehavior, latestFix: latestFix, latestFixAge: latestFixAge))
         self.reportsEpochsInParts = reportsEpochsInParts
     }
 
@@ -92,11 +94,11 @@ public final class FakeLocationSource: LocationSource {
     }
 
     public func start() {
-        let (behavior, waiters): (StartBehavior?, [CheckedContinuation<Void, Never>]) = state.withLock { state in
-            guard !state.isStarted else { return (nil, []) }
+        let behavior: StartBehavior? = state.withLock { state in
+            guard !state.isStarted else { return nil }
             state.isStarted = true
             state.startCount += 1
-            return (state.behavior, Self.takeWaiters(for: true, from: &state))
+            return state.behavior
         }
         guard let behavior else { return }
         switch behavior {
@@ -110,24 +112,19 @@ public final class FakeLocationSource: LocationSource {
         case .hangs:
             observers.send(.connectionChanged(.connecting(attempt: 1)))
         }
-        for waiter in waiters { waiter.resume() }
+        state.withLock { $0.isAnnouncedStarted = true }
     }
 
     public func stop() {
-        let (wasStarted, waiters) = state.withLock { state in
-            guard state.isStarted else { return (false, [CheckedContinuation<Void, Never>]()) }
+        let wasStarted = state.withLock { state in
+            guard state.isStarted else { return false }
             state.isStarted = false
             state.stopCount += 1
-            return (true, Self.takeWaiters(for: false, from: &state))
+            return true
         }
-        if wasStarted { observers.send(.connectionChanged(.stopped)) }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    private static func takeWaiters(for started: Bool, from state: inout State) -> [CheckedContinuation<Void, Never>] {
-        let ready = state.waiters.filter { $0.started == started }.map(\.continuation)
-        state.waiters.removeAll { $0.started == started }
-        return ready
+        guard wasStarted else { return }
+        observers.send(.connectionChanged(.stopped))
+        state.withLock { $0.isAnnouncedStarted = false }
     }
 
     public func requestLatestFix() {
@@ -165,13 +162,13 @@ public final class FakeLocationSource: LocationSource {
         await waitUntil(started: false)
     }
 
+    /// Returns once ``requestLatestFix()`` has been called `count` times in all (at once if it
+    /// has).
+    public func waitUntil(polls count: Int) async {
+        await state.waitUntil { $0.pollCount >= count }
+    }
+
     private func waitUntil(started: Bool) async {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state in
-                if state.isStarted != started { state.waiters.append((started, continuation)) }
-                return state.isStarted == started
-            }
-            if ready { continuation.resume() }
-        }
+        await state.waitUntil { $0.isAnnouncedStarted == started }
     }
 }

@@ -170,7 +170,8 @@ struct LocationManagerTests {
         await clock.advance(by: .seconds(40))  // the manager's own copy is now 42 s old
         source.latestFixAge = .seconds(60)
         async let stale = manager.requestLocation(timeout: .seconds(10), maximumAge: .seconds(30))
-        await waitUntil { source.pollCount == 2 && manager.waitingRequestCount == 1 }
+        await source.waitUntil(polls: 2)
+        await manager.waitUntil(waitingRequests: 1)
         source.send(.location(Self.fix(latitude: 6)))
         #expect(try await stale.latitude == 6, "a stale cache is passed over for the next live fix")
     }

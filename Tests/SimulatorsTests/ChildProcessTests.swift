@@ -9,7 +9,7 @@ import Simulators
 /// ends the test process. The first alone in `scripts/test`: a process started anywhere takes the
 /// id it hands on.
 extension Stage.Alone {
-    @Suite(.serialized, .tags(.alone, .childProcess)) struct ChildProcessTests {
+    @Suite(.serialized, .tags(.childProcess)) struct ChildProcessTests {
         /// Whether this process may choose the id the next process gets (root, on Linux).
         static let choosesProcessIDs = access("/proc/sys/kernel/ns_last_pid", W_OK) == 0
 

@@ -57,7 +57,7 @@ extension Stage.Alone {
     /// The fake gpsd against a held concurrency pool. Alone in `scripts/test`: it holds every
     /// thread of the pool on purpose, for as long as the track takes to come (up to 10 s), and
     /// every test of the process beside it would wait that long.
-    @Suite("The fake gpsd serves while the concurrency pool is held", .tags(.alone), .timeLimit(.minutes(1)))
+    @Suite("The fake gpsd serves while the concurrency pool is held", .timeLimit(.minutes(1)))
     struct FakeGPSDHeldPoolTests {
         /// The fake's timeline keeps time on a thread of its own. A test process runs many tests at
         /// once, and when they hold every thread of the concurrency pool (SQLite waiting on a busy

@@ -26,8 +26,8 @@ extension Tag {
     @Tag public static var privateBus: Self
     /// Reads a public corpus or gpsd's regression logs.
     @Tag public static var corpus: Self
-    /// Runs in the stage of its own (``Stage/Alone``).
-    @Tag public static var alone: Self
+    // No tag for the stage of its own: being declared inside ``Stage/Alone`` is what puts a suite
+    // there, and a tag beside it could say otherwise.
 }
 
 #if canImport(Glibc)

@@ -1,63 +1,50 @@
 import GPSCore
+import Testing
 
 /// A value a test's helper task or callback changes and the test waits on: each change wakes the
 /// waiters whose condition it made hold, so the test awaits the change itself instead of polling
-/// for it (``waitUntil(limit:_:sourceLocation:)`` is for state nothing announces).
+/// for it (``waitUntil(limit:_:sourceLocation:)`` is for state nothing announces). GPSCore's
+/// `ObservedState`, which the manager and the fakes publish their state through, with the
+/// interface a test's own value needs.
 public final class Watched<Value: Sendable>: Sendable {
-    private struct Waiter {
-        var condition: @Sendable (Value) -> Bool
-        var continuation: CheckedContinuation<Value, Never>
-    }
-
-    private struct Inner {
-        var value: Value
-        var waiters: [UInt64: Waiter] = [:]
-        var nextID: UInt64 = 0
-    }
-
-    // GPSCore's pthread lock, which ThreadSanitizer sees (Synchronization.Mutex it does not).
-    private let inner: Locked<Inner>
+    private let state: ObservedState<Value>
 
     public init(_ value: Value) {
-        inner = Locked(Inner(value: value))
+        state = ObservedState(value)
     }
 
     /// The value now.
-    public var value: Value { inner.withLock { $0.value } }
+    public var value: Value { state.withLock { $0 } }
 
     /// Changes the value, and wakes the waiters whose condition now holds.
     public func change(_ body: (inout Value) -> Void) {
-        var ready: [(CheckedContinuation<Value, Never>, Value)] = []
-        inner.withLock { inner in
-            body(&inner.value)
-            for (id, waiter) in inner.waiters where waiter.condition(inner.value) {
-                inner.waiters[id] = nil
-                ready.append((waiter.continuation, inner.value))
-            }
-        }
-        for (continuation, value) in ready { continuation.resume(returning: value) }
+        state.withLock(body)
     }
 
-    /// Returns the value as soon as `condition` holds for it (at once if it does now), or, as it
-    /// is, when the task is cancelled (a test's time limit).
-    @discardableResult
-    public func waitUntil(_ condition: @escaping @Sendable (Value) -> Bool) async -> Value {
-        let id = inner.withLock { inner in
-            inner.nextID += 1
-            return inner.nextID
-        }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let ready: Value? = inner.withLock { inner in
-                    if condition(inner.value) || Task.isCancelled { return inner.value }
-                    inner.waiters[id] = Waiter(condition: condition, continuation: continuation)
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
+    /// Returns as soon as `condition` holds for the value (at once if it does now), or when the
+    /// task is cancelled. If it has not held within `limit` of real time, records an issue at the
+    /// caller with the value as it is, and returns: a wait that never ends says so where it
+    /// waited, not only as the test's time limit. (The limit is far longer than any such wait
+    /// takes: it is not how long the test waits.)
+    public func waitUntil(
+        limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: @escaping @Sendable (Value) -> Bool
+    ) async {
+        let held = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { [state] in
+                await state.waitUntil(condition)
+                return true
             }
-        } onCancel: {
-            let (waiter, value) = inner.withLock { ($0.waiters.removeValue(forKey: id), $0.value) }
-            waiter?.continuation.resume(returning: value)
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !held && !Task.isCancelled {
+            Issue.record("the condition never held (waited \(limit)); the value is \(value)", sourceLocation: sourceLocation)
         }
     }
 }

@@ -12,7 +12,7 @@ extension Stage.Alone {
     /// the child there (the GPX kill test feeds its file through a pipe, in part, so that the
     /// import cannot end; the FIT import reads its file whole, and beside every other test the
     /// 300,000 records were imported before the test saw them begin).
-    @Suite(.tags(.alone, .childProcess), .timeLimit(.minutes(2)))
+    @Suite(.tags(.childProcess), .timeLimit(.minutes(2)))
     struct FITImportCrashTests {
         /// A FIT activity of `records` records one second apart, each with a position and heart rate,
         /// written by our FITWriter.

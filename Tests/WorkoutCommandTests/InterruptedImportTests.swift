@@ -8,7 +8,7 @@ extension Stage.Alone {
     /// `workout import` interrupted while it reads a long track. Alone in `scripts/test`: the
     /// signal must land while the import is still at work, and nothing of the child can hold it
     /// there; on a loaded machine the signal came after the import had finished.
-    @Suite(.tags(.alone, .childProcess), .timeLimit(.minutes(1)))
+    @Suite(.tags(.childProcess), .timeLimit(.minutes(1)))
     struct InterruptedImportTests {
         let commands: WorkoutCommandTests
 

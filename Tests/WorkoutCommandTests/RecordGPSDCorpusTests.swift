@@ -50,8 +50,9 @@ import Workout
 /// gpsfake plays a sentence every 2 ms, as in the corpus suite: both clients watch the one gpsd,
 /// so the pace does not change what is compared (only by how much a fix without a time is placed
 /// after the fix before it), and gpsfake's usual 50 ms would take 21 minutes for the 25,000
-/// sentences. Two logs play at once (a 2-core machine): the suite takes about two minutes alone,
-/// two and a half beside the other corpus suites.
+/// sentences. Five logs play at once: a replay mostly waits (on gpsfake's pace, on its processes
+/// starting and stopping), and with two at once the suite took 118 s alone for 41 s of CPU, the
+/// last to end of the parallel stage; with five it takes 52 s alone.
 @Suite(
     "workout record against real gpsd replaying real receivers",
     .serialized,
@@ -77,7 +78,7 @@ struct RecordGPSDCorpusTests {
         let started = ContinuousClock.now
         let logs = await RecordCorpus.nmeaLogs()
         #expect(logs.count >= 90, "gpsd 3.22 has 100 NMEA logs; found \(logs.count)")
-        let replays = await RecordCorpus.recordAll(logs, atOnce: 2)
+        let replays = await RecordCorpus.recordAll(logs, atOnce: 5)
 
         var failing: [String] = [], withoutFix: [String] = []
         var recorded = 0, saved = 0, timedByGpsd = 0
@@ -197,15 +198,24 @@ enum RecordCorpus {
             }
             fake.release()
             _ = await fake.waitUntilExit()  // the log has played and gpsd is stopped
-            _ = await pipe.waitUntilExit()  // gpspipe has printed everything gpsd sent
-
+            // The stand-in listens at once, before gpspipe is waited for: the recorder tries again
+            // 250 ms after gpsd has gone.
             let standIn = FakeGPSDServer(script: GPSDScript(), startPolicy: .manually, port: fake.port)
             try standIn.start()
             defer { standIn.shutdown() }
+            _ = await pipe.waitUntilExit()  // gpspipe has printed everything gpsd sent
+
             if let failure = await waitFor("workout record reconnecting", unlessEnded: [recorder], {
                 await standIn.waitForWatchers(1)
                 return standIn.status.watchers >= 1
             }) {
+                // A recording that has had no fix ends when gpsd cannot be reached (69), as it
+                // does at its start: on a loaded machine its first try came before the stand-in
+                // listened. What gpsd sent was all read; the replay is tried again.
+                if recorder.exitStatus == 69, ReferenceFix.fixes(inGPSPipeOutput: pipe.lines()).isEmpty {
+                    failures.append(failure)
+                    continue
+                }
                 throw Failure(description: "\(failure); it wrote: \(recorder.lines(.error).suffix(5))")
             }
             recorder.send(signal: SIGINT)
@@ -223,7 +233,7 @@ enum RecordCorpus {
                 drivers: Set(reports.filter { $0["class"] as? String == "DEVICE" }.compactMap { $0["driver"] as? String }),
                 status: status, output: output, errors: recorder.lines(.error), stored: stored)
         }
-        throw Failure(description: "gpsd never had both clients watching, in 3 runs of gpsfake: \(failures)")
+        throw Failure(description: "no run of the 3 got both clients watching and the recorder to its end: \(failures)")
     }
 
     /// Waits until `event` returns true; otherwise says why not: it returned false, one of

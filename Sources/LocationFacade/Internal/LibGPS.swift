@@ -24,6 +24,7 @@
 //   held fix's age only when the host clock keeps true time, which the kernel tells (KernelClock).
 
 import CLibGPS
+import GPSCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -87,7 +88,7 @@ final class LibGPSConnection: @unchecked Sendable {
     /// Asks gpsd to stream JSON reports, of `device` only when given.
     /// The corresponding C function is `gps_stream(3)`.
     func watch(device: String?) -> Bool {
-        let status: Int32 = Self.withoutPipeSignal {
+        let status: Int32 = Threads.withoutPipeSignal {
             if let device {
                 device.withCString { clibgps_watch(data, $0) }
             } else {
@@ -99,30 +100,12 @@ final class LibGPSConnection: @unchecked Sendable {
 
     /// Asks gpsd to stop streaming. The corresponding C function is `gps_stream(3)`.
     func unwatch() {
-        _ = Self.withoutPipeSignal { clibgps_unwatch(data) }
+        _ = Threads.withoutPipeSignal { clibgps_unwatch(data) }
     }
 
     /// Sends one command such as `?POLL;`. The corresponding C function is `gps_send(3)`.
     func send(_ command: String) -> Bool {
-        Self.withoutPipeSignal { command.withCString { clibgps_send(data, $0) } } == 0
-    }
-
-    /// Runs `body`, a libgps call that writes to gpsd's socket, with SIGPIPE blocked on this
-    /// thread, and takes off one it raised before unblocking it: a write to a connection gpsd has
-    /// closed (a client stopped a while after gpsd went away) then fails with EPIPE instead of
-    /// ending the whole process. libgps writes with write(2), which cannot be told MSG_NOSIGNAL.
-    private static func withoutPipeSignal<T>(_ body: () -> T) -> T {
-        var pipeSignal = sigset_t()
-        sigemptyset(&pipeSignal)
-        sigaddset(&pipeSignal, SIGPIPE)
-        var previous = sigset_t()
-        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
-        defer {
-            var noWait = timespec(tv_sec: 0, tv_nsec: 0)
-            while sigtimedwait(&pipeSignal, nil, &noWait) == SIGPIPE {}
-            pthread_sigmask(SIG_SETMASK, &previous, nil)
-        }
-        return body()
+        Threads.withoutPipeSignal { command.withCString { clibgps_send(data, $0) } } == 0
     }
 
     /// What one read produced.

@@ -238,25 +238,17 @@ package final class ChildProcess: Sendable {
     @discardableResult
     package func write(_ text: String) -> Bool {
         guard !state.withLock({ $0.inputClosed }) else { return false }
-        var pipeSignal = sigset_t()
-        sigemptyset(&pipeSignal)
-        sigaddset(&pipeSignal, SIGPIPE)
-        var previous = sigset_t()
-        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
-        defer {
-            var noWait = timespec(tv_sec: 0, tv_nsec: 0)
-            while sigtimedwait(&pipeSignal, nil, &noWait) == SIGPIPE {}
-            pthread_sigmask(SIG_SETMASK, &previous, nil)
-        }
         let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(inputDescriptor, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return false }
-            offset += written
+        return Threads.withoutPipeSignal {
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { Glibc.write(inputDescriptor, $0.baseAddress, $0.count) }
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return false }
+                offset += written
+            }
+            return true
         }
-        return true
     }
 
     /// Closes the process's standard input (once: a second close could close a descriptor that
