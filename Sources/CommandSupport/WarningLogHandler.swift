@@ -6,33 +6,33 @@ import Logging
 /// `StreamLogHandler` formats its metadata again each time a key is set: a `GPSDClient` sets its
 /// host, port and device, so every `locate once` paid for sorting and joining text (and for the
 /// runtime's first look at the generic types that takes) that a run without a warning never prints.
-public struct WarningLogHandler: LogHandler {
+package struct WarningLogHandler: LogHandler {
     private var stream: StreamLogHandler
-    public var metadata: Logger.Metadata = [:]
+    package var metadata: Logger.Metadata = [:]
 
-    public init(label: String) {
+    package init(label: String) {
         stream = StreamLogHandler.standardError(label: label)
         stream.logLevel = .warning
     }
 
-    public var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get { stream.logLevel }
         set { stream.logLevel = newValue }
     }
 
-    public var metadataProvider: Logger.MetadataProvider? {
+    package var metadataProvider: Logger.MetadataProvider? {
         get { stream.metadataProvider }
         set { stream.metadataProvider = newValue }
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
     /// Writes `event` as `StreamLogHandler` does with this metadata: the message's own metadata
     /// wins over the logger's.
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         guard !metadata.isEmpty else { return stream.log(event: event) }
         var event = event
         event.metadata = metadata.merging(event.metadata ?? [:]) { _, explicit in explicit }

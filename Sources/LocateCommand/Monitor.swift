@@ -6,6 +6,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import LocateOptions
 import LocationFacade
 import RegionMonitoring
 import Simulators

@@ -2,22 +2,22 @@ import ArgumentParser
 import LocationFacade
 
 /// Options every command that talks to gpsd shares.
-public struct ServerOptions: ParsableArguments {
-    public init() {}
+package struct ServerOptions: ParsableArguments {
+    package init() {}
 
     @Argument(help: ArgumentHelp(
         "The gpsd to use, as [server[:port[:device]]].",
         discussion: "Defaults to localhost:2947 and every device.",
         valueName: "server[:port[:device]]"))
-    public var server: String?
+    package var server: String?
 
-    public func address() throws -> GPSDAddress {
+    package func address() throws -> GPSDAddress {
         try Self.address(of: server)
     }
 
     /// The gpsd `server` names (localhost:2947 and every device when nil); a
     /// `ValidationError` says what is wrong with it.
-    public static func address(of server: String?) throws(ValidationError) -> GPSDAddress {
+    package static func address(of server: String?) throws(ValidationError) -> GPSDAddress {
         do {
             return try GPSDAddress(parsing: server ?? "")
         } catch {
@@ -25,7 +25,7 @@ public struct ServerOptions: ParsableArguments {
         }
     }
 
-    public func validate() throws {
+    package func validate() throws {
         _ = try address()
     }
 }
