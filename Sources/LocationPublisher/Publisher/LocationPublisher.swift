@@ -107,14 +107,16 @@ public final class LocationPublisher: Sendable {
 
     /// Starts the source and sends its positions, until the task is cancelled or ``drain(timeout:)``
     /// ends it. What is queued when it returns stays in the outbox for the next run. Calling it
-    /// twice is a programmer error.
+    /// while it runs is a programmer error; after the publisher finished, it returns at once.
     public func run() async {
-        let began = state.withLock { state -> Bool in
-            guard state.phase == .idle else { return false }
-            state.phase = .running
-            return true
+        // A drain asked for before run (a signal at start-up) is honoured: run sends what is
+        // queued, taking no fix, until the drain ends it.
+        let phase = state.withLock { state -> Phase in
+            defer { if state.phase == .idle { state.phase = .running } }
+            return state.phase
         }
-        precondition(began, "LocationPublisher.run() was called twice")
+        precondition(phase != .running, "LocationPublisher.run() was called twice")
+        if phase == .finished { return }
         let observation = source.addObserver { [weak self] event in
             if case let .location(fix) = event { self?.take(fix, trigger: nil) }
         }
