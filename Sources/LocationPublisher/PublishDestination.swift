@@ -1,7 +1,8 @@
 /// Where positions go: an MQTT broker (``MQTTDestination``), an HTTP server, or a test's fake.
 ///
-/// ``LocationPublisher`` calls ``deliver(_:)`` for one message at a time per destination, and
-/// removes the message from its ``Outbox`` only when the call returns.
+/// ``LocationPublisher`` calls ``deliver(contentsOf:)`` with a batch of queued messages per
+/// destination (by default it calls ``deliver(_:)`` for one message after another), and removes a
+/// message from its ``Outbox`` only once it was acknowledged.
 ///
 /// ```swift
 /// struct PrintingDestination: PublishDestination {
