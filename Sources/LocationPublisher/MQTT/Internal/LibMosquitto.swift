@@ -245,6 +245,11 @@ final class MosquittoClient: Sendable {
             if revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
                 let code = mosquitto_loop_read(handle, 1)
                 if code != MOSQ_ERR_SUCCESS.rawValue { return code }
+                // ACK what was read at once (Linux turns quick ACKs off again after a while): a
+                // broker with Nagle's algorithm on (mosquitto's default) holds a batch's later
+                // PUBACKs until the first is ACKed, and a delayed ACK made that 40 ms per batch.
+                var on: Int32 = 1
+                _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_QUICKACK, &on, socklen_t(MemoryLayout<Int32>.size))
             }
             if mosquitto_want_write(handle) {
                 let code = mosquitto_loop_write(handle, 1)
