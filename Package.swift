@@ -370,7 +370,6 @@ let package = Package(
             name: "LocationPublisherTests",
             dependencies: [
                 "LocationPublisher", "LocationCore", "SimulatorsCore", "GPSCore", "TestSupport",
-                .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

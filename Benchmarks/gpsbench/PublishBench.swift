@@ -42,6 +42,17 @@ struct PublishBench: AsyncParsableCommand {
             let latency = Date().timeIntervalSince(message.createdAt)
             latencies.withLock { $0.append(latency) }
         }
+
+        /// The inner destination's batch (several in flight), each acknowledged one timed.
+        func deliver(contentsOf messages: [PositionMessage]) async -> [Result<Void, any Error>] {
+            let results = await inner.deliver(contentsOf: messages)
+            let now = Date()
+            let acknowledged = zip(messages, results).compactMap { message, result in
+                (try? result.get()).map { now.timeIntervalSince(message.createdAt) }
+            }
+            latencies.withLock { $0.append(contentsOf: acknowledged) }
+            return results
+        }
     }
 
     static func fixes(_ count: Int) -> [Location] {

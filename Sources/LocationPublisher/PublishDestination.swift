@@ -1,7 +1,8 @@
 /// Where positions go: an MQTT broker (``MQTTDestination``), an HTTP server, or a test's fake.
 ///
-/// ``LocationPublisher`` calls ``deliver(_:)`` for one message at a time per destination, and
-/// removes the message from its ``Outbox`` only when the call returns.
+/// ``LocationPublisher`` calls ``deliver(contentsOf:)`` with a batch of queued messages per
+/// destination (by default it calls ``deliver(_:)`` for one message after another), and removes a
+/// message from its ``Outbox`` only once it was acknowledged.
 ///
 /// ```swift
 /// struct PrintingDestination: PublishDestination {
@@ -23,6 +24,34 @@ public protocol PublishDestination: Sendable {
     ///   give up on the message (``PublishError/rejected(destination:reason:)``), or fix the
     ///   configuration (credentials, TLS). Any other error counts as ``PublishError/unreachable(destination:reason:)``.
     func deliver(_ message: PositionMessage) async throws
+
+    /// Sends `messages` in their order, several at a time where the destination can, and returns
+    /// what became of each, in the same order: success once the destination acknowledged it, or
+    /// the error ``deliver(_:)`` would have thrown. The result may be shorter than `messages`:
+    /// those left out were not sent (after a failure that is not a rejection) and stay queued.
+    ///
+    /// ``LocationPublisher`` calls it with a batch read from the outbox and removes the
+    /// acknowledged ones in one commit. The default sends one at a time with ``deliver(_:)``.
+    func deliver(contentsOf messages: [PositionMessage]) async -> [Result<Void, any Error>]
+}
+
+extension PublishDestination {
+    /// One at a time, with ``deliver(_:)``, up to the first failure that is not a rejection.
+    public func deliver(contentsOf messages: [PositionMessage]) async -> [Result<Void, any Error>] {
+        var results: [Result<Void, any Error>] = []
+        results.reserveCapacity(messages.count)
+        for message in messages {
+            do {
+                try await deliver(message)
+                results.append(.success(()))
+            } catch {
+                results.append(.failure(error))
+                if case .rejected = error as? PublishError { continue }
+                break
+            }
+        }
+        return results
+    }
 }
 
 /// Why a destination did not take a message.

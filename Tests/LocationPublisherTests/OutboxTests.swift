@@ -34,6 +34,46 @@ import TestSupport
         #expect(try outbox.next(for: "elsewhere") == nil)
     }
 
+    /// A batch read is what reading one at a time, removing each, would give, in every order;
+    /// a batch removal takes exactly the ids it is given, in one go.
+    @Test(arguments: DeliveryOrder.allCases)
+    func aBatchIsTheOrderOneAtATimeWouldGive(order: DeliveryOrder) throws {
+        let one = try Outbox.inMemory()
+        let batched = try Outbox.inMemory()
+        let fixes = track(7)
+        for fix in fixes {
+            try one.append(fix, for: [Self.mqtt])
+            try batched.append(fix, for: [Self.mqtt])
+        }
+        var expected: [Date] = []
+        while let message = try one.next(for: Self.mqtt, order: order) {
+            expected.append(message.time)
+            try one.remove(message.id, for: Self.mqtt)
+        }
+        var times: [Date] = []
+        while true {
+            let batch = try batched.next(for: Self.mqtt, order: order, limit: 3)
+            if batch.isEmpty { break }
+            #expect(batch.count == min(3, fixes.count - times.count))
+            times += batch.map(\.time)
+            try batched.remove(batch.map(\.id), for: Self.mqtt)
+        }
+        #expect(times == expected)
+        #expect(Set(times).count == fixes.count)
+        #expect(try batched.count() == 0)
+    }
+
+    @Test func aBatchRemovalLeavesWhatItWasNotGiven() throws {
+        let outbox = try Outbox.inMemory()
+        let messages = try track(4).map { try outbox.append($0, for: [Self.mqtt, Self.http]) }
+        try outbox.remove([messages[0].id, messages[2].id, 9_999, -1], for: Self.mqtt)
+        #expect(try outbox.count(for: Self.mqtt) == 2)
+        #expect(try outbox.count(for: Self.http) == 4)
+        #expect(try outbox.next(for: Self.mqtt, order: .oldestFirst, limit: 10).map(\.id) == [messages[1].id, messages[3].id])
+        try outbox.remove(messages.map(\.id), for: Self.http)
+        #expect(try outbox.count() == 2)
+    }
+
     @Test func aPositionStaysUntilEveryDestinationHasIt() throws {
         let outbox = try Outbox.inMemory()
         let message = try outbox.append(track(1)[0], for: [Self.mqtt, Self.http])

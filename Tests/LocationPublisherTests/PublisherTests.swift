@@ -204,3 +204,18 @@ final class FakeDestination: PublishDestination {
         #expect(filter.trigger(for: Location(latitude: 91, longitude: 0), after: nil) == nil)
     }
 }
+
+extension PublisherTests {
+    /// A drain asked for before run started (SIGINT at start-up) still sends what is queued.
+    @Test func aDrainBeforeRunSendsTheQueue() async throws {
+        let destination = FakeDestination()
+        let publisher = LocationPublisher(source: FakeLocationSource(), outbox: try .inMemory(), destinations: [destination], clock: StepClock())
+        for fix in track(2) { publisher.publish(fix) }
+        let draining = Task { await publisher.drain(timeout: .seconds(30)) }
+        await publisher.run()
+        let end = await draining.value
+        #expect(end.queued == 0)
+        #expect(destination.state.withLock { $0.delivered.count } == 2)
+        await publisher.run()   // finished: returns at once
+    }
+}

@@ -15,11 +15,17 @@ broker has it), p50 and p99.
 
 Drain: `gpsbench publish drain` fills an outbox with 10,000 positions (not timed), then times
 until the broker acknowledged them all; its whole process's CPU, divided by 10,000, is the cost
-of a position appended, sent and removed when the publisher need not wait between two (a backlog).
+of a position appended (its own commit, as a live one), sent and removed when the publisher need
+not wait between two (a backlog).
 
-mosquitto_pub -l keeps up to 20 messages in flight; the publisher sends one at a time per
-destination and waits for its PUBACK (so that the outbox never holds a position the broker has
-and the order after an outage holds): the live figure pays a wake-up of each thread per position.
+mosquitto_pub -l keeps up to 20 messages in flight, and so does the publisher with a backlog: it
+reads up to 20 queued positions at once, publishes them with one wake-up of the MQTT thread, and
+removes the acknowledged ones in one commit. On the 2-core shared machine (2026-11-27), drain CPU
+254-294 µs a position and 2.7-3.3 s with one message at a time and a commit each; 73-101 µs and
+0.48-0.72 s batched (most of what is left is each position's own append commit, as a live one's).
+The live figure is one position at a time by design (each appended, then acknowledged before the
+next is made), so batching cannot help it: 283-365 µs before and after, from two commits and a
+wake-up of each thread per position, against mosquitto_pub's 9-12 µs.
 
 Targets (issue 27): CPU at most 3x mosquitto_pub -l; p99 under 5 ms; 10,000 queued drained
 under 5 s.

@@ -192,6 +192,24 @@ public final class MQTTDestination: PublishDestination {
         }
     }
 
+    /// Publishes `messages` (QoS 1) in their order, up to 20 in flight at once (libmosquitto's
+    /// window, as `mosquitto_pub -l`), waking the client's thread once, and returns when the broker
+    /// acknowledged them all or the client gave up (each result as ``deliver(_:)`` would throw).
+    public func deliver(contentsOf messages: [PositionMessage]) async -> [Result<Void, any Error>] {
+        let topic: String
+        let render: (PositionMessage) -> [UInt8]
+        switch configuration.format {
+        case let .ownTracks(payload):
+            topic = configuration.topic
+            render = payload.render
+        case let .homeAssistant(discovery):
+            topic = discovery.attributesTopic
+            render = discovery.attributes
+        }
+        let retain = configuration.retain
+        return await client.publish(messages.map { (topic, render($0), retain) })
+    }
+
     /// Disconnects cleanly (the broker does not publish the will) and returns once the client is gone.
     public func close() async {
         client.stop()

@@ -231,18 +231,30 @@ public final class Outbox: Sendable {
     /// Marks `id` delivered to `destination`; the position goes when no destination waits for it.
     /// Removing what is not there does nothing.
     public func remove(_ id: Int64, for destination: String) throws(OutboxError) {
-        guard id > 0 else { return }
+        try remove([id], for: destination)
+    }
+
+    /// Marks each of `ids` delivered to `destination`, in one transaction (one commit for a
+    /// batch the destination acknowledged); a position goes when no destination waits for it.
+    /// Removing what is not there does nothing.
+    public func remove(_ ids: [Int64], for destination: String) throws(OutboxError) {
+        let stored = ids.filter { $0 > 0 }
+        guard !stored.isEmpty else { return }
         do {
             let gone = try writer.write { db -> Int in
-                try db.cachedStatement(sql: "DELETE FROM pending WHERE destination = ? AND message = ?").execute(arguments: [destination, id])
-                guard db.changesCount > 0 else { return 0 }
-                try db.cachedStatement(sql: """
-                    INSERT INTO delivered (destination, time) SELECT ?, time FROM message WHERE id = ?
-                    ON CONFLICT (destination) DO UPDATE SET time = max(time, excluded.time)
-                    """).execute(arguments: [destination, id])
-                try db.cachedStatement(sql: "DELETE FROM message WHERE id = ? AND NOT EXISTS (SELECT 1 FROM pending WHERE message = ?)")
-                    .execute(arguments: [id, id])
-                return db.changesCount
+                var gone = 0
+                for id in stored {
+                    try db.cachedStatement(sql: "DELETE FROM pending WHERE destination = ? AND message = ?").execute(arguments: [destination, id])
+                    guard db.changesCount > 0 else { continue }
+                    try db.cachedStatement(sql: """
+                        INSERT INTO delivered (destination, time) SELECT ?, time FROM message WHERE id = ?
+                        ON CONFLICT (destination) DO UPDATE SET time = max(time, excluded.time)
+                        """).execute(arguments: [destination, id])
+                    try db.cachedStatement(sql: "DELETE FROM message WHERE id = ? AND NOT EXISTS (SELECT 1 FROM pending WHERE message = ?)")
+                        .execute(arguments: [id, id])
+                    gone += db.changesCount
+                }
+                return gone
             }
             if gone > 0 { state.withLock { $0.count -= gone } }
         } catch {
@@ -266,32 +278,50 @@ public final class Outbox: Sendable {
     /// than any delivered to `destination` (the live one, or the newest after an outage), else the
     /// oldest waiting.
     public func next(for destination: String, order: DeliveryOrder = .newestFirstThenBacklog) throws(OutboxError) -> PositionMessage? {
+        try next(for: destination, order: order, limit: 1).first
+    }
+
+    /// The next `limit` positions to send to `destination`, in `order`, in one read: what
+    /// ``next(for:order:)`` would return one after the other if each were removed in turn.
+    ///
+    /// With ``DeliveryOrder/newestFirstThenBacklog`` that is the newest position when it is newer
+    /// than any delivered to `destination`, then the oldest waiting.
+    public func next(for destination: String, order: DeliveryOrder = .newestFirstThenBacklog, limit: Int) throws(OutboxError) -> [PositionMessage] {
+        precondition(limit > 0, "next(for:order:limit:) needs a limit of at least 1")
         do {
-            return try writer.read { db -> PositionMessage? in
-                let newest = "SELECT message FROM pending WHERE destination = ? ORDER BY time DESC, message DESC LIMIT 1"
-                let oldest = "SELECT message FROM pending WHERE destination = ? ORDER BY time, message LIMIT 1"
-                let id: Int64?
+            return try writer.read { db -> [PositionMessage] in
+                let newest = "SELECT message FROM pending WHERE destination = ? ORDER BY time DESC, message DESC LIMIT ?"
+                let oldest = "SELECT message FROM pending WHERE destination = ? AND message != ? ORDER BY time, message LIMIT ?"
+                var ids: [Int64]
                 switch order {
                 case .oldestFirst:
-                    id = try Int64.fetchOne(db.cachedStatement(sql: oldest), arguments: [destination])
+                    ids = try Int64.fetchAll(db.cachedStatement(sql: oldest), arguments: [destination, 0, limit])
                 case .newestFirst:
-                    id = try Int64.fetchOne(db.cachedStatement(sql: newest), arguments: [destination])
+                    ids = try Int64.fetchAll(db.cachedStatement(sql: newest), arguments: [destination, limit])
                 case .newestFirstThenBacklog:
                     let top = try Row.fetchOne(
                         db.cachedStatement(sql: "SELECT message, time FROM pending WHERE destination = ? ORDER BY time DESC, message DESC LIMIT 1"),
                         arguments: [destination])
-                    guard let top else { return nil }
+                    guard let top else { return [] }
                     let delivered = try Double.fetchOne(
                         db.cachedStatement(sql: "SELECT time FROM delivered WHERE destination = ?"), arguments: [destination])
                     let topTime: Double = top["time"]
-                    id = delivered.map { topTime > $0 } ?? true
-                        ? top["message"] : try Int64.fetchOne(db.cachedStatement(sql: oldest), arguments: [destination])
+                    // Once the newest is delivered, the delivered time is its: the rest is backlog.
+                    if delivered.map({ topTime > $0 }) ?? true {
+                        let first: Int64 = top["message"]
+                        ids = [first]
+                        if limit > 1 {
+                            ids += try Int64.fetchAll(db.cachedStatement(sql: oldest), arguments: [destination, first, limit - 1])
+                        }
+                    } else {
+                        ids = try Int64.fetchAll(db.cachedStatement(sql: oldest), arguments: [destination, 0, limit])
+                    }
                 }
-                guard let id else { return nil }
-                return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM message WHERE id = ?"), arguments: [id]).map(Self.message)
+                let statement = try db.cachedStatement(sql: "SELECT * FROM message WHERE id = ?")
+                return try ids.compactMap { id in try Row.fetchOne(statement, arguments: [id]).map(Self.message) }
             }
         } catch {
-            throw mapped(error, operation: "reading the next position")
+            throw mapped(error, operation: "reading the next positions")
         }
     }
 

@@ -24,7 +24,9 @@ import Logging
 /// ```
 ///
 /// ## Delivery
-/// One task per destination sends one message at a time and waits for its acknowledgement. A
+/// One task per destination reads a batch of messages from the outbox (up to 20), sends them with
+/// ``PublishDestination/deliver(contentsOf:)`` (several in flight where the destination can) and
+/// removes the acknowledged ones in one commit. A
 /// ``PublishError/rejected(destination:reason:)`` message is dropped and counted; any other failure
 /// keeps it, and the destination is tried again after a ``Backoff`` on the publisher's clock
 /// (a test clock in tests). Status (``status``, ``statusUpdates()``) says what waits and what failed.
@@ -107,14 +109,16 @@ public final class LocationPublisher: Sendable {
 
     /// Starts the source and sends its positions, until the task is cancelled or ``drain(timeout:)``
     /// ends it. What is queued when it returns stays in the outbox for the next run. Calling it
-    /// twice is a programmer error.
+    /// while it runs is a programmer error; after the publisher finished, it returns at once.
     public func run() async {
-        let began = state.withLock { state -> Bool in
-            guard state.phase == .idle else { return false }
-            state.phase = .running
-            return true
+        // A drain asked for before run (a signal at start-up) is honoured: run sends what is
+        // queued, taking no fix, until the drain ends it.
+        let phase = state.withLock { state -> Phase in
+            defer { if state.phase == .idle { state.phase = .running } }
+            return state.phase
         }
-        precondition(began, "LocationPublisher.run() was called twice")
+        precondition(phase != .running, "LocationPublisher.run() was called twice")
+        if phase == .finished { return }
         let observation = source.addObserver { [weak self] event in
             if case let .location(fix) = event { self?.take(fix, trigger: nil) }
         }
@@ -273,16 +277,21 @@ public final class LocationPublisher: Sendable {
 
     // MARK: - Sending
 
-    /// Sends `destination` what waits for it, one message at a time, until cancelled, or until
+    /// The most messages read from the outbox and sent to a destination at once: a broker then
+    /// has up to this many in flight (libmosquitto's own window is 20), and their removal is one
+    /// commit.
+    static let batchSize = 20
+
+    /// Sends `destination` what waits for it, a batch at a time, until cancelled, or until
     /// nothing waits while draining.
     private func send(to destination: any PublishDestination) async {
         let name = destination.name
         var failures = 0
         while !Task.isCancelled {
             let (generation, held) = state.withLock { ($0.generation, $0.held[name]) }
-            let message: PositionMessage?
+            let batch: [PositionMessage]
             do throws(OutboxError) {
-                message = if let held { held } else { try outbox.next(for: name, order: configuration.order) }
+                batch = if let held { [held] } else { try outbox.next(for: name, order: configuration.order, limit: Self.batchSize) }
             } catch {
                 logger.error("Cannot read the outbox", metadata: ["outbox.path": "\(outbox.path ?? ":memory:")", "error": "\(error)"])
                 state.withLock { $0.outboxError = error }
@@ -290,7 +299,7 @@ public final class LocationPublisher: Sendable {
                 guard (try? await clock.sleep(for: configuration.backoff.delay(afterFailures: failures))) != nil else { return }
                 continue
             }
-            guard let message else {
+            guard !batch.isEmpty else {
                 let draining = state.withLock { state -> Bool in
                     if state.generation == generation { state.idle.insert(name) }
                     return state.phase != .running && state.phase != .idle
@@ -302,56 +311,77 @@ public final class LocationPublisher: Sendable {
                 await state.waitUntil { $0.generation != generation || ($0.phase != .running && $0.phase != .idle) }
                 continue
             }
-            do {
-                try await destination.deliver(message)
-                failures = 0
-                delivered(message, to: name, rejected: nil)
-            } catch {
-                if Task.isCancelled { return }
-                let failure = (error as? PublishError) ?? .unreachable(destination: name, reason: "\(error)")
-                if case .rejected = failure {
-                    delivered(message, to: name, rejected: failure)
-                    continue
+            let results = await destination.deliver(contentsOf: batch)
+            var done: [(message: PositionMessage, rejected: PublishError?)] = []
+            var failure: PublishError?
+            for (message, result) in zip(batch, results) {
+                switch result {
+                case .success:
+                    done.append((message, nil))
+                case let .failure(error):
+                    if Task.isCancelled { break }
+                    let error = (error as? PublishError) ?? .unreachable(destination: name, reason: "\(error)")
+                    if case .rejected = error {
+                        done.append((message, error))
+                    } else if failure == nil {
+                        failure = error
+                    }
                 }
-                failures += 1
-                let first = state.withLock { state -> Bool in
-                    defer { state.lastError = failure }
-                    return state.lastError != failure
-                }
-                if first {
-                    logger.warning("Cannot deliver to a destination; positions stay queued", metadata: [
-                        "publisher.destination": "\(name)", "error": "\(failure)",
-                    ])
-                }
-                publishStatus()
-                guard (try? await clock.sleep(for: configuration.backoff.delay(afterFailures: failures))) != nil else { return }
             }
+            delivered(done, to: name)
+            if Task.isCancelled { return }
+            if results.count < batch.count && failure == nil {
+                failure = .unreachable(destination: name, reason: "the destination sent \(results.count) of \(batch.count) positions")
+            }
+            guard let failure else {
+                failures = 0
+                continue
+            }
+            failures += 1
+            let first = state.withLock { state -> Bool in
+                defer { state.lastError = failure }
+                return state.lastError != failure
+            }
+            if first {
+                logger.warning("Cannot deliver to a destination; positions stay queued", metadata: [
+                    "publisher.destination": "\(name)", "error": "\(failure)",
+                ])
+            }
+            publishStatus()
+            guard (try? await clock.sleep(for: configuration.backoff.delay(afterFailures: failures))) != nil else { return }
         }
     }
 
-    /// Takes `message` off the outbox for `name` after its acknowledgement (or its rejection).
-    private func delivered(_ message: PositionMessage, to name: String, rejected: PublishError?) {
+    /// Takes `messages` off the outbox for `name` after their acknowledgement (or rejection), in one commit.
+    private func delivered(_ messages: [(message: PositionMessage, rejected: PublishError?)], to name: String) {
+        guard !messages.isEmpty else { return }
         do {
-            try outbox.remove(message.id, for: name)
+            try outbox.remove(messages.map(\.message.id), for: name)
         } catch {
-            // The position will be sent again: a duplicate, which at-least-once delivery allows.
-            logger.error("Cannot remove a delivered position from the outbox", metadata: ["error": "\(error)"])
+            // The positions will be sent again: duplicates, which at-least-once delivery allows.
+            logger.error("Cannot remove delivered positions from the outbox", metadata: ["error": "\(error)"])
         }
         let recovered = state.withLock { state -> Bool in
-            if state.held[name]?.id == message.id { state.held[name] = nil }
-            if let rejected {
-                state.rejected += 1
-                state.lastError = rejected
-                return false
+            var recovered = false
+            for (message, rejected) in messages {
+                if state.held[name]?.id == message.id { state.held[name] = nil }
+                if let rejected {
+                    state.rejected += 1
+                    state.lastError = rejected
+                    recovered = false
+                    continue
+                }
+                state.sent += 1
+                state.lastSent = max(state.lastSent ?? message.time, message.time)
+                if state.lastError != nil { recovered = true }
+                state.lastError = nil
             }
-            state.sent += 1
-            state.lastSent = max(state.lastSent ?? message.time, message.time)
-            defer { state.lastError = nil }
-            return state.lastError != nil
+            return recovered
         }
-        if let rejected {
+        for case let (_, rejected?) in messages {
             logger.warning("A destination rejected a position; it was dropped", metadata: ["error": "\(rejected)"])
-        } else if recovered {
+        }
+        if recovered {
             logger.notice("Delivering again", metadata: ["publisher.destination": "\(name)"])
         }
         publishStatus()
