@@ -111,8 +111,11 @@ struct PublishCommandTests {
         let down = try await HTTPRecorder(failUntilReleased: true)
         let first = try Self.start([
             "--simulate", Self.walk, "--speed", "1000", "--to", "http://alice@127.0.0.1:\(down.port)/pub", "--user", "alice",
-            "--device", "van", "--outbox", outbox, "--password-file", folder.path("password"), "--drain-timeout", "0.5", "--json",
+            "--device", "van", "--outbox", outbox, "--password-file", folder.path("password"), "--drain-timeout", "3", "--json",
         ])
+        // Its arguments are read while it runs: the replay at 1000x takes 0.1 s and the drain its
+        // --drain-timeout; an ended process not yet waited for has none (0.5 s was too short for a
+        // loaded machine).
         #expect(await first.waitForLine(on: .error) { $0.contains("cannot be reached") } != nil)
         let arguments = (try? String(contentsOfFile: "/proc/\(first.processIdentifier)/cmdline", encoding: .utf8)) ?? ""
         #expect(arguments.contains("--password-file"))
