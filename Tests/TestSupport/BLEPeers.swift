@@ -5,13 +5,7 @@ import Foundation
 /// client we did not write, held to the fake BlueZ.
 public enum BLEPeers {
     /// The python with bleak installed, if there is one.
-    public static let python: String? = {
-        let candidates: [String?] = [
-            ProcessInfo.processInfo.environment["BLE_PEERS_PYTHON"],
-            Repository.root.appendingPathComponent(".cache/ble-peers/bin/python3").path,
-        ]
-        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    public static let python = Repository.peersPython("BLE_PEERS_PYTHON", venv: "ble-peers")
 
     /// Whether bleak can be run.
     public static var isAvailable: Bool { python != nil }

@@ -5,13 +5,7 @@ import Foundation
 /// or the python in `FIT_PEERS_PYTHON`): what each read, for tests that compare our decoder with them.
 public enum FITPeers {
     /// The python with both peers installed, if there is one.
-    public static let python: String? = {
-        let candidates: [String?] = [
-            ProcessInfo.processInfo.environment["FIT_PEERS_PYTHON"],
-            Repository.root.appendingPathComponent(".cache/fit-peers/bin/python3").path,
-        ]
-        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    public static let python = Repository.peersPython("FIT_PEERS_PYTHON", venv: "fit-peers")
 
     /// Whether the peers can be run.
     public static var isAvailable: Bool { python != nil }

@@ -5,13 +5,7 @@ import Foundation
 /// GeoJSON areas, for tests that compare RegionMonitoring's containment with it.
 public enum GeoPeers {
     /// The python with shapely installed, if there is one.
-    public static let python: String? = {
-        let candidates: [String?] = [
-            ProcessInfo.processInfo.environment["GEO_PEERS_PYTHON"],
-            Repository.root.appendingPathComponent(".cache/geo-peers/bin/python3").path,
-        ]
-        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    public static let python = Repository.peersPython("GEO_PEERS_PYTHON", venv: "geo-peers")
 
     /// Whether the peer can be run.
     public static var isAvailable: Bool { python != nil }

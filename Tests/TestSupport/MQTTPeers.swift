@@ -5,13 +5,7 @@ import Foundation
 /// a client we did not write, reading what the publisher sends.
 public enum MQTTPeers {
     /// The python with paho-mqtt installed, if there is one.
-    public static let python: String? = {
-        let candidates: [String?] = [
-            ProcessInfo.processInfo.environment["MQTT_PEERS_PYTHON"],
-            Repository.root.appendingPathComponent(".cache/mqtt-peers/bin/python3").path,
-        ]
-        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    public static let python = Repository.peersPython("MQTT_PEERS_PYTHON", venv: "mqtt-peers")
 
     /// Whether paho-mqtt can be run.
     public static var isAvailable: Bool { python != nil }

@@ -34,4 +34,15 @@ public enum Repository {
             FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")
         }
     }
+
+    /// The python of a venv of peers that a `scripts/install-*-peers` script makes: the one the
+    /// environment variable `variable` names (scripts/test sets it), else `.cache/VENV/bin/python3`;
+    /// nil when neither can be run (the tests that need it then skip, saying so).
+    public static func peersPython(_ variable: String, venv: String) -> String? {
+        let candidates: [String?] = [
+            ProcessInfo.processInfo.environment[variable],
+            root.appendingPathComponent(".cache/\(venv)/bin/python3").path,
+        ]
+        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
 }

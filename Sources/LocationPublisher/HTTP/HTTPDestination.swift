@@ -52,6 +52,8 @@ public struct HTTPDestination: PublishDestination {
     /// A destination posting to `url` (`http` or `https`) in `format`.
     ///
     /// - Parameters:
+    ///   - url: where to post: `http` or `https`, the host, the port and the path.
+    ///   - format: OwnTracks' HTTP mode or Traccar's OsmAnd protocol.
     ///   - login: the user and password for basic authentication, when the server asks for them.
     ///   - tls: the CA file and client certificate for `https`; the system's store by default.
     ///   - timeout: how long one POST may take, connection included; past it the message stays
