@@ -203,7 +203,7 @@ struct Publish: AsyncParsableCommand {
 
     /// --tid, else the device's last two characters (as OwnTracks' apps default it).
     var trackerID: String {
-        tid ?? String(device.suffix(2))
+        tid ?? OwnTracksPayload.defaultTrackerID(forDevice: device)
     }
 
     private func openOutbox() throws -> Outbox {

@@ -288,7 +288,7 @@ struct MQTTBrokerTests {
             let payload = try JSONSerialization.jsonObject(with: Data(try #require(message["payload"] as? String).utf8)) as? [String: Any]
             #expect(payload?["_type"] as? String == "location")
             #expect(payload?["batt"] as? Int == 80)
-            #expect(payload?["tid"] as? String == "va")
+            #expect(payload?["tid"] as? String == "an", "the device's last two characters, as OwnTracks' apps")
         }
         await destination.close()
         await broker.stop()

@@ -122,7 +122,7 @@ public final class MQTTDestination: PublishDestination {
             var configuration = Configuration(
                 host: host, port: port, clientID: "swift-gps-facade-\(user)-\(device)",
                 topic: OwnTracksPayload.topic(user: user, device: device),
-                format: .ownTracks(OwnTracksPayload(trackerID: trackerID ?? String(device.prefix(2)))), tls: tls)
+                format: .ownTracks(OwnTracksPayload(trackerID: trackerID ?? OwnTracksPayload.defaultTrackerID(forDevice: device))), tls: tls)
             configuration.retain = true
             return configuration
         }

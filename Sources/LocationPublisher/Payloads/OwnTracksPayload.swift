@@ -34,6 +34,12 @@ public struct OwnTracksPayload: Sendable, Hashable {
     /// The tracker id (`tid`): two characters the apps show on the map. `nil` leaves it out.
     public var trackerID: String?
 
+    /// The tracker id OwnTracks' apps give a device that has none set: its name's last two
+    /// characters.
+    public static func defaultTrackerID(forDevice device: String) -> String {
+        String(device.suffix(2))
+    }
+
     /// A renderer that puts `trackerID` in every message.
     public init(trackerID: String? = nil) {
         self.trackerID = trackerID
