@@ -40,7 +40,9 @@ public final class LocationPublisher: Sendable {
     public struct Configuration: Sendable, Hashable {
         /// Which fixes are published.
         public var filter: PublishFilter
-        /// The order queued positions go out in.
+        /// The order a backlog goes out in: what waited from before ``LocationPublisher/run()``, or
+        /// what piled up while a destination failed. Live positions, with no failure since the
+        /// destination last caught up, go out in time order whatever this says.
         public var order: DeliveryOrder
         /// The wait before trying a destination again after a failure.
         public var backoff: Backoff
@@ -119,6 +121,9 @@ public final class LocationPublisher: Sendable {
         }
         precondition(phase != .running, "LocationPublisher.run() was called twice")
         if phase == .finished { return }
+        // What waits from before this run (a previous run's queue, or positions published before
+        // run) is a backlog: it goes out in the configured order. So is what waits after a failure.
+        let backlog = Set(destinations.map(\.name).filter { name in ((try? outbox.count(for: name)) ?? 0) > 0 })
         let observation = source.addObserver { [weak self] event in
             if case let .location(fix) = event { self?.take(fix, trigger: nil) }
         }
@@ -126,7 +131,7 @@ public final class LocationPublisher: Sendable {
         publishStatus()
         await withTaskGroup(of: Void.self) { group in
             for destination in destinations {
-                group.addTask { await self.send(to: destination) }
+                group.addTask { await self.send(to: destination, behind: backlog.contains(destination.name)) }
             }
             group.addTask { await self.state.waitUntil { $0.phase == .finished } }
             while await group.next() != nil {
@@ -202,9 +207,12 @@ public final class LocationPublisher: Sendable {
         continuation.onTermination = { [weak self] _ in
             _ = self?.streams.withLock { $0.removeValue(forKey: id) }
         }
-        // Registered before the current status is read: a change meanwhile is yielded after it.
-        streams.withLock { $0[id] = continuation }
-        continuation.yield(status)
+        // The status is read and yielded under the lock that every yield takes: a change made
+        // meanwhile is yielded after it, never before (the newest is what the stream keeps).
+        streams.withLock { streams in
+            streams[id] = continuation
+            continuation.yield(status)
+        }
         if state.withLock({ $0.phase == .finished }) {
             streams.withLock { _ = $0.removeValue(forKey: id) }
             continuation.finish()
@@ -212,11 +220,16 @@ public final class LocationPublisher: Sendable {
         return stream
     }
 
+    /// Yields the status to every stream. Read and yielded under the streams' lock: two changes
+    /// yielded at once by two threads arrive in the order they were read, so a stream, which
+    /// keeps only the newest, never ends on the older one (a reader waiting for the newer would
+    /// wait until the next change).
     private func publishStatus() {
-        let continuations = streams.withLock { Array($0.values) }
-        guard !continuations.isEmpty else { return }
-        let current = status
-        for continuation in continuations { continuation.yield(current) }
+        streams.withLock { streams in
+            guard !streams.isEmpty else { return }
+            let current = status
+            for continuation in streams.values { continuation.yield(current) }
+        }
     }
 
     private func finishStreams() {
@@ -284,14 +297,22 @@ public final class LocationPublisher: Sendable {
 
     /// Sends `destination` what waits for it, a batch at a time, until cancelled, or until
     /// nothing waits while draining.
-    private func send(to destination: any PublishDestination) async {
+    ///
+    /// The configured ``DeliveryOrder`` is for a backlog: what waited before the run (`behind`),
+    /// or what piled up while the destination failed. Until the sender has sent all that waited,
+    /// the order is the configured one; after that, positions go out in time order, so a sender
+    /// that falls a few positions behind a live source (a slow round trip, a loaded machine) does
+    /// not send the newest of them first.
+    private func send(to destination: any PublishDestination, behind: Bool) async {
         let name = destination.name
         var failures = 0
+        var behind = behind
         while !Task.isCancelled {
             let (generation, held) = state.withLock { ($0.generation, $0.held[name]) }
             let batch: [PositionMessage]
             do throws(OutboxError) {
-                batch = if let held { [held] } else { try outbox.next(for: name, order: configuration.order, limit: Self.batchSize) }
+                let order = behind ? configuration.order : .oldestFirst
+                batch = if let held { [held] } else { try outbox.next(for: name, order: order, limit: Self.batchSize) }
             } catch {
                 logger.error("Cannot read the outbox", metadata: ["outbox.path": "\(outbox.path ?? ":memory:")", "error": "\(error)"])
                 state.withLock { $0.outboxError = error }
@@ -300,6 +321,7 @@ public final class LocationPublisher: Sendable {
                 continue
             }
             guard !batch.isEmpty else {
+                behind = false
                 let draining = state.withLock { state -> Bool in
                     if state.generation == generation { state.idle.insert(name) }
                     return state.phase != .running && state.phase != .idle
@@ -335,9 +357,12 @@ public final class LocationPublisher: Sendable {
             }
             guard let failure else {
                 failures = 0
+                // A batch short of the limit held everything that waited: caught up.
+                if held == nil && batch.count < Self.batchSize { behind = false }
                 continue
             }
             failures += 1
+            behind = true
             let first = state.withLock { state -> Bool in
                 defer { state.lastError = failure }
                 return state.lastError != failure
