@@ -386,7 +386,8 @@ public final class Outbox: Sendable {
     }
 }
 
-/// The order in which an outbox's positions go out.
+/// The order in which an outbox's positions go out. A ``LocationPublisher`` uses it for a backlog
+/// (after a failure, or a queue from a previous run) and sends live positions in time order.
 public enum DeliveryOrder: String, Sendable, Hashable, CaseIterable {
     /// The newest position first when it is newer than any delivered (so a map shows where the
     /// device is now), then the backlog oldest first. The default.
