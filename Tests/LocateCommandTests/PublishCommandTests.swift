@@ -265,7 +265,7 @@ struct PublishSystemdTests {
         #expect(await reader.waitForLine { $0 == "READY=1" } != nil)
         // Two pings: the watchdog goes on while the broker is down.
         let pings = Locked(0)
-        #expect(await reader.waitForLine { line in
+        #expect(await reader.waitForLine(unfinished: false) { line in
             pings.withLock { count in
                 if line == "WATCHDOG=1" { count += 1 }
                 return count >= 2

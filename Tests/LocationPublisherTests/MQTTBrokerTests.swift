@@ -20,13 +20,7 @@ struct MQTTBrokerTests {
 
     static let quick = LocationPublisher.Configuration(backoff: Backoff(initial: .milliseconds(10), maximum: .milliseconds(100)))
 
-    // Left to the plain run: under ThreadSanitizer the sender falls a few fixes behind, and the
-    // newest-first rule, which is meant for an outage's backlog, then sends the newest of those
-    // first (seen: 24, 27, 25, 26). A known bug of the publisher, open in the closing note of
-    // issue 27; sending in time order while deliveries succeed fixed the order but left this test
-    // waiting now and then, for a reason not yet found.
-    @Test(.disabled(if: ThreadSanitizer.isRunning, "the publisher reorders a backlog it lags into (a known bug, see the comment)"))
-    func everyFixOfAReplayArrivesOnceInOrder() async throws {
+    @Test func everyFixOfAReplayArrivesOnceInOrder() async throws {
         let broker = try await PrivateMosquitto()
         let subscriber = try await broker.subscribe("owntracks/#")
         let destination = try MQTTDestination(Self.configuration(broker))

@@ -34,16 +34,16 @@ public final class PrivateMosquitto: Sendable {
 
     /// Writes the config (and with `tls`, the certificates; with `users`, a password file that
     /// every client must then log in with) and starts the broker; returns once it listens.
+    ///
+    /// A port found free can be taken before mosquitto binds it (by another test process of the
+    /// run): mosquitto then says "Address already in use", and it is started again on new ports.
     public init(tls: Bool = false, users: [String: String] = [:]) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("mosquitto-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        port = try GPSFake.freePort()
-        tlsPort = tls ? try GPSFake.freePort() : nil
-        process = Locked(nil)
         // Run as root, mosquitto drops privileges to the user "mosquitto", who cannot write the
         // persistence file in this folder: it stays this process's user.
         let user = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "root"
-        var config = """
+        var settings = """
             user \(user)
             per_listener_settings false
             allow_anonymous \(users.isEmpty)
@@ -57,7 +57,6 @@ public final class PrivateMosquitto: Sendable {
             log_type warning
             log_type notice
             log_type information
-            listener \(port) 127.0.0.1
 
             """
         if !users.isEmpty {
@@ -67,20 +66,45 @@ public final class PrivateMosquitto: Sendable {
                 let result = try await Command.run("mosquitto_passwd", ["-b", passwords, user, password])
                 guard result.status == 0 else { throw StartError(description: "mosquitto_passwd failed: \(result.error)") }
             }
-            config += "password_file \(passwords)\n"
+            settings += "password_file \(passwords)\n"
         }
-        if let tlsPort {
-            try await Self.makeCertificates(in: folder)
-            config += """
-                listener \(tlsPort) 127.0.0.1
-                cafile \(folder.path)/ca.crt
-                certfile \(folder.path)/server.crt
-                keyfile \(folder.path)/server.key
+        if tls { try await Self.makeCertificates(in: folder) }
+        let folder = folder
+        let (port, tlsPort, child) = try await Self.launch(configuration: folder.appendingPathComponent("mosquitto.conf"), attempts: 5) {
+            let port = try GPSFake.freePort()
+            let tlsPort = tls ? try GPSFake.freePort() : nil
+            var config = settings + "listener \(port) 127.0.0.1\n"
+            if let tlsPort {
+                config += """
+                    listener \(tlsPort) 127.0.0.1
+                    cafile \(folder.path)/ca.crt
+                    certfile \(folder.path)/server.crt
+                    keyfile \(folder.path)/server.key
 
-                """
+                    """
+            }
+            try config.write(to: folder.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
+            return (port, tlsPort)
         }
-        try config.write(to: folder.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
-        try await start()
+        self.port = port
+        self.tlsPort = tlsPort
+        process = Locked(child)
+    }
+
+    /// Configures ports with `configure` and starts mosquitto, again on new ports while the
+    /// ports were taken, at most `attempts` times.
+    private static func launch(
+        configuration: URL, attempts: Int, configure: () throws -> (port: UInt16, tlsPort: UInt16?)
+    ) async throws -> (port: UInt16, tlsPort: UInt16?, child: ChildProcess) {
+        var attempt = 1
+        while true {
+            let (port, tlsPort) = try configure()
+            do {
+                return (port, tlsPort, try await run(configuration: configuration))
+            } catch let error as StartError where error.description.contains("Address already in use") && attempt < attempts {
+                attempt += 1
+            }
+        }
     }
 
     deinit {
@@ -90,12 +114,18 @@ public final class PrivateMosquitto: Sendable {
 
     /// Starts the broker (again, after ``stop()``) on the same ports; returns once it listens.
     public func start() async throws {
-        let child = try ChildProcess("/usr/sbin/mosquitto", ["-c", folder.appendingPathComponent("mosquitto.conf").path])
+        let child = try await Self.run(configuration: folder.appendingPathComponent("mosquitto.conf"))
         process.withLock { $0 = child }
+    }
+
+    /// Starts mosquitto with the config file at `configuration`; returns once it listens.
+    private static func run(configuration: URL) async throws -> ChildProcess {
+        let child = try ChildProcess("/usr/sbin/mosquitto", ["-c", configuration.path])
         let running = await child.waitForLine(on: .error) { $0.contains(" running") }
         guard running != nil else {
             throw StartError(description: "mosquitto did not start: " + (child.lines() + child.lines(.error)).suffix(5).joined(separator: " | "))
         }
+        return child
     }
 
     /// Stops the broker (SIGTERM: it saves its persistence file) and waits for it to end.
@@ -173,7 +203,8 @@ public final class MosquittoSubscriber: Sendable {
     public func waitFor(_ condition: @escaping @Sendable ([(topic: String, payload: String)]) -> Bool) async -> Bool {
         let prefix = topicPrefix
         let seen = Locked((lines: Set<String>(), messages: [(topic: String, payload: String)]()))
-        let found = await process.waitForLine { line in
+        // Whole lines only: a payload cut by a read mid-line would count as a message of its own.
+        let found = await process.waitForLine(unfinished: false) { line in
             seen.withLock { seen in
                 if line.hasPrefix(prefix), let space = line.firstIndex(of: " "), seen.lines.insert(line).inserted {
                     seen.messages.append((String(line[..<space]), String(line[line.index(after: space)...])))

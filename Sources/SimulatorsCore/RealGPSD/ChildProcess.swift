@@ -20,6 +20,8 @@ package final class ChildProcess: Sendable {
         var continuation: CheckedContinuation<String?, Never>
         /// Lines before this index have been checked already.
         var scanned: Int
+        /// Whether an unfinished last line is checked too.
+        var unfinished: Bool
     }
 
     private struct State {
@@ -205,8 +207,11 @@ package final class ChildProcess: Sendable {
     }
 
     /// The first line on `stream` (seen already, or still to come) for which `predicate` holds;
-    /// `nil` if the stream ends first. An unfinished last line (a prompt) counts as a line.
-    package func waitForLine(on stream: Stream = .output, where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
+    /// `nil` if the stream ends first. An unfinished last line (a prompt) counts as a line unless
+    /// `unfinished` is false: a predicate that keeps what it is shown wants each line once, whole.
+    package func waitForLine(
+        on stream: Stream = .output, unfinished: Bool = true, where predicate: @escaping @Sendable (String) -> Bool
+    ) async -> String? {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
@@ -216,10 +221,11 @@ package final class ChildProcess: Sendable {
                 let ready: String?? = state.withLock { state in
                     let lines = state.lines[stream, default: []]
                     if let line = lines.first(where: predicate) { return .some(line) }
-                    if let line = Self.unfinishedLine(state, stream), predicate(line) { return .some(line) }
+                    if unfinished, let line = Self.unfinishedLine(state, stream), predicate(line) { return .some(line) }
                     if state.closed.contains(stream) || Task.isCancelled { return .some(nil) }
                     state.waiters[id] = Waiter(
-                        stream: stream, predicate: predicate, continuation: continuation, scanned: lines.count)
+                        stream: stream, predicate: predicate, continuation: continuation, scanned: lines.count,
+                        unfinished: unfinished)
                     return .none
                 }
                 if case let .some(line) = ready { continuation.resume(returning: line) }
@@ -356,7 +362,7 @@ package final class ChildProcess: Sendable {
                 if let line = lines[waiter.scanned...].first(where: waiter.predicate) {
                     state.waiters[id] = nil
                     ready.append((waiter.continuation, line))
-                } else if let line = Self.unfinishedLine(state, stream), waiter.predicate(line) {
+                } else if waiter.unfinished, let line = Self.unfinishedLine(state, stream), waiter.predicate(line) {
                     state.waiters[id] = nil
                     ready.append((waiter.continuation, line))
                 } else if !state.closed.contains(stream) {
