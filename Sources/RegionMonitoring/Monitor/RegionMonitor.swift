@@ -47,8 +47,9 @@ public final class RegionMonitor: Sendable {
     public let restoration: RegionStateFile.Restoration
 
     let state = Locked(State())
-    /// Held while the state file is written, so that two writes do not cross.
-    private let saving = Locked(())
+    /// Held while the state file is written, so that two writes do not cross; counts the writes
+    /// (a lock of `()` is reported as racing by ThreadSanitizer, see ChildProcess's `spawning`).
+    private let saving = Locked(0)
     private let continuation: AsyncStream<RegionEvent>.Continuation
 
     /// Every event, in order, as an `AsyncSequence` (for one consumer, as `CLMonitor.events`).
@@ -249,7 +250,7 @@ public final class RegionMonitor: Sendable {
 
     private func saveIfChanged() {
         guard let stateFile else { return }
-        saving.withLock { _ in
+        saving.withLock { writes in
             let snapshot: [RegionStateFile.SavedRegion]? = state.withLock { state in
                 guard state.changed else { return nil }
                 state.changed = false
@@ -263,6 +264,7 @@ public final class RegionMonitor: Sendable {
             guard let snapshot else { return }
             do throws(RegionStateFile.Failure) {
                 try stateFile.save(snapshot)
+                writes += 1
             } catch {
                 // Written again at the next change; what could not be written is said once per failure.
                 state.withLock { $0.changed = true }
