@@ -75,6 +75,8 @@ final class MosquittoClient: Sendable {
 
     fileprivate struct State: Sendable {
         var link: Link = .connecting
+        /// Why the link last went down, kept while it reconnects (`.connecting` again).
+        var lastFailure: PublishError?
         var stopping = false
         /// The batches waiting, by their number.
         var acks: [UInt64: Pending] = [:]
@@ -348,6 +350,7 @@ final class MosquittoClient: Sendable {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             guard state.link != .closed else { return [] }
             state.link = link
+            if link == .connected { state.lastFailure = nil }
             guard link != .connecting else { return [] }
             defer { state.linkWaiters = [:] }
             return Array(state.linkWaiters.values)
@@ -360,6 +363,7 @@ final class MosquittoClient: Sendable {
         let error: PublishError = failure ?? .unreachable(destination: settings.name, reason: "the connection was closed")
         let (pending, waiters) = state.withLock { state in
             state.link = failure.map { .down($0) } ?? .closed
+            state.lastFailure = failure
             state.abandoned.formUnion(state.batchOf.keys)
             state.earlyAcks = [:]
             defer {
@@ -422,10 +426,13 @@ final class MosquittoClient: Sendable {
     func publish(_ messages: [(topic: String, payload: [UInt8], retain: Bool)]) async -> [Result<Void, any Error>] {
         do {
             try await waitForFirstAttempt()
+            let (link, lastFailure) = state.withLock { ($0.link, $0.lastFailure) }
             switch link {
             case .connected: break
             case let .down(error): throw error
-            case .connecting: throw PublishError.unreachable(destination: settings.name, reason: "still connecting")
+            // Reconnecting after a failure (the first attempt's, when this task was slow to
+            // look): that failure is the reason, a TLS or login problem named as such.
+            case .connecting: throw lastFailure ?? PublishError.unreachable(destination: settings.name, reason: "still connecting")
             case .closed: throw PublishError.unreachable(destination: settings.name, reason: "the connection was closed")
             }
         } catch {
