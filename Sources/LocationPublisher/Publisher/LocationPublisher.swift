@@ -350,8 +350,15 @@ public final class LocationPublisher: Sendable {
                     }
                 }
             }
-            delivered(done, to: name)
+            let removed = delivered(done, to: name)
             if Task.isCancelled { return }
+            if !removed {
+                // Still in the outbox (a full disk): read again at once, they would go again at
+                // once, round and round. They go again after a backoff instead.
+                failures += 1
+                guard (try? await clock.sleep(for: configuration.backoff.delay(afterFailures: failures))) != nil else { return }
+                continue
+            }
             if results.count < batch.count && failure == nil {
                 failure = .unreachable(destination: name, reason: "the destination sent \(results.count) of \(batch.count) positions")
             }
@@ -378,13 +385,17 @@ public final class LocationPublisher: Sendable {
     }
 
     /// Takes `messages` off the outbox for `name` after their acknowledgement (or rejection), in one commit.
-    private func delivered(_ messages: [(message: PositionMessage, rejected: PublishError?)], to name: String) {
-        guard !messages.isEmpty else { return }
+    ///
+    /// - Returns: whether they were removed (or none was given); when not, they are sent again.
+    private func delivered(_ messages: [(message: PositionMessage, rejected: PublishError?)], to name: String) -> Bool {
+        guard !messages.isEmpty else { return true }
+        var removed = true
         do {
             try outbox.remove(messages.map(\.message.id), for: name)
         } catch {
             // The positions will be sent again: duplicates, which at-least-once delivery allows.
             logger.error("Cannot remove delivered positions from the outbox", metadata: ["error": "\(error)"])
+            removed = false
         }
         let recovered = state.withLock { state -> Bool in
             var recovered = false
@@ -410,5 +421,6 @@ public final class LocationPublisher: Sendable {
             logger.notice("Delivering again", metadata: ["publisher.destination": "\(name)"])
         }
         publishStatus()
+        return removed
     }
 }
