@@ -30,21 +30,33 @@ public final class Watched<Value: Sendable>: Sendable {
         limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: @escaping @Sendable (Value) -> Bool
     ) async {
-        let held = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { [state] in
-                await state.waitUntil(condition)
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+        await TestSupport.waitUntil(state, limit: limit, sourceLocation: sourceLocation, condition)
+    }
+}
+
+/// Returns as soon as `condition` holds for `state` (at once if it does now), or when the task is
+/// cancelled: a wait on state that the code under test publishes through `ObservedState` (a
+/// workout session's state machine), woken by the change itself. As ``Watched/waitUntil(limit:sourceLocation:_:)``,
+/// it records an issue at the caller with the state as it is if the condition has not held
+/// within `limit` of real time.
+package func waitUntil<Value: Sendable>(
+    _ state: ObservedState<Value>, limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: @escaping @Sendable (Value) -> Bool
+) async {
+    let held = await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            await state.waitUntil(condition)
+            return true
         }
-        if !held && !Task.isCancelled {
-            Issue.record("the condition never held (waited \(limit)); the value is \(value)", sourceLocation: sourceLocation)
+        group.addTask {
+            try? await Task.sleep(for: limit)
+            return false
         }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+    if !held && !Task.isCancelled {
+        Issue.record("the condition never held (waited \(limit)); the state is \(state.withLock { $0 })", sourceLocation: sourceLocation)
     }
 }

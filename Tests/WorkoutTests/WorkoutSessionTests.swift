@@ -310,7 +310,7 @@ import WorkoutSimulators
         // The samples reach the session through their stream, a moment after the fixes they
         // follow, and the last of them wait for the next tick to be sent.
         let sent = sensor.samples(for: track).count
-        await waitUntil { session.currentStatistics.samples[.heartRate]?.count == sent }
+        await waitUntil(session.machine) { $0.statistics.samples[.heartRate]?.count == sent }
         await clock.advance(by: .seconds(1))
         var iterator = figures.makeAsyncIterator()
         let latest = try #require(await iterator.next())
@@ -515,7 +515,7 @@ import WorkoutSimulators
             for index in range {
                 strap.send(QuantitySample(type: .heartRate, value: 100 + Double(index % 50), at: first.time!.addingTimeInterval(Double(index) / 1_000)))
             }
-            await waitUntil { session.currentStatistics.samples[.heartRate]?.count == range.upperBound }
+            await waitUntil(session.machine) { $0.statistics.samples[.heartRate]?.count == range.upperBound }
         }
         await send(0..<1_000)  // all at 0 s on the session's clock: the first is sent, the rest wait
         await clock.advance(by: .milliseconds(199))

@@ -49,7 +49,7 @@ public final class WorkoutSession: Sendable {
     let clock: ElapsedClock
     /// The id of the workout it records (kept by a resumed session).
     public let id: UUID
-    let machine: Locked<SessionStateMachine>
+    let machine: ObservedState<SessionStateMachine>
     /// The generation of the last figures sent: figures go out in order, outside the machine's lock.
     private let delivered = Locked<UInt64>(0)
     /// Wakes the writer: a write is due, or a second has passed.
@@ -92,7 +92,7 @@ public final class WorkoutSession: Sendable {
         self.sampleSources = samples
         self.configuration = configuration
         self.clock = ElapsedClock(clock)
-        self.machine = Locked(machine)
+        self.machine = ObservedState(machine)
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         wakes = continuation
         wakeStream = Locked(stream)
