@@ -167,8 +167,11 @@ final class SensorRunner: Sendable {
                 update(generation: generation) { $0.lastError = error }
             }
             guard !Task.isCancelled else { return }
+            // The wait counts from the announcement, so that a clock moved as soon as the status
+            // says so is not lost to a sleep that had not begun yet.
+            let deadline = clock.now + delay
             update(generation: generation) { $0.connection = .waitingToReconnect(after: delay, attempt: max(attempt, 1)) }
-            guard (try? await clock.sleep(for: delay)) != nil else { return }
+            guard (try? await clock.sleep(until: deadline)) != nil else { return }
             delay = min(delay * 2, configuration.maximumReconnectDelay)
         }
     }

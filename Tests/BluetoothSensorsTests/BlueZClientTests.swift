@@ -232,14 +232,13 @@ struct BlueZClientTests {
         strap.send(HeartRateMeasurement(heartRate: 130))
         await collected.waitFor(1, of: .heartRate)
         strap.disconnect(reachable: false)
-        // These two waits poll: the sensor says it waits to reconnect just before it goes to sleep
-        // on the clock, and an advance made before that sleep begins is lost to it (awaiting the
-        // status itself, the test advanced first, and the sensor slept on past the time limit).
-        await waitUntil { if case .waitingToReconnect = sensor.status.connection { true } else { false } }
+        // The sensor's wait counts from when it says it waits: the clock moved on the status itself
+        // is not lost to a sleep that has not begun yet.
+        await Self.waitForStatus(sensor) { if case .waitingToReconnect = $0.connection { true } else { false } }
         #expect(sensor.status.gaps == 1 && sensor.status.lastError == .connectionFailed(address: Self.strapAddress, reason: "the device disconnected"))
         // Out of range: the next attempt fails, and waits longer.
         await clock.advance(by: .seconds(1))
-        await waitUntil { sensor.status.connection == .waitingToReconnect(after: .seconds(2), attempt: 1) }
+        await Self.waitForStatus(sensor) { $0.connection == .waitingToReconnect(after: .seconds(2), attempt: 1) }
         strap.comeBack()
         await clock.advance(by: .seconds(2))
         await Self.waitForStatus(sensor) { $0.connection == .connected }
