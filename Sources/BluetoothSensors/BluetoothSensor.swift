@@ -121,6 +121,12 @@ public final class BluetoothSensor: SampleSource {
         runner.statusUpdates()
     }
 
+    /// Returns once `condition` holds for the status (at once if it does now), woken by the change
+    /// itself, including those ``statusUpdates()`` sends no update for (a measurement read): for tests.
+    package func waitUntil(_ condition: @escaping @Sendable (BluetoothSensorStatus) -> Bool) async {
+        await runner.waitUntil(condition)
+    }
+
     /// Returns once the last run has ended (after ``stop()``) and the sensor is disconnected:
     /// for tests.
     package func waitUntilIdle() async {

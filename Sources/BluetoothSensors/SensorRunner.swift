@@ -17,7 +17,7 @@ final class SensorRunner: Sendable {
     let now: @Sendable () -> Date
     let logger: Logger
 
-    private struct State {
+    private struct State: Sendable {
         var generation: UInt64 = 0
         var task: Task<Void, Never>?
         var lastTask: Task<Void, Never>?
@@ -29,18 +29,24 @@ final class SensorRunner: Sendable {
         var nextWatcher: UInt64 = 0
     }
 
-    private let state: Locked<State>
+    /// Observed, so that a test can await a change no update is sent for (a notification read).
+    private let state: ObservedState<State>
 
     init(configuration: BluetoothSensor.Configuration, clock: ElapsedClock, now: @escaping @Sendable () -> Date, logger: Logger) {
         self.configuration = configuration
         self.clock = clock
         self.now = now
         self.logger = logger
-        state = Locked(State(status: BluetoothSensorStatus(address: configuration.address)))
+        state = ObservedState(State(status: BluetoothSensorStatus(address: configuration.address)))
     }
 
     var status: BluetoothSensorStatus {
         state.withLock { $0.status }
+    }
+
+    /// Returns once `condition` holds for the status (at once if it does now).
+    func waitUntil(_ condition: @escaping @Sendable (BluetoothSensorStatus) -> Bool) async {
+        await state.waitUntil { condition($0.status) }
     }
 
     func start() -> AsyncStream<QuantitySample> {

@@ -176,7 +176,7 @@ struct BlueZClientTests {
         let seconds = 20
         for second in 1...seconds {
             await clock.advance(by: .seconds(1))
-            await waitUntil { sensor.status.notifications >= 3 * second }
+            await sensor.waitUntil { $0.notifications >= 3 * second }
         }
         // A notification is counted as it is read, on the bus's thread; its samples reach the
         // stream's reader a moment later.

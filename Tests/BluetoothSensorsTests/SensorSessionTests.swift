@@ -53,7 +53,9 @@ struct SensorSessionTests {
         let perFix = [1, 1, 2]
         for second in 1..<track.count {
             await clock.advance(by: .seconds(1))
-            await waitUntil { zip(sensors, perFix).allSatisfy { $0.status.notifications >= second * $1 } }
+            for (sensor, count) in zip(sensors, perFix) {
+                await sensor.waitUntil { $0.notifications >= second * count }
+            }
         }
         await clock.advance(by: .seconds(3))
         let workout = try await session.end()
