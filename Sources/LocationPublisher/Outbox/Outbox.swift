@@ -30,16 +30,26 @@ import Glibc
 ///   0700, whatever the umask (as the workout store's).
 /// - **Careful with other files**: a file that is not an outbox, or an outbox of a newer version,
 ///   is refused (``OutboxError/cannotOpen(path:reason:)``) and left exactly as it was.
-/// - **Durable**: each append and removal is a committed transaction in WAL mode; with
+/// - **Durable**: each append is a committed transaction in WAL mode before it returns; with
 ///   ``Durability/normal`` a killed process loses nothing, and a power cut at most the last
-///   commits; ``Durability/full`` syncs each commit to the disk.
+///   commits; ``Durability/full`` syncs each commit to the disk. A removal by `remove` is
+///   committed at once; a ``LocationPublisher`` defers its removals into the next append's
+///   transaction (at most 20 wait), so a live position costs one commit: a crash then sends
+///   those few again, never loses one.
 public final class Outbox: Sendable {
     /// How hard each commit holds on to the disk.
+    ///
+    /// What a commit costs (`scripts/bench publish`, 2-core machine shared with other builds): an
+    /// append in its own transaction about 28 µs of CPU with ``normal`` and 65 µs with ``full``
+    /// (plus the wait for the disk's sync, 0.1 ms and more of wall time); a live position
+    /// published to MQTT at QoS 1 about 80 µs with ``normal`` and 160–190 µs with ``full``.
     public enum Durability: Sendable, Hashable {
         /// SQLite's `synchronous=NORMAL` in WAL mode: a killed process loses nothing, a power cut
-        /// may lose the last commits. The default.
+        /// may lose the last commits (the log is synced at each checkpoint, not at each commit).
+        /// The default.
         case normal
-        /// `synchronous=FULL`: each commit is synced to the disk before it returns.
+        /// `synchronous=FULL`: each commit is synced to the disk before it returns; a power cut
+        /// loses nothing committed.
         case full
     }
 
@@ -69,7 +79,7 @@ public final class Outbox: Sendable {
         var count: Int
         var nextMemoryID: Int64 = -1
         var droppedSinceOpen = 0
-        /// Acknowledged positions whose removal is not committed yet (``acknowledge(_:for:destinations:)``).
+        /// Acknowledged positions whose removal is not committed yet (`acknowledge(_:for:destinations:)`).
         var deferred = DeferredRemovals()
 
         /// Takes the deferred removals out, to be committed.
@@ -106,7 +116,7 @@ public final class Outbox: Sendable {
     }
 
     /// The most acknowledged positions whose removal waits for a commit
-    /// (``acknowledge(_:for:destinations:)``): a crash re-sends at most these.
+    /// (`acknowledge(_:for:destinations:)`): a crash re-sends at most these.
     static let deferredRemovalLimit = 20
 
     /// The default capacity: 7 days at one position a minute.
@@ -221,7 +231,7 @@ public final class Outbox: Sendable {
 
     /// Keeps `message` for each of `destinations` and sets its ``PositionMessage/id``.
     ///
-    /// Acknowledged positions whose removal was deferred (``acknowledge(_:for:destinations:)``)
+    /// Acknowledged positions whose removal was deferred (`acknowledge(_:for:destinations:)`)
     /// are removed in the same transaction: a live position costs one commit.
     public func append(_ message: inout PositionMessage, for destinations: [String]) throws(OutboxError) {
         let (excess, deferred) = state.withLock { state in (state.count + 1 - capacity, state.takeDeferred()) }
@@ -281,7 +291,7 @@ public final class Outbox: Sendable {
     /// Marks each of `ids` delivered to `destination`, in one transaction (one commit for a
     /// batch the destination acknowledged); a position goes when no destination waits for it.
     /// Removing what is not there does nothing. Removals deferred by
-    /// ``acknowledge(_:for:destinations:)`` are committed with them.
+    /// `acknowledge(_:for:destinations:)` are committed with them.
     public func remove(_ ids: [Int64], for destination: String) throws(OutboxError) {
         let stored = ids.filter { $0 > 0 }
         let deferred = state.withLock { state in
@@ -296,10 +306,10 @@ public final class Outbox: Sendable {
 
     /// Marks each of `ids` delivered to `destination` (one of `destinations` that the positions
     /// were appended for) and commits the removal later: with the next ``append(_:for:)``, in its
-    /// transaction; when ``deferredRemovalLimit`` wait; before the outbox is read
+    /// transaction; when `deferredRemovalLimit` wait; before the outbox is read
     /// (``next(for:order:limit:)``, ``count(for:)``, ``summary()``); by
-    /// ``commitDeferredRemovals()``; or when the outbox is released. A live position then costs
-    /// one commit, not two. The counts (``quickSummary()``) leave them out at once.
+    /// `commitDeferredRemovals()`; or when the outbox is released. A live position then costs
+    /// one commit, not two. The counts (`quickSummary()`) leave them out at once.
     ///
     /// A crash before the commit sends them again: they were appended and are still in the file,
     /// so nothing is lost, and at-least-once delivery allows the duplicates (OwnTracks
@@ -312,7 +322,7 @@ public final class Outbox: Sendable {
         if full { try commitDeferredRemovals() }
     }
 
-    /// Commits the removals deferred by ``acknowledge(_:for:destinations:)``, if any.
+    /// Commits the removals deferred by `acknowledge(_:for:destinations:)`, if any.
     func commitDeferredRemovals() throws(OutboxError) {
         let deferred = state.withLock { $0.takeDeferred() }
         guard !deferred.isEmpty else { return }

@@ -26,7 +26,12 @@ import Logging
 /// ## Delivery
 /// One task per destination reads a batch of messages from the outbox (up to 20), sends them with
 /// ``PublishDestination/deliver(contentsOf:)`` (several in flight where the destination can) and
-/// removes the acknowledged ones in one commit. A
+/// removes the acknowledged ones in one commit. Once it has sent all that waited, each new
+/// position is handed to it as it is appended, and it sends it without reading it back; the
+/// removal of an acknowledged live position is committed with the next position's append (or
+/// when 20 wait, or when the drain or ``run()`` ends), so a live position costs one commit. A
+/// crash before that commit sends those few positions again (they were appended, so none is
+/// lost): at-least-once delivery, which OwnTracks' consumers de-duplicate by `tst`. A
 /// ``PublishError/rejected(destination:reason:)`` message is dropped and counted; any other failure
 /// keeps it, and the destination is tried again after a ``Backoff`` on the publisher's clock
 /// (a test clock in tests). Status (``status``, ``statusUpdates()``) says what waits and what failed.
@@ -342,7 +347,7 @@ public final class LocationPublisher: Sendable {
     /// not send the newest of them first.
     ///
     /// Once the sender found nothing more in the outbox, it is caught up: each new position is
-    /// handed to it as it is appended (``State/handed``), and it sends them without reading them
+    /// handed to it as it is appended (`State/handed`), and it sends them without reading them
     /// back; it reads the outbox again after a failure, or when it falls a batch behind.
     private func send(to destination: any PublishDestination, behind: Bool) async {
         let name = destination.name
@@ -441,7 +446,7 @@ public final class LocationPublisher: Sendable {
 
     /// Takes `messages` off the outbox for `name` after their acknowledgement (or rejection). The
     /// removal is committed with the next position's append, or with the batch that makes
-    /// ``Outbox/deferredRemovalLimit``, or when the drain ends: one commit per live position, and
+    /// `Outbox/deferredRemovalLimit`, or when the drain ends: one commit per live position, and
     /// one per batch of a backlog.
     private func delivered(_ messages: [(message: PositionMessage, rejected: PublishError?)], to name: String) {
         guard !messages.isEmpty else { return }
