@@ -453,7 +453,7 @@ public final class Outbox: Sendable {
 
     /// How many positions wait for `destination` (for any destination when `nil`).
     public func count(for destination: String? = nil) throws(OutboxError) -> Int {
-        guard let destination else { return state.withLock { $0.count - $0.deferred.gone } }
+        guard let destination else { return state.withLock { max(0, $0.count - $0.deferred.gone) } }
         try commitDeferredRemovals()
         do {
             return try transaction(.deferred) { db in
@@ -487,7 +487,7 @@ public final class Outbox: Sendable {
     /// acknowledged by every destination are left out, their removal committed or not; the
     /// oldest's time may be one of those until it is.
     func quickSummary() -> (count: Int, oldest: Date?, dropped: Int) {
-        let (count, dropped) = state.withLock { ($0.count - $0.deferred.gone, $0.droppedSinceOpen) }
+        let (count, dropped) = state.withLock { (max(0, $0.count - $0.deferred.gone), $0.droppedSinceOpen) }
         guard count > 0 else { return (0, nil, dropped) }
         let oldest = try? writer.writeWithoutTransaction { db in try Double.fetchOne(db.cachedStatement(sql: "SELECT min(time) FROM message")) }
         return (count, oldest.flatMap { $0 }.map { Date(timeIntervalSince1970: $0) }, dropped)
