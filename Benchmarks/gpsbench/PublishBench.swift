@@ -12,7 +12,7 @@ struct PublishBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "publish",
         abstract: "Publish positions one at a time (latency), or drain a filled outbox.",
-        subcommands: [Live.self, Drain.self]
+        subcommands: [Live.self, Drain.self, Fill.self]
     )
 
     struct Options: ParsableArguments {
@@ -118,6 +118,25 @@ struct PublishBench: AsyncParsableCommand {
             await running.value
             await destination.inner.close()
             print(#"{"seconds":\#(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18),"left":\#(try outbox.count())}"#)
+        }
+    }
+
+    struct Fill: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Fill the outbox with COUNT positions for DESTINATION, for `locate publish` to drain.")
+        @Option(help: "The destination's name, as `locate publish` names it (mqtt://127.0.0.1:PORT).")
+        var destination: String
+        @Option(help: "How many positions.")
+        var count: Int
+        @Option(help: "The outbox file (removed first).")
+        var outbox: String
+        @Flag(help: "Sync each outbox commit to the disk (synchronous=FULL).")
+        var full = false
+
+        func run() async throws {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: outbox + suffix) }
+            let outbox = try Outbox(path: outbox, capacity: max(count, Outbox.defaultCapacity), durability: full ? .full : .normal)
+            for fix in PublishBench.fixes(count) { try outbox.append(fix, for: [destination]) }
         }
     }
 }

@@ -30,8 +30,9 @@ public protocol PublishDestination: Sendable {
     /// the error ``deliver(_:)`` would have thrown. The result may be shorter than `messages`:
     /// those left out were not sent (after a failure that is not a rejection) and stay queued.
     ///
-    /// ``LocationPublisher`` calls it with a batch read from the outbox and removes the
-    /// acknowledged ones in one commit. The default sends one at a time with ``deliver(_:)``.
+    /// ``LocationPublisher`` calls it with a batch read from the outbox (or the live positions
+    /// appended since the last batch) and removes the acknowledged ones in one commit. The default
+    /// sends one at a time with ``deliver(_:)``.
     func deliver(contentsOf messages: [PositionMessage]) async -> [Result<Void, any Error>]
 }
 

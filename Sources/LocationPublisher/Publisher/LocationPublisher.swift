@@ -26,7 +26,12 @@ import Logging
 /// ## Delivery
 /// One task per destination reads a batch of messages from the outbox (up to 20), sends them with
 /// ``PublishDestination/deliver(contentsOf:)`` (several in flight where the destination can) and
-/// removes the acknowledged ones in one commit. A
+/// removes the acknowledged ones in one commit. Once it has sent all that waited, each new
+/// position is handed to it as it is appended, and it sends it without reading it back; the
+/// removal of an acknowledged live position is committed with the next position's append (or
+/// when 20 wait, or when the drain or ``run()`` ends), so a live position costs one commit. A
+/// crash before that commit sends those few positions again (they were appended, so none is
+/// lost): at-least-once delivery, which OwnTracks' consumers de-duplicate by `tst`. A
 /// ``PublishError/rejected(destination:reason:)`` message is dropped and counted; any other failure
 /// keeps it, and the destination is tried again after a ``Backoff`` on the publisher's clock
 /// (a test clock in tests). Status (``status``, ``statusUpdates()``) says what waits and what failed.
@@ -68,6 +73,12 @@ public final class LocationPublisher: Sendable {
         var idle: Set<String> = []
         /// Per destination, the newest position kept in memory while the outbox cannot be written.
         var held: [String: PositionMessage] = [:]
+        /// The destinations whose sender has sent all that the outbox held for them: each new
+        /// position is handed to their sender (``handed``) as well as appended, and the sender
+        /// sends it without reading it back from the outbox.
+        var caughtUp: Set<String> = []
+        /// Per caught-up destination, the appended positions handed to its sender, oldest first.
+        var handed: [String: [PositionMessage]] = [:]
         var sent = 0
         var rejected = 0
         var droppedInMemory = 0
@@ -141,6 +152,7 @@ public final class LocationPublisher: Sendable {
         observation.cancel()
         source.stop()
         state.withLock { $0.phase = .finished }
+        commitRemovals()
         publishStatus()
         finishStreams()
     }
@@ -164,6 +176,7 @@ public final class LocationPublisher: Sendable {
             group.cancelAll()
         }
         state.withLock { $0.phase = .finished }
+        commitRemovals()
         publishStatus()
         return status
     }
@@ -172,6 +185,22 @@ public final class LocationPublisher: Sendable {
     /// as if the source had sent it. Before ``run()`` it waits in the outbox until run sends it.
     public func publish(_ location: Location, trigger: PublishTrigger = .manual) {
         take(location, trigger: trigger)
+    }
+
+    /// Returns once the sender of `destination` has sent all that waited and waits for the next
+    /// position, which will be handed to it (for tests: what a live position then costs).
+    func waitUntilCaughtUp(_ destination: String) async {
+        await state.waitUntil { $0.idle.contains(destination) && $0.caughtUp.contains(destination) }
+    }
+
+    /// Commits the removals of acknowledged positions that wait for the next append.
+    private func commitRemovals() {
+        do {
+            try outbox.commitDeferredRemovals()
+        } catch {
+            // The positions will be sent again: duplicates, which at-least-once delivery allows.
+            logger.error("Cannot remove delivered positions from the outbox", metadata: ["error": "\(error)"])
+        }
     }
 
     // MARK: - Status
@@ -256,11 +285,21 @@ public final class LocationPublisher: Sendable {
         let names = destinations.map(\.name)
         do {
             try outbox.append(&message, for: names)
+            let appended = message
             let recovered = state.withLock { state -> Bool in
                 defer {
                     state.outboxError = nil
                     state.generation += 1
                     state.idle.removeAll()
+                    for name in state.caughtUp {
+                        // A sender that fell a batch behind reads the outbox again, in order.
+                        if state.handed[name, default: []].count < Self.batchSize {
+                            state.handed[name, default: []].append(appended)
+                        } else {
+                            state.caughtUp.remove(name)
+                            state.handed[name] = nil
+                        }
+                    }
                 }
                 return state.outboxError != nil
             }
@@ -269,6 +308,9 @@ public final class LocationPublisher: Sendable {
             message.id = outbox.memoryID()
             let first = state.withLock { state -> Bool in
                 defer {
+                    // Held in memory instead; the senders read the outbox again once it can be written.
+                    state.caughtUp.removeAll()
+                    state.handed.removeAll()
                     state.outboxError = error
                     for name in names {
                         if state.held[name] != nil { state.droppedInMemory += 1 }
@@ -303,27 +345,47 @@ public final class LocationPublisher: Sendable {
     /// the order is the configured one; after that, positions go out in time order, so a sender
     /// that falls a few positions behind a live source (a slow round trip, a loaded machine) does
     /// not send the newest of them first.
+    ///
+    /// Once the sender found nothing more in the outbox, it is caught up: each new position is
+    /// handed to it as it is appended (`State/handed`), and it sends them without reading them
+    /// back; it reads the outbox again after a failure, or when it falls a batch behind.
     private func send(to destination: any PublishDestination, behind: Bool) async {
         let name = destination.name
         var failures = 0
         var behind = behind
+        // The highest id read from the outbox: a position handed over that is not above it was
+        // read (and sent) already, when its append raced the read that found the outbox empty.
+        var highestRead: Int64 = 0
         while !Task.isCancelled {
-            let (generation, held) = state.withLock { ($0.generation, $0.held[name]) }
-            let batch: [PositionMessage]
-            do throws(OutboxError) {
-                let order = behind ? configuration.order : .oldestFirst
-                batch = if let held { [held] } else { try outbox.next(for: name, order: order, limit: Self.batchSize) }
-            } catch {
-                logger.error("Cannot read the outbox", metadata: ["outbox.path": "\(outbox.path ?? ":memory:")", "error": "\(error)"])
-                state.withLock { $0.outboxError = error }
-                failures += 1
-                guard (try? await clock.sleep(for: configuration.backoff.delay(afterFailures: failures))) != nil else { return }
-                continue
+            let (generation, held, handed, caughtUp) = state.withLock { state in
+                (state.generation, state.held[name], state.handed.removeValue(forKey: name) ?? [], state.caughtUp.contains(name))
+            }
+            // In time order, as from the outbox: two positions queued at once by two threads may
+            // be handed over in the other order.
+            var batch = handed.filter { $0.id > highestRead }.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+            let live = !batch.isEmpty
+            if !live && caughtUp && held == nil {
+                // Nothing handed over and nothing else waits: idle until the next position.
+            } else if !live {
+                do throws(OutboxError) {
+                    let order = behind ? configuration.order : .oldestFirst
+                    batch = if let held { [held] } else { try outbox.next(for: name, order: order, limit: Self.batchSize) }
+                } catch {
+                    logger.error("Cannot read the outbox", metadata: ["outbox.path": "\(outbox.path ?? ":memory:")", "error": "\(error)"])
+                    state.withLock { $0.outboxError = error }
+                    failures += 1
+                    guard (try? await clock.sleep(for: configuration.backoff.delay(afterFailures: failures))) != nil else { return }
+                    continue
+                }
+                highestRead = max(highestRead, batch.map(\.id).max() ?? 0)
             }
             guard !batch.isEmpty else {
                 behind = false
                 let draining = state.withLock { state -> Bool in
-                    if state.generation == generation { state.idle.insert(name) }
+                    if state.generation == generation {
+                        state.idle.insert(name)
+                        if held == nil { state.caughtUp.insert(name) }
+                    }
                     return state.phase != .running && state.phase != .idle
                 }
                 if draining {
@@ -350,15 +412,10 @@ public final class LocationPublisher: Sendable {
                     }
                 }
             }
-            let removed = delivered(done, to: name)
+            // A removal that cannot be committed (a full disk) is kept, and the next read of the
+            // outbox tries it first: until it can, that read fails and the sender backs off.
+            delivered(done, to: name)
             if Task.isCancelled { return }
-            if !removed {
-                // Still in the outbox (a full disk): read again at once, they would go again at
-                // once, round and round. They go again after a backoff instead.
-                failures += 1
-                guard (try? await clock.sleep(for: configuration.backoff.delay(afterFailures: failures))) != nil else { return }
-                continue
-            }
             if results.count < batch.count && failure == nil {
                 failure = .unreachable(destination: name, reason: "the destination sent \(results.count) of \(batch.count) positions")
             }
@@ -370,6 +427,11 @@ public final class LocationPublisher: Sendable {
             }
             failures += 1
             behind = true
+            // What was handed over is in the outbox: read from there again after the backoff.
+            state.withLock { state in
+                state.caughtUp.remove(name)
+                state.handed[name] = nil
+            }
             let first = state.withLock { state -> Bool in
                 defer { state.lastError = failure }
                 return state.lastError != failure
@@ -384,18 +446,17 @@ public final class LocationPublisher: Sendable {
         }
     }
 
-    /// Takes `messages` off the outbox for `name` after their acknowledgement (or rejection), in one commit.
-    ///
-    /// - Returns: whether they were removed (or none was given); when not, they are sent again.
-    private func delivered(_ messages: [(message: PositionMessage, rejected: PublishError?)], to name: String) -> Bool {
-        guard !messages.isEmpty else { return true }
-        var removed = true
+    /// Takes `messages` off the outbox for `name` after their acknowledgement (or rejection). The
+    /// removal is committed with the next position's append, or with the batch that makes
+    /// `Outbox/deferredRemovalLimit`, or when the drain ends: one commit per live position, and
+    /// one per batch of a backlog.
+    private func delivered(_ messages: [(message: PositionMessage, rejected: PublishError?)], to name: String) {
+        guard !messages.isEmpty else { return }
         do {
-            try outbox.remove(messages.map(\.message.id), for: name)
+            try outbox.acknowledge(messages.map(\.message.id), for: name, destinations: destinations.count)
         } catch {
             // The positions will be sent again: duplicates, which at-least-once delivery allows.
             logger.error("Cannot remove delivered positions from the outbox", metadata: ["error": "\(error)"])
-            removed = false
         }
         let recovered = state.withLock { state -> Bool in
             var recovered = false
@@ -421,6 +482,5 @@ public final class LocationPublisher: Sendable {
             logger.notice("Delivering again", metadata: ["publisher.destination": "\(name)"])
         }
         publishStatus()
-        return removed
     }
 }

@@ -21,7 +21,12 @@ private let libraryInitialized: Int32 = mosquitto_lib_init()
 /// libmosquitto calls back on this thread (`on_connect`, `on_disconnect`, `on_publish`, `on_log`)
 /// with `obj`, an unretained pointer to this object: the thread holds the object for as long as the
 /// client exists (it destroys the client before it lets go). Other threads call only
-/// `mosquitto_publish(3)`, which libmosquitto makes thread-safe with `mosquitto_threaded_set(3)`.
+/// `mosquitto_publish(3)`, which writes the packet to the socket on the calling thread (under
+/// libmosquitto's own locks of its outgoing packets, which it takes whatever the threading mode):
+/// a live position then wakes this thread once, for its PUBACK, not also to write it. The client
+/// is therefore not in `mosquitto_threaded_set(3)`'s threaded mode, which only queues the packet
+/// and leaves the write to this thread; what a publish could not write at once (a full socket
+/// buffer) this thread writes when woken.
 ///
 /// Each batch of publishes is a one-shot state machine: its message ids are registered after
 /// `mosquitto_publish` returned them all, each `on_publish` records its PUBACK, and the last one
@@ -75,7 +80,9 @@ final class MosquittoClient: Sendable {
 
     fileprivate struct State: Sendable {
         var link: Link = .connecting
-        /// Why the link last went down, kept while it reconnects (`.connecting` again).
+        /// Why the last attempt failed, until one succeeds: what a publish throws while the client
+        /// tries again (with a short backoff the next attempt may have begun by the time a
+        /// publisher woken by the failure looks).
         var lastFailure: PublishError?
         var stopping = false
         /// The batches waiting, by their number.
@@ -100,8 +107,8 @@ final class MosquittoClient: Sendable {
     private let logger: Logger
     private let state = Locked(State())
     private let wake = WakeSignal()
-    /// The client. Only this object's thread uses it, but for `mosquitto_publish(3)` (thread-safe
-    /// in threaded mode) and `mosquitto_disconnect(3)`.
+    /// The client. Only this object's thread uses it, but for `mosquitto_publish(3)` (its packet
+    /// locks make it safe from any thread) and `mosquitto_disconnect(3)`.
     nonisolated(unsafe) private let handle: OpaquePointer
 
     init(settings: Settings, logger: Logger) throws(PublishError) {
@@ -132,7 +139,7 @@ final class MosquittoClient: Sendable {
                 throw .unreachable(destination: settings.name, reason: "\(call): \(text)")
             }
         }
-        try check(mosquitto_threaded_set(handle, true), "mosquitto_threaded_set")
+        try check(mosquitto_threaded_set(handle, false), "mosquitto_threaded_set")
         let version = settings.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
         try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version), "mosquitto_int_option")
         // A batch is several small writes in a row: with Nagle's algorithm each after the first
@@ -197,7 +204,7 @@ final class MosquittoClient: Sendable {
         }
         if state.withLock({ $0.link == .connected }) {
             mosquitto_disconnect(handle)
-            // The DISCONNECT is queued (threaded mode): write it out.
+            // Write out what the DISCONNECT left queued (a full socket buffer).
             for _ in 0..<10 where mosquitto_want_write(handle) && mosquitto_loop_write(handle, 1) == MOSQ_ERR_SUCCESS.rawValue {}
         }
         goDown(nil)
@@ -363,7 +370,7 @@ final class MosquittoClient: Sendable {
         let error: PublishError = failure ?? .unreachable(destination: settings.name, reason: "the connection was closed")
         let (pending, waiters) = state.withLock { state in
             state.link = failure.map { .down($0) } ?? .closed
-            state.lastFailure = failure
+            if let failure { state.lastFailure = failure }
             state.abandoned.formUnion(state.batchOf.keys)
             state.earlyAcks = [:]
             defer {
@@ -454,8 +461,10 @@ final class MosquittoClient: Sendable {
         }
         var results: [Result<Void, any Error>] = []
         if !mids.isEmpty {
-            // The packets are queued (threaded mode); the loop writes them once woken.
-            wake.signal()
+            // The packets went out on this thread; what did not fit in the socket's buffer, or was
+            // published while this client's thread was in a callback, is queued: the loop writes
+            // it once woken.
+            if mosquitto_want_write(handle) { wake.signal() }
             let outcome = await acknowledgements(of: mids)
             for mid in mids {
                 if let reason = outcome.reasons[mid] {
