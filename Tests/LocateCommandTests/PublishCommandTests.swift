@@ -244,6 +244,8 @@ struct PublishCommandTests {
         (["--to", "mqtt://example.org/positions"], 64, "Error: --to 'mqtt://example.org/positions': an MQTT URL has no path"),
         (["--to", "http://127.0.0.1:9", "--simulate", "/nonexistent/walk.json"], 66, "locate publish: cannot read"),
         (["--to", "http://127.0.0.1:9", "--password-file", "/nonexistent/password"], 66, "locate publish: cannot read the password file"),
+        (["--to", "mqtts://127.0.0.1:9", "--ca-file", "/nonexistent/ca.pem"], 66, "locate publish: cannot read the CA file /nonexistent/ca.pem."),
+        (["--to", "https://127.0.0.1:9/", "--ca-file", "/nonexistent/ca.pem"], 66, "locate publish: cannot read the CA file /nonexistent/ca.pem."),
         (["--to", "http://127.0.0.1:9", "127.0.0.1:1"], 69, "locate publish: Cannot reach gpsd at 127.0.0.1:1"),
     ] as [([String], Int32, String)])
     func eachFailureHasItsExitCode(_ arguments: [String], _ code: Int32, _ message: String) async throws {

@@ -117,4 +117,46 @@ struct PublishMQTTCommandTests {
         #expect(configuration.payload.contains(#""json_attributes_topic":"swift-gps-facade/alice_van/attributes""#), "\(configuration.payload)")
         await broker.stop()
     }
+
+    /// mqtts:// with --ca-file the broker's certificate authority: every position arrives (read
+    /// by mosquitto_sub on the broker's plain listener), and the command exits 0.
+    @Test func overTLSEveryPositionArrives() async throws {
+        let folder = try Folder()
+        let broker = try await PrivateMosquitto(tls: true)
+        let tlsPort = try #require(broker.tlsPort)
+        let subscriber = try await broker.subscribe("owntracks/alice/van")
+        let command = try PublishCommandTests.start([
+            "--to", "mqtts://127.0.0.1:\(tlsPort)", "--ca-file", broker.caFile, "--user", "alice", "--device", "van",
+            "--simulate", PublishCommandTests.walk, "--speed", "1000", "--outbox", folder.path("outbox.sqlite"), "--json",
+        ])
+        #expect(await command.waitUntilExit() == 0, "\(command.lines(.error))")
+        let times = try PublishCommandTests.walkTimes()
+        #expect(command.lines().last == #"{"queued":\#(times.count),"sent":\#(times.count),"pending":0,"dropped":0}"#)
+        #expect(await subscriber.waitFor { Self.arrivals($0).count == times.count })
+        #expect(Set(Self.arrivals(subscriber.messages)) == Set(times))
+        await broker.stop()
+    }
+
+    /// mqtts:// with a certificate authority that did not sign the broker's certificate: a line
+    /// names the certificate problem as OpenSSL put it, nothing is delivered, and what is queued
+    /// is kept: 75, as for a broker that cannot be reached (the help's "still queued at the end").
+    @Test func aBrokerCertificateTheCAFileDoesNotTrustIsNamed() async throws {
+        let folder = try Folder()
+        let broker = try await PrivateMosquitto(tls: true)
+        let tlsPort = try #require(broker.tlsPort)
+        let command = try PublishCommandTests.start([
+            "--to", "mqtts://127.0.0.1:\(tlsPort)", "--ca-file", broker.otherCAFile, "--user", "alice", "--device", "van",
+            "--simulate", PublishCommandTests.walk, "--speed", "1000", "--outbox", folder.path("outbox.sqlite"), "--json",
+            "--drain-timeout", "0",
+        ])
+        #expect(await command.waitUntilExit() == 75, "\(command.lines(.error))")
+        let problem = command.lines(.error).first { $0.contains("TLS") }
+        #expect(
+            problem?.hasPrefix("locate publish: the TLS connection to mqtts://127.0.0.1:\(tlsPort) failed: ") == true
+                && problem?.contains("certificate verify failed") == true,
+            "\(command.lines(.error))")
+        let json = try #require(command.lines().last)
+        #expect(json.contains(#""sent":0,"#) && !json.contains(#""pending":0,"#), "\(json)")
+        await broker.stop()
+    }
 }
