@@ -25,13 +25,15 @@ struct PublishHandoff: ParsableCommand {
         Self.handOver(arguments)
     }
 
-    /// Replaces this process with `locate-publish` run with `arguments`; returns only to exit 69
-    /// saying why it could not.
+    /// Replaces this process with `locate-publish` run with `arguments`, SIGINT and SIGTERM pending
+    /// for it; returns only to exit 69 saying why it could not.
     static func handOver(_ arguments: [String]) -> Never {
         let path = Self.executablePath()
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) }
         argv.append(nil)
-        execv(path, argv)
+        // With SIGINT and SIGTERM blocked across the exec: one that comes while locate-publish
+        // loads waits until its first line catches them, instead of ending it by default.
+        Interrupts.blocked { _ = execv(path, argv) }
         let reason = String(cString: strerror(errno))
         Output.error("locate publish: cannot run \(path): \(reason). It is installed beside locate (scripts/install).")
         Glibc.exit(ExitStatus.unavailable.rawValue)

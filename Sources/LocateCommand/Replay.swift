@@ -67,6 +67,9 @@ struct Replay: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Caught from here, before the address says it is ready: a signal as soon as it is
+        // printed ends the replay cleanly (it found the default action, which ended the process).
+        let interrupts = Interrupts()
         var info = stat()
         guard stat(file, &info) == 0 else {
             Output.error("locate replay: cannot read \(file): \(String(cString: strerror(errno))).")
@@ -84,11 +87,11 @@ struct Replay: AsyncParsableCommand {
             throw ExitCode(.dataError)
         }
         if let nmeaSocket {
-            try await serveNMEASocket(recording, at: nmeaSocket)
+            try await serveNMEASocket(recording, at: nmeaSocket, interrupts: interrupts)
         } else if viaGpsd {
-            try await serveThroughGPSD(recording)
+            try await serveThroughGPSD(recording, interrupts: interrupts)
         } else {
-            try await serveFake(recording)
+            try await serveFake(recording, interrupts: interrupts)
         }
     }
 
@@ -98,7 +101,7 @@ struct Replay: AsyncParsableCommand {
         case played(ReplayRecording.ReadError?)
     }
 
-    private func serveFake(_ recording: ReplayRecording) async throws {
+    private func serveFake(_ recording: ReplayRecording, interrupts: Interrupts) async throws {
         let server = FakeGPSDServer(
             recording: recording, pace: fast ? .asFastAsClientsRead : .recorded(speed: speed), loop: loop, port: UInt16(port))
         let boundPort: UInt16
@@ -111,13 +114,13 @@ struct Replay: AsyncParsableCommand {
         Output.error("locate replay: serving \(file) (\(recording.format.rawValue)) as a fake gpsd on 127.0.0.1:\(boundPort)")
         Output.line("127.0.0.1:\(boundPort)")
         defer { server.shutdown() }
-        try await serve {
+        try await serve(interrupts) {
             await server.waitUntilFinished()
             return server.readError
         }
     }
 
-    private func serveThroughGPSD(_ recording: ReplayRecording) async throws {
+    private func serveThroughGPSD(_ recording: ReplayRecording, interrupts: Interrupts) async throws {
         let device: FakeSerialDevice
         let gpsd: PrivateGPSD
         do {
@@ -131,7 +134,7 @@ struct Replay: AsyncParsableCommand {
         Output.error("locate replay: serving \(file) (\(recording.format.rawValue)) through gpsd on 127.0.0.1:\(gpsd.port), reading \(device.path)")
         Output.line("127.0.0.1:\(gpsd.port)")
         let (speed, loop) = (speed, loop)
-        try await serve {
+        try await serve(interrupts) {
             do {
                 try await device.play(recording, speed: speed, loop: loop)
                 return nil
@@ -143,7 +146,7 @@ struct Replay: AsyncParsableCommand {
         }
     }
 
-    private func serveNMEASocket(_ recording: ReplayRecording, at path: String) async throws {
+    private func serveNMEASocket(_ recording: ReplayRecording, at path: String, interrupts: Interrupts) async throws {
         let receiver: NMEASocketServer
         do {
             receiver = try NMEASocketServer(path: path)
@@ -155,7 +158,7 @@ struct Replay: AsyncParsableCommand {
         Output.error("locate replay: serving \(file) (\(recording.format.rawValue)) as NMEA on the Unix socket \(path)")
         Output.line(path)
         let (speed, loop) = (speed, loop)
-        try await serve {
+        try await serve(interrupts) {
             guard await receiver.waitForReaders(1) else { return nil }
             do {
                 try await receiver.play(recording, speed: speed, loop: loop)
@@ -171,9 +174,8 @@ struct Replay: AsyncParsableCommand {
     /// Serves until SIGINT or SIGTERM, or until `play` returns when the whole recording is to be
     /// played once (--exit-when-done); a recording that cannot be read on ends it either way, with
     /// the reason and exit status 65.
-    private func serve(_ play: @escaping @Sendable () async -> ReplayRecording.ReadError?) async throws {
+    private func serve(_ interrupts: Interrupts, _ play: @escaping @Sendable () async -> ReplayRecording.ReadError?) async throws {
         let (endings, ending) = AsyncStream.makeStream(of: Ending.self)
-        let interrupts = Interrupts()
         let player = Task {
             ending.yield(.played(await play()))
         }

@@ -9,6 +9,10 @@ import Logging
 @main
 enum LocatePublish {
     static func main() async {
+        // First: SIGINT or SIGTERM from here on starts the drain however early it comes (a test
+        // signals as soon as the command has started), and one that came while this program
+        // loaded after `locate publish` handed over (with them blocked) is caught now.
+        Interrupts.catchFromStart()
         LoggingSystem.bootstrap { WarningLogHandler(label: $0) }
         await Publish.main()
     }

@@ -45,7 +45,7 @@ struct Publish: AsyncParsableCommand {
             \(ExitStatus.usage.rawValue) for a malformed --to, a password in it, or a --format its scheme \
             cannot carry (homeassistant needs MQTT, osmand HTTP); \
             \(ExitStatus.dataError.rawValue) when --simulate's file is not a recording; \
-            \(ExitStatus.noInput.rawValue) when --simulate's file or --password-file cannot be read; \
+            \(ExitStatus.noInput.rawValue) when --simulate's file, --password-file or --ca-file cannot be read; \
             \(ExitStatus.unavailable.rawValue) when gpsd (or GeoClue) cannot be reached; \
             \(ExitStatus.cannotCreate.rawValue) when the outbox cannot be opened (a file that is not an \
             outbox is left untouched); \
@@ -134,6 +134,12 @@ struct Publish: AsyncParsableCommand {
     func run() async throws {
         let target = try PublishTarget(parsing: to)
         let login = try readLogin(target)
+        // Said here, for both schemes, as the file it is: libmosquitto's own words were "Invalid
+        // function arguments provided", and libcurl's came only at the first connection.
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            Output.error("locate publish: cannot read the CA file \(caFile).")
+            throw ExitCode(.noInput)
+        }
         let destination = try makeDestination(target, login: login)
         let outbox = try openOutbox()
         let source = try makeSource()

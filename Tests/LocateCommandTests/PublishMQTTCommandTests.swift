@@ -4,8 +4,9 @@ import Testing
 import TestSupport
 
 /// `locate publish` into a real mosquitto of the test's own (a loopback port, its own config),
-/// read by `mosquitto_sub`: every position of a replay arrives, through a broker down at the start
-/// and through a SIGKILL during an outage; a refused login is 77, its password in no line.
+/// read by `mosquitto_sub`: every position of a replay arrives, through a broker down at the start,
+/// one stopped mid-stream, and a SIGKILL during an outage, and over TLS; a CA that does not trust
+/// the broker is named; a refused login is 77, its password in no line.
 @Suite(.tags(.childProcess), .enabled(if: PrivateMosquitto.isAvailable, "mosquitto is not installed (scripts/install-deps)"),
        .timeLimit(.minutes(1)))
 struct PublishMQTTCommandTests {
@@ -17,6 +18,12 @@ struct PublishMQTTCommandTests {
         return messages.compactMap { message in
             (try? JSONSerialization.jsonObject(with: Data(message.payload.utf8)) as? [String: Any])?["tst"] as? Int
         }.filter { seen.insert($0).inserted }
+    }
+
+    /// ``arrivals(_:)`` without OwnTracks' last will (`lwt`, stamped with the time it is sent), which
+    /// the broker publishes when it lost the command's connection: not a position.
+    static func positions(_ messages: [(topic: String, payload: String)]) -> [Int] {
+        arrivals(messages.filter { !$0.payload.contains(#""_type":"lwt""#) })
     }
 
     static func start(_ broker: PrivateMosquitto, _ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess {
@@ -56,6 +63,31 @@ struct PublishMQTTCommandTests {
         #expect(await subscriber.waitFor { Self.arrivals($0).count == times.count })
         #expect(Self.arrivals(subscriber.messages) == [times[times.count - 1]] + times.dropLast())
         await broker.stop()
+    }
+
+    /// The broker stops mid-stream and starts again: nothing is lost, and after the outage the
+    /// newest position goes first, then the backlog in time order. The replay runs at 50 times its
+    /// pace (2 s) and the broker comes back once it has ended, during the drain: an outage of the
+    /// last part of the walk and a few seconds, not the issue's 30 s, to keep the run short.
+    @Test func aBrokerStoppedMidStreamGetsEverythingNewestFirstWhenBack() async throws {
+        let folder = try Folder()
+        let broker = try await PrivateMosquitto()
+        let subscriber = try await broker.subscribe("owntracks/alice/van", clientID: "reader-\(UUID().uuidString.prefix(8))")
+        let command = try Self.start(broker, ["--simulate", PublishCommandTests.walk, "--speed", "50", "--outbox", folder.path("outbox.sqlite"), "--json"])
+        #expect(await subscriber.waitFor { Self.positions($0).count >= 3 })
+        await broker.stop()
+        #expect(await command.waitForLine(on: .error) { $0.contains("cannot be reached") } != nil)
+        #expect(await command.waitForLine(on: .error) { $0.contains("the recording ended; sending the") } != nil)
+        try await broker.start()
+        #expect(await command.waitUntilExit() == 0, "\(command.lines(.error))")
+        #expect(command.lines(.error).contains { $0.hasPrefix("locate publish: delivering to mqtt://127.0.0.1:\(broker.port) again") })
+        let times = try PublishCommandTests.walkTimes()
+        #expect(command.lines().last == #"{"queued":\#(times.count),"sent":\#(times.count),"pending":0,"dropped":0}"#)
+        #expect(await subscriber.waitFor { Self.positions($0).count == times.count })
+        let arrivals = Self.positions(subscriber.messages)
+        let before = try #require(arrivals.firstIndex(of: times[times.count - 1]))
+        #expect(before >= 3 && before < times.count - 1, "delivered before the outage, then a backlog: \(arrivals)")
+        #expect(arrivals == Array(times[..<before]) + [times[times.count - 1]] + Array(times[before..<(times.count - 1)]), "\(arrivals)")
     }
 
     /// Killed with SIGKILL while the broker is down: what was queued is in the outbox, and the
@@ -115,6 +147,48 @@ struct PublishMQTTCommandTests {
         let configuration = try #require(reader.messages.first)
         #expect(configuration.topic == "homeassistant/device_tracker/alice_van/location/config")
         #expect(configuration.payload.contains(#""json_attributes_topic":"swift-gps-facade/alice_van/attributes""#), "\(configuration.payload)")
+        await broker.stop()
+    }
+
+    /// mqtts:// with --ca-file the broker's certificate authority: every position arrives (read
+    /// by mosquitto_sub on the broker's plain listener), and the command exits 0.
+    @Test func overTLSEveryPositionArrives() async throws {
+        let folder = try Folder()
+        let broker = try await PrivateMosquitto(tls: true)
+        let tlsPort = try #require(broker.tlsPort)
+        let subscriber = try await broker.subscribe("owntracks/alice/van")
+        let command = try PublishCommandTests.start([
+            "--to", "mqtts://127.0.0.1:\(tlsPort)", "--ca-file", broker.caFile, "--user", "alice", "--device", "van",
+            "--simulate", PublishCommandTests.walk, "--speed", "1000", "--outbox", folder.path("outbox.sqlite"), "--json",
+        ])
+        #expect(await command.waitUntilExit() == 0, "\(command.lines(.error))")
+        let times = try PublishCommandTests.walkTimes()
+        #expect(command.lines().last == #"{"queued":\#(times.count),"sent":\#(times.count),"pending":0,"dropped":0}"#)
+        #expect(await subscriber.waitFor { Self.arrivals($0).count == times.count })
+        #expect(Set(Self.arrivals(subscriber.messages)) == Set(times))
+        await broker.stop()
+    }
+
+    /// mqtts:// with a certificate authority that did not sign the broker's certificate: a line
+    /// names the certificate problem as OpenSSL put it, nothing is delivered, and what is queued
+    /// is kept: 75, as for a broker that cannot be reached (the help's "still queued at the end").
+    @Test func aBrokerCertificateTheCAFileDoesNotTrustIsNamed() async throws {
+        let folder = try Folder()
+        let broker = try await PrivateMosquitto(tls: true)
+        let tlsPort = try #require(broker.tlsPort)
+        let command = try PublishCommandTests.start([
+            "--to", "mqtts://127.0.0.1:\(tlsPort)", "--ca-file", broker.otherCAFile, "--user", "alice", "--device", "van",
+            "--simulate", PublishCommandTests.walk, "--speed", "1000", "--outbox", folder.path("outbox.sqlite"), "--json",
+            "--drain-timeout", "0",
+        ])
+        #expect(await command.waitUntilExit() == 75, "\(command.lines(.error))")
+        let problem = command.lines(.error).first { $0.contains("TLS") }
+        #expect(
+            problem?.hasPrefix("locate publish: the TLS connection to mqtts://127.0.0.1:\(tlsPort) failed: ") == true
+                && problem?.contains("certificate verify failed") == true,
+            "\(command.lines(.error))")
+        let json = try #require(command.lines().last)
+        #expect(json.contains(#""sent":0,"#) && !json.contains(#""pending":0,"#), "\(json)")
         await broker.stop()
     }
 }

@@ -22,6 +22,19 @@ struct ReplayCommandTests {
         return (replay, address)
     }
 
+    /// SIGINT or SIGTERM as soon as the address is printed ("once ready") ends the replay
+    /// cleanly (0), every time. The signal used to find the default action, which ends the
+    /// process by the signal, or the `SIG_IGN` that preceded the Dispatch source libdispatch sets
+    /// up later, which loses it (the replay then served on). (A lost one fails by the time limit.)
+    @Test func aSignalAsSoonAsItIsReadyEndsIt() async throws {
+        for run in 0..<30 {
+            let (replay, _) = try await startReplay()
+            let signal = run.isMultiple(of: 2) ? SIGINT : SIGTERM
+            replay.send(signal: signal)
+            #expect(await replay.waitUntilExit() == 0, "run \(run), signal \(signal)")
+        }
+    }
+
     @Test func ourClientReceivesEveryRecordedFix() async throws {
         let (replay, address) = try await startReplay(["--exit-when-done"])
         let endpoint = try GPSDAddress(parsing: address)

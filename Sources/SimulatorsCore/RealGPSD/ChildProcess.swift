@@ -51,9 +51,20 @@ package final class ChildProcess: Sendable {
     /// `standardInput`, when given, is a file the child reads as its standard input instead of
     /// the pipe ``write(_:)`` feeds (a pseudo-terminal's `/dev/pts/N`, for a command that reads
     /// keys on a terminal).
-    package init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, standardInput: String? = nil) throws {
+    package convenience init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, standardInput: String? = nil) throws {
+        try self.init(executable, arguments, environment: environment, standardInput: standardInput, blockedSignals: [])
+    }
+
+    /// Starts `executable` as ``init(_:_:environment:standardInput:)`` does, with `blockedSignals`
+    /// blocked, as a program that hands over to another with `execv` may leave them (`locate
+    /// publish` does, for `locate-publish`).
+    package init(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, standardInput: String? = nil,
+        blockedSignals: [Int32]
+    ) throws {
         commandLine = ([executable] + arguments).joined(separator: " ")
-        let (child, input, output, error) = try Self.spawn(executable, arguments, environment: environment, standardInput: standardInput)
+        let (child, input, output, error) = try Self.spawn(
+            executable, arguments, environment: environment, standardInput: standardInput, blockedSignals: blockedSignals)
         inputDescriptor = input
         let reaper = Reaper(pid: child)
         self.reaper = reaper
@@ -117,7 +128,7 @@ package final class ChildProcess: Sendable {
     /// do not reach Swift). `dup2` gives the child its ends without the flag. Returns the child's
     /// id and the parent's ends: its input to write, its output and error to read.
     private static func spawn(
-        _ executable: String, _ arguments: [String], environment: [String: String]?, standardInput: String?
+        _ executable: String, _ arguments: [String], environment: [String: String]?, standardInput: String?, blockedSignals: [Int32]
     ) throws -> (pid: pid_t, input: Int32, output: Int32, error: Int32) {
         try spawning.withLock { spawned in
             spawned += 1
@@ -148,11 +159,12 @@ package final class ChildProcess: Sendable {
             var attributes = posix_spawnattr_t()
             posix_spawnattr_init(&attributes)
             defer { posix_spawnattr_destroy(&attributes) }
-            var noSignals = sigset_t()
-            sigemptyset(&noSignals)
+            var mask = sigset_t()
+            sigemptyset(&mask)
+            for blocked in blockedSignals { sigaddset(&mask, blocked) }
             var allSignals = sigset_t()
             sigfillset(&allSignals)
-            posix_spawnattr_setsigmask(&attributes, &noSignals)
+            posix_spawnattr_setsigmask(&attributes, &mask)
             posix_spawnattr_setsigdefault(&attributes, &allSignals)
             posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
