@@ -27,17 +27,13 @@ import WorkoutSimulators
         try session.start()
         await clock.advance(by: .seconds(Double(fixes.count + 5)))
         if pausingAtTheEnd { try session.pause() }
-        // A session writes a second behind: fixes two by two here, so all of an even count. Every
-        // fix, sample and event taken and handed to the writer, and the writer settled: all are
-        // in the store.
-        await waitUntil(session.machine) {
-            $0.statistics.samples[.heartRate]?.count == fixes.count && $0.queue.isEmpty && !$0.engine.admission.isHolding
+        // A session writes a second behind: fixes two by two here, so all of an even count.
+        await waitUntil {
+            let counts = try? await store.storageCounts()
+            return counts?.stagedPoints == fixes.count && counts?.stagedSamples == fixes.count
         }
-        await session.settled()
-        let counts = try await store.storageCounts()
-        #expect(counts.stagedPoints == fixes.count && counts.stagedSamples == fixes.count)
         if pausingAtTheEnd {
-            #expect(try await store.withDatabase { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM workout_event") } == 1)
+            await waitUntil { (try? await store.withDatabase { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM workout_event") }) == 1 }
         }
         let ended = StagingOwner(pid: getpid(), start: StagingOwner.current.start + 1)
         try await store.withDatabase { db in
