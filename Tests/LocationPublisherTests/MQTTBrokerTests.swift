@@ -270,8 +270,9 @@ struct MQTTBrokerTests {
             try await destination.deliver(PositionMessage(id: Int64(index + 1), location: fix, battery: 80))
         }
         let last = Int(fixes[2].time!.timeIntervalSince1970)
-        // The payload, a JSON string inside paho's JSON line, has its quotes escaped.
-        #expect(await paho.waitForLine { $0.contains(#"\"tst\":\#(last)"#) } != nil)
+        // The payload, a JSON string inside paho's JSON line, has its quotes escaped. A whole
+        // line: a part of it would be found before lines() has it (seen: 2 of 3 read).
+        #expect(await paho.waitForLine(unfinished: false) { $0.contains(#"\"tst\":\#(last)"#) } != nil)
         let received = paho.lines().filter { $0.hasPrefix("{") }.compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
