@@ -3,6 +3,7 @@ import LocationCore
 import LocationPublisher
 import SimulatorsCore
 import Testing
+import TestSupport
 
 /// A 1 Hz track of `count` fixes from `start` (whole seconds), each a few metres east of the last.
 func track(_ count: Int, from start: TimeInterval = 1_700_000_000, latitude: Double = 51.4778) -> [Location] {
@@ -42,12 +43,38 @@ func arrivalOrder(_ messages: [(topic: String, payload: String)]) -> [Int] {
 }
 
 extension LocationPublisher {
-    /// Returns the first status for which `condition` holds (the current one if it does).
+    /// Returns the first status for which `condition` holds (the current one if it does). If none
+    /// has within `limit` of real time, records an issue at the caller with the last status seen,
+    /// and returns `nil`: a wait that never ends says where, and on what, not only as the test's
+    /// time limit. (The limit is far longer than any such wait takes.)
     @discardableResult
-    func waitForStatus(_ condition: (PublisherStatus) -> Bool) async -> PublisherStatus? {
-        for await status in statusUpdates() where condition(status) {
-            return status
+    func waitForStatus(
+        limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: @escaping @Sendable (PublisherStatus) -> Bool
+    ) async -> PublisherStatus? {
+        let last = Watched<PublisherStatus?>(nil)
+        let found = await withTaskGroup(of: PublisherStatus??.self) { group in
+            group.addTask { [self] in
+                for await status in statusUpdates() {
+                    last.change { $0 = status }
+                    if condition(status) { return .some(status) }
+                }
+                return .some(nil)
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return .none
+            }
+            let first = await group.next() ?? .none
+            group.cancelAll()
+            return first
         }
-        return nil
+        guard let found else {
+            if !Task.isCancelled {
+                Issue.record("no status met the condition within \(limit); the last was \(String(describing: last.value))", sourceLocation: sourceLocation)
+            }
+            return nil
+        }
+        return found
     }
 }
