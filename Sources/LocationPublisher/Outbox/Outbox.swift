@@ -81,11 +81,31 @@ public final class Outbox: Sendable {
         var droppedSinceOpen = 0
         /// Acknowledged positions whose removal is not committed yet (`acknowledge(_:for:destinations:)`).
         var deferred = DeferredRemovals()
+        /// The positions that the removals being committed now take away: left out of the counts
+        /// until the commit's result is counted, in the same lock, so that a status read during
+        /// the commit does not count them again (a status stream then ended on one queued).
+        var committingGone = 0
+
+        /// The positions queued, the removals deferred or being committed left out.
+        var queued: Int { max(0, count - deferred.gone - committingGone) }
 
         /// Takes the deferred removals out, to be committed.
         mutating func takeDeferred() -> DeferredRemovals {
             defer { deferred = DeferredRemovals() }
+            committingGone += deferred.gone
             return deferred
+        }
+
+        /// Counts a commit of `taken` that removed `gone` positions.
+        mutating func committed(_ taken: DeferredRemovals, gone: Int) {
+            committingGone -= taken.gone
+            count -= gone
+        }
+
+        /// Puts back `taken`, whose commit failed.
+        mutating func notCommitted(_ taken: DeferredRemovals) {
+            committingGone -= taken.gone
+            deferred.merge(taken)
         }
     }
 
@@ -267,7 +287,8 @@ public final class Outbox: Sendable {
             }
             message.id = id
             state.withLock { state in
-                state.count += 1 - dropped - gone
+                state.committed(deferred, gone: gone)
+                state.count += 1 - dropped
                 state.droppedSinceOpen += dropped
             }
             if dropped > 0 {
@@ -277,7 +298,7 @@ public final class Outbox: Sendable {
             }
         } catch {
             // Nothing was committed: the deferred removals wait for the next commit.
-            state.withLock { $0.deferred.merge(deferred) }
+            state.withLock { $0.notCommitted(deferred) }
             throw mapped(error, operation: "appending a position")
         }
     }
@@ -295,10 +316,9 @@ public final class Outbox: Sendable {
     public func remove(_ ids: [Int64], for destination: String) throws(OutboxError) {
         let stored = ids.filter { $0 > 0 }
         let deferred = state.withLock { state in
-            var deferred = state.takeDeferred()
             // Counted as one of one: the count comes from the rows the commit deletes.
-            for id in stored { deferred.add(id, for: destination, of: 1) }
-            return deferred
+            for id in stored { state.deferred.add(id, for: destination, of: 1) }
+            return state.takeDeferred()
         }
         guard !deferred.isEmpty else { return }
         try commit(deferred, operation: "removing a delivered position")
@@ -336,9 +356,9 @@ public final class Outbox: Sendable {
     private func commit(_ removals: DeferredRemovals, operation: String) throws(OutboxError) {
         do {
             let gone = try transaction(.immediate) { db in try Self.removeRows(removals.ids, db).count }
-            if gone > 0 { state.withLock { $0.count -= gone } }
+            state.withLock { $0.committed(removals, gone: gone) }
         } catch {
-            state.withLock { $0.deferred.merge(removals) }
+            state.withLock { $0.notCommitted(removals) }
             throw mapped(error, operation: operation)
         }
     }
@@ -453,7 +473,7 @@ public final class Outbox: Sendable {
 
     /// How many positions wait for `destination` (for any destination when `nil`).
     public func count(for destination: String? = nil) throws(OutboxError) -> Int {
-        guard let destination else { return state.withLock { max(0, $0.count - $0.deferred.gone) } }
+        guard let destination else { return state.withLock { $0.queued } }
         try commitDeferredRemovals()
         do {
             return try transaction(.deferred) { db in
@@ -487,7 +507,7 @@ public final class Outbox: Sendable {
     /// acknowledged by every destination are left out, their removal committed or not; the
     /// oldest's time may be one of those until it is.
     func quickSummary() -> (count: Int, oldest: Date?, dropped: Int) {
-        let (count, dropped) = state.withLock { (max(0, $0.count - $0.deferred.gone), $0.droppedSinceOpen) }
+        let (count, dropped) = state.withLock { ($0.queued, $0.droppedSinceOpen) }
         guard count > 0 else { return (0, nil, dropped) }
         let oldest = try? writer.writeWithoutTransaction { db in try Double.fetchOne(db.cachedStatement(sql: "SELECT min(time) FROM message")) }
         return (count, oldest.flatMap { $0 }.map { Date(timeIntervalSince1970: $0) }, dropped)
