@@ -158,12 +158,14 @@ final class GPSDReader: Sendable {
     /// nothing at all by ``GPSDClient/Configuration/silenceLimit`` (gpsd greets every client at
     /// once) is reported, once, as ``LocationError/silent(host:port:after:)``.
     private func serve(_ connection: LibGPSConnection) -> ServeOutcome {
+        // The silence counts from the connection as it is announced: a clock moved as soon as the
+        // announcement comes (a test's) is not lost to a deadline taken after it.
+        let silenceDeadline = clock.now + configuration.silenceLimit
         emit(.connectionChanged(.connected))
         var exchange = Exchange()
         guard connection.watch(device: device) else {
             return .lost(.connectionLost(host: host, port: port, reason: "sending the WATCH request failed"), spokeGPSD: false)
         }
-        let silenceDeadline = clock.now + configuration.silenceLimit
         var messagesSinceStopCheck = 0
         while true {
             if shouldStop {
