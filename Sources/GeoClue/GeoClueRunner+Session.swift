@@ -49,8 +49,11 @@ extension GeoClueRunner {
                     delay = configuration.reconnectDelay
                 }
             }
+            // The wait counts from the announcement, so that a clock moved as soon as it comes is
+            // not lost to a sleep that had not begun yet (as a Bluetooth sensor's).
+            let deadline = clock.now + delay
             deliver(.connectionChanged(.waitingToReconnect(after: delay, attempt: max(attempt, 1))), generation: generation)
-            guard (try? await clock.sleep(for: delay)) != nil else { return }
+            guard (try? await clock.sleep(until: deadline)) != nil else { return }
             delay = min(delay * 2, configuration.maximumReconnectDelay)
         }
     }
