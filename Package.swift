@@ -324,7 +324,7 @@ let package = Package(
         ),
         // The README's Swift examples, and those of the API reference (`///` comments and the DocC
         // articles), appear, as printed, in compiled files.
-        .testTarget(name: "ReadmeTests"),
+        .testTarget(name: "ReadmeTests", dependencies: ["TestSupport"]),
         // The README's product table says what each product links: a program per product, built.
         .testTarget(name: "LinkTests", dependencies: ["TestSupport"]),
         // The API reference's examples, as printed, in code the build compiles (ReadmeTests checks

@@ -96,7 +96,7 @@ struct MQTTBrokerTests {
         let path = folder.appendingPathComponent("outbox.sqlite").path
         let fixes = track(12)
         let times = fixes.map { Int($0.time!.timeIntervalSince1970) }
-        await broker.stop()
+        await step("stopping the broker") { await broker.stop() }
         do {
             // The first run: the broker is down; twelve fixes queue up, and the process "dies"
             // (its publisher is cancelled and dropped, without a drain).
@@ -109,11 +109,11 @@ struct MQTTBrokerTests {
             await clock.advance(by: .seconds(12))
             await publisher.waitForStatus { $0.queued == 12 && $0.lastError != nil }
             running.cancel()
-            await running.value
-            await destination.close()
+            await step("the first run's end") { await running.value }
+            await step("closing the first run's client") { await destination.close() }
         }
-        try await broker.start()
-        let subscriber = try await broker.subscribe("owntracks/#")
+        try await step("starting the broker again") { try await broker.start() }
+        let subscriber = try await step("subscribing") { try await broker.subscribe("owntracks/#") }
         // The next run, on the same file, with a source that has nothing to say yet.
         let destination = try MQTTDestination(Self.configuration(broker))
         let outbox = try Outbox(path: path)
@@ -122,14 +122,14 @@ struct MQTTBrokerTests {
             source: ReplayLocationSource(locations: [], clock: VirtualClock()), outbox: outbox, destinations: [destination],
             configuration: Self.quick)
         let running = Task { await publisher.run() }
-        #expect(await subscriber.waitFor { arrivalOrder($0).count == 12 })
+        #expect(await step("the queue's arrival") { await subscriber.waitFor { arrivalOrder($0).count == 12 } })
         #expect(arrivalOrder(subscriber.messages) == [times[11]] + Array(times[0..<11]))
-        let end = await publisher.drain(timeout: .seconds(30))
-        await running.value
+        let end = await step("the drain", limit: .seconds(40)) { await publisher.drain(timeout: .seconds(30)) }
+        await step("the second run's end") { await running.value }
         #expect(end.queued == 0)
         #expect(try outbox.count() == 0)
-        await destination.close()
-        await broker.stop()
+        await step("closing the second run's client") { await destination.close() }
+        await step("stopping the broker") { await broker.stop() }
     }
 
     @Test func twoHundredPublishersInOneProcessAllArrive() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The README's manifest snippet for recordings kept beside the tests does what it says: a
 /// package whose test target is the snippet, with a recording in its `Recordings` folder, builds
@@ -14,7 +15,7 @@ import Testing
 struct RecordingsBesideTestsTests {
     static let marker = "// Package.swift of your package: recordings kept beside the tests that replay them"
 
-    @Test func theSnippetsTargetBuildsWithoutUnhandledFiles() throws {
+    @Test func theSnippetsTargetBuildsWithoutUnhandledFiles() async throws {
         let readme = try String(contentsOf: ReadmeTests.root.appendingPathComponent("README.md"), encoding: .utf8)
         let block = try #require(ReadmeTests.swiftBlocks(in: readme).first { $0.code.first == Self.marker }, "the README's snippet")
         let target = block.code.dropFirst().joined(separator: "\n")
@@ -36,7 +37,7 @@ struct RecordingsBesideTestsTests {
             ("with neither", target.replacingCharacters(in: excluded.range, with: "")),
         ] {
             try Self.manifest(target: text).write(to: app.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
-            let (status, output) = try Self.run(["build", "--build-tests", "--package-path", app.path])
+            let (status, output) = try await Self.run(["build", "--build-tests", "--package-path", app.path])
             #expect(status == 0, "\(variant): swift build failed:\n\(output.suffix(2_000))")
             let warns = output.contains("unhandled")
             #expect(warns == (variant == "with neither"), "\(variant): SwiftPM \(warns ? "warns" : "does not warn"):\n\(output.suffix(2_000))")
@@ -73,21 +74,16 @@ struct RecordingsBesideTestsTests {
         """
     }
 
-    /// Runs `swift` with `arguments`; its exit status and what it printed.
-    static func run(_ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(SwiftCommand.path))
-        process.arguments = arguments
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("swift-build-\(UUID()).log")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        return (process.terminationStatus, try String(contentsOf: output, encoding: .utf8))
+    /// Runs `swift` with `arguments`; its exit status and what it printed (its errors after its
+    /// output).
+    ///
+    /// Awaited through `Command.run`, not `Process.waitUntilExit()`: three package builds take a
+    /// minute or more on a loaded machine, and a blocking wait held one of the test run's two
+    /// concurrency threads all that time (in a fresh-clone run, a publisher test on the other
+    /// waited behind it past its time limit).
+    static func run(_ arguments: [String]) async throws -> (Int32, String) {
+        let result = try await Command.run(try #require(SwiftCommand.path), arguments)
+        return (result.status, result.outputText + result.error.joined(separator: "\n"))
     }
 }
 

@@ -46,3 +46,21 @@ public func waitUntil(
         }
     }
 }
+
+/// Runs `operation`, and records an issue naming `step` if it has not ended within `limit` of
+/// real time; it goes on waiting for it all the same. A wait that does not end (or does not end
+/// when the test is cancelled at its time limit) then says which one it was: the time limit's
+/// own issue names only the test.
+public func step<T>(
+    _ step: String, limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
+    _ operation: () async throws -> T
+) async rethrows -> T {
+    // Not cancelled with the test: the issue is recorded even when a wait past the time limit
+    // ignores the cancellation.
+    let watchdog = Task {
+        guard (try? await Task.sleep(for: limit)) != nil else { return }
+        Issue.record("\(step): not ended after \(limit)", sourceLocation: sourceLocation)
+    }
+    defer { watchdog.cancel() }
+    return try await operation()
+}
