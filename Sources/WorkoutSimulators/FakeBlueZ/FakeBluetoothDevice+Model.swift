@@ -1,4 +1,5 @@
 import Foundation
+import GPSCore
 import LocationCore
 import SimulatorsCore
 import Workout
@@ -39,7 +40,8 @@ extension FakeBluetoothDevice {
     /// Sends the ride of `seed` as its sensors would, every `interval` of `clock`, until the
     /// returned task is cancelled: one notification per sensor each time (a heart rate with the
     /// beats since the last; revolutions for cadence and speed; a power), whether a client has
-    /// notifications on or not, as a device sends what it measures.
+    /// notifications on or not, as a device sends what it measures. On a real clock it keeps time
+    /// on a thread of its own, so it keeps its pace while the process's concurrency threads are busy.
     ///
     /// ```swift
     /// let riding = strap.ride(seed: 7)
@@ -52,8 +54,7 @@ extension FakeBluetoothDevice {
     ) -> Task<Void, Never> {
         precondition(interval > .zero, "FakeBluetoothDevice.ride: the interval must be longer than zero")
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) * 1e-18
-        // Paced: a test clock moved by a second finds the second's notifications sent.
-        return ElapsedClock(clock).pacedTask { [self] clock in
+        @Sendable func ride(_ clock: ElapsedClock) async {
             var model = RideModel(seed: seed)
             var player = SamplePlayer(samples: [], wheelCircumference: wheelCircumference)
             // The model's own time, from 0: only the event times in the notifications carry it.
@@ -68,6 +69,17 @@ extension FakeBluetoothDevice {
                     send(notification.bytes, as: notification.sensor)
                 }
             }
+        }
+        let clock = ElapsedClock(clock)
+        // Paced: a test clock moved by a second finds the second's notifications sent.
+        if clock.pacesTasks { return clock.pacedTask(ride) }
+        // On real time, on a thread of its own, as the fake gpsd's timeline: a sensor measures on
+        // while the test process's concurrency threads are busy (a whole package's tests beside
+        // it), instead of falling silent for seconds and sending the seconds' notifications at once.
+        let executor = DedicatedThreadExecutor()
+        return Task(executorPreference: executor) {
+            await ride(clock)
+            executor.finish()
         }
     }
 }
