@@ -8,8 +8,11 @@ import Testing
 public enum Stage {
     /// The suites that must have the machine to themselves: a test that needs a process id given
     /// again to a process of its own, one whose signal must land before a child finishes work
-    /// that no event of the child can hold, or one that holds every thread of the concurrency
-    /// pool on purpose (every test beside it would wait). Each says why beside its `@Suite`.
+    /// that no event of the child can hold, one that holds every thread of the concurrency pool on
+    /// purpose (every test beside it would wait), one whose child must keep a real-time pace (a
+    /// recording at ten times a ride's speed), or one that loads both cores for tens of seconds
+    /// (package builds), which would hold such children off the cores. Each says why beside its
+    /// `@Suite`.
     ///
     /// Everything else runs in one parallel stage, so a test there waits on events and test
     /// clocks, and keeps a wall-clock bound only for a smoke test of a real-time path, with room
