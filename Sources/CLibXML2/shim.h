@@ -2,7 +2,9 @@
 // push parser (fed by GZipFiles' zlib reader, which reads plain and gzip-compressed files alike).
 //
 // Macros and struct fields Swift cannot reach comfortably become small static inline helpers,
-// prefixed clibxml2_. Only Sources/GPX/Internal/LibXML2.swift imports this module.
+// prefixed clibxml2_, which call none of libxml2's functions: the reader finds those with
+// dlopen(3) when it makes its first parser (Sources/GPX/Internal/LibXML2.swift, the only file that
+// imports this module), so that a program that reads no XML does not load libxml2 at start.
 #ifndef CLIBXML2_SHIM_H
 #define CLIBXML2_SHIM_H
 
@@ -30,18 +32,6 @@ static inline void clibxml2_init_handler(xmlSAXHandler *handler) {
     memset(handler, 0, sizeof(*handler));
     handler->initialized = XML_SAX2_MAGIC;
     handler->serror = clibxml2_ignore_error;
-}
-
-/// A push parser with the options the reader needs: no network, no DTD loading, no entity
-/// substitution (none of XML_PARSE_NOENT, XML_PARSE_DTDLOAD, XML_PARSE_DTDATTR, XML_PARSE_HUGE).
-/// `chunk` (at least 4 bytes when the input has them) lets libxml2 detect the encoding.
-static inline xmlParserCtxtPtr clibxml2_create_push(xmlSAXHandler *handler, void *user,
-                                                    const char *chunk, int size, const char *filename) {
-    xmlParserCtxtPtr ctxt = xmlCreatePushParserCtxt(handler, user, chunk, size, filename);
-    if (ctxt != NULL) {
-        xmlCtxtUseOptions(ctxt, XML_PARSE_NONET | XML_PARSE_NOCDATA);
-    }
-    return ctxt;
 }
 
 /// The line the parser has reached (from 1), or 0.

@@ -1,4 +1,7 @@
 import CLibXML2
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -51,13 +54,11 @@ package final class XMLPushParser {
     /// The format's name in refusals: "a DOCTYPE is not accepted in GPX".
     let format: String
 
-    /// `xmlInitParser(3)`, once per process: libxml2 2.9 requires it before parsers are created
-    /// on several threads at once (a Swift static is initialised exactly once, thread-safely).
-    private static let libraryInitialized: Void = xmlInitParser()
+    /// libxml2, loaded by the first parser.
+    private let xml = LibXML2.loaded
 
     /// A parser of one document named `filename` in errors, for `receiver`, whose format `format` names.
     package init(receiver: any XMLSAXReceiver, filename: String, format: String) {
-        _ = Self.libraryInitialized
         self.receiver = receiver
         self.filename = filename
         self.format = format
@@ -67,7 +68,7 @@ package final class XMLPushParser {
 
     deinit {
         if let context {
-            xmlFreeParserCtxt(context)
+            xml.freeParserCtxt(context)
         }
     }
 
@@ -79,13 +80,15 @@ package final class XMLPushParser {
             let head = min(4, bytes.count)
             let user = Unmanaged.passUnretained(self).toOpaque()
             context = filename.withCString { name in
-                clibxml2_create_push(
-                    &handler, user, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(head), name)
+                xml.createPushParserCtxt(&handler, user, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(head), name)
             }
-            guard context != nil else { return .malformed }
+            guard let context else { return .malformed }
+            // No network, no DTD loading, no entity substitution (none of XML_PARSE_NOENT,
+            // XML_PARSE_DTDLOAD, XML_PARSE_DTDATTR, XML_PARSE_HUGE).
+            _ = xml.ctxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue))
             bytes = UnsafeRawBufferPointer(rebasing: bytes[head...])
         }
-        let result = xmlParseChunk(
+        let result = xml.parseChunk(
             context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), final ? 1 : 0)
         if receiver.isStopped { return .stopped }
         if result != 0, let context, context.pointee.wellFormed == 0 { return .malformed }
@@ -94,7 +97,7 @@ package final class XMLPushParser {
 
     /// Stops the parse from inside a callback (`xmlStopParser(3)`): no further callbacks arrive.
     package func stop() {
-        if let context { xmlStopParser(context) }
+        if let context { xml.stopParser(context) }
     }
 
     /// The line the parser has reached, from 1.
@@ -115,7 +118,7 @@ package final class XMLPushParser {
     /// The last error libxml2 recorded (`xmlCtxtGetLastError(3)`): its line, column and message on
     /// one line, without the trailing newline.
     package var lastError: (line: Int, column: Int, message: String)? {
-        guard let context, let error = xmlCtxtGetLastError(context) else { return nil }
+        guard let context, let error = xml.ctxtGetLastError(context) else { return nil }
         var message = error.pointee.message.map { String(cString: $0) } ?? "error \(error.pointee.code)"
         message = message.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
             .joined(separator: " ")
@@ -167,6 +170,61 @@ package final class XMLPushParser {
             return nil
         }
     }
+}
+
+/// The functions of libxml2 that the parser calls, found by `dlopen(3)` when the first parser is
+/// made, not by the dynamic loader when the program starts: a command that reads no XML (`locate
+/// once` against gpsd, `workout record` from gpsd) then does not load libxml2 and the ICU libraries
+/// under it, about a tenth of a `locate once`'s start-up (`scripts/bench once-latency`). The
+/// executables `scripts/install` builds link with `--as-needed`, which drops libxml2 from what
+/// they load at start, since nothing refers to its symbols; elsewhere it is loaded at start as
+/// before, and `dlopen` finds it there. The headers still give the types (`xmlSAXHandler`,
+/// `xmlParserCtxt`), which cost nothing at run time.
+private struct LibXML2: @unchecked Sendable {
+    // The signatures of libxml2 2.9's functions (parser.h, xmlerror.h), as Swift imports them.
+    typealias CreatePushParserCtxt = @convention(c) (
+        UnsafeMutablePointer<xmlSAXHandler>?, UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?
+    ) -> xmlParserCtxtPtr?
+    typealias CtxtUseOptions = @convention(c) (xmlParserCtxtPtr?, Int32) -> Int32
+    typealias ParseChunk = @convention(c) (xmlParserCtxtPtr?, UnsafePointer<CChar>?, Int32, Int32) -> Int32
+    typealias OnContext = @convention(c) (xmlParserCtxtPtr?) -> Void
+    typealias CtxtGetLastError = @convention(c) (UnsafeMutableRawPointer?) -> xmlErrorPtr?
+
+    let createPushParserCtxt: CreatePushParserCtxt
+    let ctxtUseOptions: CtxtUseOptions
+    let parseChunk: ParseChunk
+    let stopParser: OnContext
+    let freeParserCtxt: OnContext
+    private let getLastError: CtxtGetLastError
+
+    func ctxtGetLastError(_ context: xmlParserCtxtPtr) -> xmlErrorPtr? {
+        getLastError(UnsafeMutableRawPointer(context))
+    }
+
+    /// The library's functions, once per process, with `xmlInitParser(3)` called (libxml2 2.9
+    /// requires it before parsers are made on several threads at once; a Swift static is
+    /// initialised exactly once, thread-safely). A library that cannot be loaded ends the program
+    /// naming it, as the dynamic loader would have at start.
+    static let loaded: LibXML2 = {
+        let name = "libxml2.so.2"
+        guard let library = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
+            fatalError("\(name), which reads GPX and TCX files, could not be loaded: \(String(cString: dlerror()))")
+        }
+        func function<F>(_ symbol: String, as type: F.Type) -> F {
+            guard let address = dlsym(library, symbol) else {
+                fatalError("\(name) has no \(symbol): \(String(cString: dlerror()))")
+            }
+            return unsafeBitCast(address, to: type)
+        }
+        function("xmlInitParser", as: (@convention(c) () -> Void).self)()
+        return LibXML2(
+            createPushParserCtxt: function("xmlCreatePushParserCtxt", as: CreatePushParserCtxt.self),
+            ctxtUseOptions: function("xmlCtxtUseOptions", as: CtxtUseOptions.self),
+            parseChunk: function("xmlParseChunk", as: ParseChunk.self),
+            stopParser: function("xmlStopParser", as: OnContext.self),
+            freeParserCtxt: function("xmlFreeParserCtxt", as: OnContext.self),
+            getLastError: function("xmlCtxtGetLastError", as: CtxtGetLastError.self))
+    }()
 }
 
 /// The receiver of the parser a callback's user pointer stands for (passed unretained: the
