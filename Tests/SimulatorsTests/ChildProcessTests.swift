@@ -9,7 +9,10 @@ import Simulators
 /// ends the test process. The first alone in `scripts/test`: a process started anywhere takes the
 /// id it hands on.
 extension Stage.Alone {
-    @Suite(.serialized, .tags(.childProcess)) struct ChildProcessTests {
+    /// With a time limit of its own: a stage of its own has no neighbour whose limit would end
+    /// a hang here, and in one fresh-clone run this suite's first test hung with its stranger
+    /// still waiting for WINCH (the step was not known: each now says if it does not end).
+    @Suite(.serialized, .tags(.childProcess), .timeLimit(.minutes(1))) struct ChildProcessTests {
         /// Whether this process may choose the id the next process gets (root, on Linux).
         static let choosesProcessIDs = access("/proc/sys/kernel/ns_last_pid", W_OK) == 0
 
@@ -20,7 +23,7 @@ extension Stage.Alone {
         func signalsForAnEndedChildReachNoProcessGivenItsID() async throws {
             var ended: ChildProcess? = try ChildProcess("true", [])
             let id = try #require(ended?.processIdentifier)
-            #expect(await ended?.waitUntilExit() == 0)
+            #expect(await step("the first child's end") { await ended?.waitUntilExit() } == 0)
             // The stranger says which signals reach it (Python runs the handlers of signals that
             // came together lowest first); WINCH ends it.
             let script = """
@@ -31,14 +34,15 @@ extension Stage.Alone {
                 while True: signal.pause()
                 """
             let stranger = try Self.process(withID: id, "/usr/bin/python3", ["-c", script])
-            #expect(await stranger.waitForLine { $0 == "ready" } == "ready")
+            #expect(await step("the stranger's ready line") { await stranger.waitForLine { $0 == "ready" } } == "ready")
             ended?.terminate()
             ended?.send(signal: SIGKILL)
             weak let released = ended
             ended = nil  // its deinit sends SIGTERM to a child still running
-            await waitUntil { released == nil }  // the deinit has run (a reader thread may hold it a moment)
+            // The deinit has run (a reader thread may hold it a moment).
+            await step("the first child's release") { await waitUntil { released == nil } }
             stranger.send(signal: SIGWINCH)  // pending signals come lowest first: a TERM sent before would come before
-            #expect(await stranger.waitUntilExit() == 0)
+            #expect(await step("the stranger's end") { await stranger.waitUntilExit() } == 0)
             let heard = stranger.lines().joined(separator: "\n")
             #expect(heard.contains("WINCH") && !heard.contains("TERM"), "the stranger heard: \(heard)")
         }
