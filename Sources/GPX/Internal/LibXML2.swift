@@ -175,11 +175,11 @@ package final class XMLPushParser {
 /// The functions of libxml2 that the parser calls, found by `dlopen(3)` when the first parser is
 /// made, not by the dynamic loader when the program starts: a command that reads no XML (`locate
 /// once` against gpsd, `workout record` from gpsd) then does not load libxml2 and the ICU libraries
-/// under it, about a tenth of a `locate once`'s start-up (`scripts/bench once-latency`). The
-/// executables `scripts/install` builds link with `--as-needed`, which drops libxml2 from what
-/// they load at start, since nothing refers to its symbols; elsewhere it is loaded at start as
-/// before, and `dlopen` finds it there. The headers still give the types (`xmlSAXHandler`,
-/// `xmlParserCtxt`), which cost nothing at run time.
+/// under it, about a tenth of a `locate once`'s start-up (`scripts/bench once-latency`). Nothing
+/// here refers to a libxml2 symbol, so `scripts/install` takes libxml2 off the list of libraries
+/// its executables load at start (`scripts/unlink-libxml2`); a program built with plain `swift
+/// build` still loads it at start, and `dlopen` finds it there. The headers still give the types
+/// (`xmlSAXHandler`, `xmlParserCtxt`), which cost nothing at run time.
 private struct LibXML2: @unchecked Sendable {
     // The signatures of libxml2 2.9's functions (parser.h, xmlerror.h), as Swift imports them.
     typealias CreatePushParserCtxt = @convention(c) (
