@@ -162,6 +162,7 @@ extension WorkoutSession.Configuration {
             autoLapTime: autoLapTime?.seconds)
         options.distanceSource = effectiveDistanceSource
         options.calibratesSensor = locationType != .indoor && wheelCircumference.calibrates
+        options.expectsFixes = locationType != .indoor
         return options
     }
 }
