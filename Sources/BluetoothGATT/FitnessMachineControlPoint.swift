@@ -16,11 +16,48 @@ public enum FitnessMachineControlPoint {
 
     /// The control point's op codes (the first byte of a request, and of a response).
     public enum OpCode: UInt8, Sendable, Hashable, CaseIterable {
-        case requestControl = 0x00, reset, setTargetSpeed, setTargetInclination, setTargetResistanceLevel
-        case setTargetPower, setTargetHeartRate, startOrResume, stopOrPause, setTargetedExpendedEnergy
-        case setTargetedSteps, setTargetedStrides, setTargetedDistance, setTargetedTrainingTime
-        case setTargetedTimeInTwoHeartRateZones, setTargetedTimeInThreeHeartRateZones, setTargetedTimeInFiveHeartRateZones
-        case setIndoorBikeSimulation, setWheelCircumference, spinDownControl, setTargetedCadence
+        /// Request Control (0x00).
+        case requestControl = 0x00
+        /// Reset (0x01).
+        case reset
+        /// Set Target Speed (0x02).
+        case setTargetSpeed
+        /// Set Target Inclination (0x03).
+        case setTargetInclination
+        /// Set Target Resistance Level (0x04).
+        case setTargetResistanceLevel
+        /// Set Target Power (0x05).
+        case setTargetPower
+        /// Set Target Heart Rate (0x06).
+        case setTargetHeartRate
+        /// Start or Resume (0x07).
+        case startOrResume
+        /// Stop or Pause (0x08).
+        case stopOrPause
+        /// Set Targeted Expended Energy (0x09).
+        case setTargetedExpendedEnergy
+        /// Set Targeted Number of Steps (0x0A).
+        case setTargetedSteps
+        /// Set Targeted Number of Strides (0x0B).
+        case setTargetedStrides
+        /// Set Targeted Distance (0x0C).
+        case setTargetedDistance
+        /// Set Targeted Training Time (0x0D).
+        case setTargetedTrainingTime
+        /// Set Targeted Time in Two Heart Rate Zones (0x0E).
+        case setTargetedTimeInTwoHeartRateZones
+        /// Set Targeted Time in Three Heart Rate Zones (0x0F).
+        case setTargetedTimeInThreeHeartRateZones
+        /// Set Targeted Time in Five Heart Rate Zones (0x10).
+        case setTargetedTimeInFiveHeartRateZones
+        /// Set Indoor Bike Simulation Parameters (0x11).
+        case setIndoorBikeSimulation
+        /// Set Wheel Circumference (0x12).
+        case setWheelCircumference
+        /// Spin Down Control (0x13).
+        case spinDownControl
+        /// Set Targeted Cadence (0x14).
+        case setTargetedCadence
         /// The first byte of a ``Response``.
         case responseCode = 0x80
     }

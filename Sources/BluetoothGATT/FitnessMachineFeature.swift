@@ -40,8 +40,10 @@ public struct FitnessMachineFeature: Sendable, Hashable {
 
     /// What a fitness machine measures (the first field, bit by bit).
     public struct MachineFeatures: OptionSet, Sendable, Hashable {
+        /// The field's bits, as sent.
         public var rawValue: UInt32
 
+        /// The features of the bits `rawValue`.
         public init(rawValue: UInt32) {
             self.rawValue = rawValue
         }
@@ -84,8 +86,10 @@ public struct FitnessMachineFeature: Sendable, Hashable {
 
     /// What a fitness machine can be set to through its control point (the second field).
     public struct TargetSettings: OptionSet, Sendable, Hashable {
+        /// The field's bits, as sent.
         public var rawValue: UInt32
 
+        /// The features of the bits `rawValue`.
         public init(rawValue: UInt32) {
             self.rawValue = rawValue
         }

@@ -64,8 +64,10 @@ public struct RSCMeasurement: Sendable, Hashable {
 
 /// What a running speed and cadence sensor can measure (RSC Feature, `0x2A54`).
 public struct RSCFeature: OptionSet, Sendable, Hashable {
+    /// The field's bits, as sent.
     public var rawValue: UInt16
 
+    /// The features of the bits `rawValue`.
     public init(rawValue: UInt16) {
         self.rawValue = rawValue
     }

@@ -45,16 +45,38 @@ public struct TrainingStatus: Sendable, Hashable {
 
     /// A training status, as the specification numbers them; a number it reserves is kept.
     public enum Status: Sendable, Hashable, CustomStringConvertible {
-        case other, idle, warmingUp, lowIntensityInterval, highIntensityInterval, recoveryInterval
-        case isometric, heartRateControl, fitnessTest
-        /// The speed is below the region the machine can control: speed up.
+        /// Other (0x00).
+        case other
+        /// Idle (0x01).
+        case idle
+        /// Warming up (0x02).
+        case warmingUp
+        /// A low intensity interval (0x03).
+        case lowIntensityInterval
+        /// A high intensity interval (0x04).
+        case highIntensityInterval
+        /// A recovery interval (0x05).
+        case recoveryInterval
+        /// Isometric (0x06).
+        case isometric
+        /// Heart rate control (0x07).
+        case heartRateControl
+        /// A fitness test (0x08).
+        case fitnessTest
+        /// The speed is below the region the machine can control: speed up (0x09).
         case speedBelowControlRegion
-        /// The speed is above it: slow down.
+        /// The speed is above it: slow down (0x0A).
         case speedAboveControlRegion
-        case coolDown, wattControl
-        /// Manual mode: a quick start, with no program.
+        /// Cooling down (0x0B).
+        case coolDown
+        /// Watt control (0x0C).
+        case wattControl
+        /// Manual mode: a quick start, with no program (0x0D).
         case manualMode
-        case preWorkout, postWorkout
+        /// Before the workout (0x0E).
+        case preWorkout
+        /// After the workout (0x0F).
+        case postWorkout
         /// A status the specification reserves, as sent.
         case unknown(UInt8)
 
