@@ -91,11 +91,10 @@ extension FitnessMachineControlPoint {
 
         /// What a machine answers to the written `bytes` it could not read (`error`, from
         /// ``Request/init(bytes:)``): an op code it does not know is not supported; any other
-        /// fault is an invalid parameter.
+        /// fault (a parameter too short or too long, a reserved value) is an invalid parameter.
         public static func refusing(_ bytes: [UInt8], because error: MalformedNotification) -> Response {
-            guard let code = bytes.first else { return Response(requestOpCode: 0, result: .invalidParameter) }
-            let known = OpCode(rawValue: code).map { $0 != .responseCode } ?? false
-            return Response(requestOpCode: code, result: known ? .invalidParameter : .opCodeNotSupported)
+            let unknownOpCode = error.reason == .outOfRange(field: "op code", value: Int(bytes.first ?? 0))
+            return Response(requestOpCode: bytes.first ?? 0, result: unknownOpCode ? .opCodeNotSupported : .invalidParameter)
         }
 
         /// The op code of the request it answers, if the specification defines it.

@@ -73,7 +73,8 @@ public enum FitnessMachineControlPoint {
         case setTargetSpeed(Double)
         /// A target inclination, in percent (sent in 0.1 %).
         case setTargetInclination(Double)
-        /// A target resistance level, in the machine's steps (one byte in 0.1, so 0 to 25.5).
+        /// A target resistance level, in the machine's steps (one byte in 0.1, so 0 to 25.5, as v1.0
+        /// has it; the two bytes of the later GATT Specification Supplement are read as too long).
         case setTargetResistanceLevel(Double)
         /// A target power, in watts.
         case setTargetPower(Int)

@@ -20,7 +20,8 @@ public struct IndoorBikeData: Sendable, Hashable {
     public var averageCadence: Double?
     /// The session's distance, in metres (a 24-bit count of metres; flags bit 4).
     public var totalDistance: Double?
-    /// The resistance level, in the machine's own steps (flags bit 5).
+    /// The resistance level, in the machine's own steps (flags bit 5): a sint16 of whole steps, as
+    /// v1.0 has it (the later GATT Specification Supplement gives a uint8 in tens).
     public var resistanceLevel: Double?
     /// The power, in watts (flags bit 6).
     public var power: Int?

@@ -9,6 +9,7 @@ public struct TrainingStatus: Sendable, Hashable {
     /// The status.
     public var status: Status
     /// What the machine says of it (flags bit 0), as sent: bytes that are not UTF-8 read as U+FFFD.
+    /// An empty string is not sent (the flag says a string of one byte at least follows).
     public var string: String?
     /// Whether the string goes on beyond this value (flags bit 1): a client reads the
     /// characteristic for the rest.
