@@ -46,8 +46,11 @@ struct FitnessMachineControlTests {
             #expect(try request.bytes == bytes, "\(request)")
             let read = try Request(bytes: bytes)
             #expect(try read.opCode == request.opCode && read.bytes == bytes, "\(request) read as \(read)")
-            // A parameter one byte short, or one too long, is malformed.
-            if bytes.count > 1 { #expect(throws: MalformedNotification.self) { try Request(bytes: Array(bytes.dropLast())) } }
+            // Every shorter prefix is malformed, at a byte inside it; one byte too many is too.
+            for end in 0..<bytes.count {
+                let short = #expect(throws: MalformedNotification.self) { try Request(bytes: Array(bytes[..<end])) }
+                #expect(short.map { $0.offset <= end && ($0.reason == .empty) == (end == 0) } == true, "\(bytes[..<end])")
+            }
             #expect(throws: MalformedNotification.self) { try Request(bytes: bytes + [0x00]) }
         }
         #expect(try Request(bytes: [0x02, 0xE2, 0x04]) == .setTargetSpeed(1250.0 / 360))
@@ -134,7 +137,9 @@ struct FitnessMachineControlTests {
         for (status, bytes) in Self.statuses {
             #expect(try FitnessMachineStatus(bytes: bytes) == status, "\(bytes)")
             #expect(status.bytes == bytes, "\(status)")
-            if bytes.count > 1 { #expect(throws: MalformedNotification.self) { try FitnessMachineStatus(bytes: Array(bytes.dropLast())) } }
+            for end in 0..<bytes.count {
+                #expect(throws: MalformedNotification.self, "\(bytes[..<end])") { try FitnessMachineStatus(bytes: Array(bytes[..<end])) }
+            }
             #expect(throws: MalformedNotification.self) { try FitnessMachineStatus(bytes: bytes + [0x00]) }
         }
         // An op code the specification does not define is kept, with what follows it.
