@@ -263,7 +263,9 @@ struct FITActivityState {
         DeviceTotals(
             distance: session.distance, timerTime: session.timerTime, elapsedTime: session.elapsedTime, ascent: session.ascent,
             descent: session.descent, calories: session.calories, heartRateAverage: session.averageHeartRate,
-            heartRateMaximum: session.maximumHeartRate)
+            heartRateMaximum: session.maximumHeartRate, powerAverage: session.averagePower, powerMaximum: session.maximumPower,
+            normalizedPower: session.normalizedPower, trainingStressScore: session.trainingStressScore,
+            intensityFactor: session.intensityFactor, work: session.work.map { $0 / 1000 }, thresholdPower: session.thresholdPower)
     }
 
     private func workout(
