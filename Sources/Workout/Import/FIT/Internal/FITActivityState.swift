@@ -278,6 +278,9 @@ struct FITActivityState {
         values["name"] = sport?.name
         values["utc_offset_s"] = utcOffset.map(String.init)
         values.merge(device.metadataValues) { ours, _ in ours }
+        // The FTP the device measured against is the athlete's, the workout's training profile
+        // (our export writes the profile's there).
+        values["ftp_w"] = device.thresholdPower.flatMap { $0 > 0 ? TrainingProfile.number($0) : nil }
         var totals = assembled.totals
         totals.energy = device.calories
         if assembler.points < 2 { totals.distance = device.distance }
