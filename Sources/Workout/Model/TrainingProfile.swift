@@ -141,7 +141,7 @@ public enum ZoneBounds: Sendable, Hashable, Codable {
     /// The bounds as text: percentages (`55%,75%,90%`) or values (`150,200,250`).
     public var text: String {
         switch self {
-        case let .fractions(fractions): fractions.map { TrainingProfile.number($0 * 100) + "%" }.joined(separator: ",")
+        case let .fractions(fractions): fractions.map { TrainingProfile.number(($0 * 100 * 1e9).rounded() / 1e9) + "%" }.joined(separator: ",")
         case let .values(values): values.map(TrainingProfile.number).joined(separator: ",")
         }
     }
