@@ -76,18 +76,35 @@ struct SampleHold: Sendable, Hashable, Codable {
     /// The end of the last reading, seconds since 1970.
     private(set) var lastEnd: Double?
 
+    /// What one sample holds over: the silence before it (a zero, for a type that is zero at
+    /// rest), then its own piece; either may be absent. (Two optionals, not an array: the live
+    /// session takes every sample through here, and an array a sample is an allocation a sample.)
+    struct Pieces: Sendable, Sequence, IteratorProtocol {
+        var silence: Piece?
+        var reading: Piece?
+
+        mutating func next() -> Piece? {
+            if let piece = silence {
+                silence = nil
+                return piece
+            }
+            defer { reading = nil }
+            return reading
+        }
+    }
+
     /// The pieces `sample` holds over, in time order: the silence before it (a zero, for a type that
     /// is zero at rest) and its own.
-    mutating func take(_ sample: QuantitySample) -> [Piece] {
+    mutating func take(_ sample: QuantitySample) -> Pieces {
         let start = sample.start.timeIntervalSince1970, end = sample.end.timeIntervalSince1970
         defer { lastEnd = max(lastEnd ?? end, end) }
         guard let last = lastEnd else {
-            return end > start ? [Piece(from: start, to: end, value: sample.value)] : []
+            return Pieces(reading: end > start ? Piece(from: start, to: end, value: sample.value) : nil)
         }
         let from = end > start ? start : max(last, end - SampleFigures.maximumHold)
-        var pieces: [Piece] = []
-        if sample.type.isZeroAtRest, from > last { pieces.append(Piece(from: last, to: from, value: 0)) }
-        if end > max(from, last) { pieces.append(Piece(from: max(from, last), to: end, value: sample.value)) }
+        var pieces = Pieces()
+        if sample.type.isZeroAtRest, from > last { pieces.silence = Piece(from: last, to: from, value: 0) }
+        if end > max(from, last) { pieces.reading = Piece(from: max(from, last), to: end, value: sample.value) }
         return pieces
     }
 }

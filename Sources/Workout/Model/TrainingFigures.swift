@@ -65,8 +65,9 @@ public struct TrainingFigures: Sendable {
         clock.begin(at: sample.start.timeIntervalSince1970)
         clock.advance(to: sample.end.timeIntervalSince1970)
         let pieces = sample.type == .power ? powerHold.take(sample) : heartRateHold.take(sample)
+        let spans = clock   // a copy: the parts are added to the series while it is read
         for piece in pieces {
-            for part in clock.span(of: piece) {
+            spans.span(of: piece) { part in
                 if sample.type == .power { power.add(part) } else { heartRate.add(part) }
             }
         }
@@ -174,13 +175,12 @@ struct SpanClock: Sendable {
         return closedSpan + max(0, now - last.from)
     }
 
-    /// Where `piece` falls on the span: its parts in the stretches, as span seconds.
-    func span(of piece: SampleHold.Piece) -> [SampleHold.Piece] {
-        stretches.compactMap { stretch in
+    /// Where `piece` falls on the span: `body` takes its parts in the stretches, in order, as span seconds.
+    func span(of piece: SampleHold.Piece, _ body: (SampleHold.Piece) -> Void) {
+        for stretch in stretches {
             let from = max(piece.from, stretch.from), to = min(piece.to, stretch.to ?? piece.to)
-            guard to > from else { return nil }
-            return SampleHold.Piece(
-                from: stretch.spanFrom + from - stretch.from, to: stretch.spanFrom + to - stretch.from, value: piece.value)
+            guard to > from else { continue }
+            body(SampleHold.Piece(from: stretch.spanFrom + from - stretch.from, to: stretch.spanFrom + to - stretch.from, value: piece.value))
         }
     }
 

@@ -44,11 +44,6 @@ public struct TrainingSummary: Sendable, Hashable, Codable {
         self.powerZones = powerZones
         self.heartRateZones = heartRateZones
     }
-
-    /// Whether there is no figure at all (no power, no heart rate with zones).
-    public var isEmpty: Bool {
-        work == nil && normalizedPower == nil && heartRateZones == nil
-    }
 }
 
 /// The seconds spent in each zone, and the seconds of the span without a reading: together they
