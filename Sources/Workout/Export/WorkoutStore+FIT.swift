@@ -203,6 +203,7 @@ struct FITExportPass {
     private mutating func writeEvent(_ event: WorkoutEvent) {
         training.apply(event)
         lapFigures.apply(event)
+        for type in figures.keys { figures[type]?.apply(event) }
         encoder.event(event, timer: timer.apply(event))
     }
 

@@ -63,18 +63,46 @@ extension QuantityType {
 /// and ``TrainingFigures`` makes its 1-second series with: a sample over an interval holds over
 /// it; an instantaneous one holds from the sample before it, at most ``SampleFigures/maximumHold``
 /// back (a longer gap is silence); the first instantaneous sample holds over nothing. Silence
-/// between two readings of a quantity that is zero at rest holds a zero.
+/// between two readings of a quantity that is zero at rest holds a zero, but for the time the
+/// user paused in it (the workout stood still, not the athlete: ``pause(at:)``).
 struct SampleHold: Sendable, Hashable, Codable {
-    /// A stretch of time, seconds since 1970, and the value that holds over it.
+    /// A stretch of time, seconds since 1970, and the value that holds over it; of a silence,
+    /// the seconds of it the user paused, which weigh nothing.
     struct Piece: Sendable, Hashable {
         var from: Double
         var to: Double
         var value: Double
+        var paused = 0.0
         var length: Double { to - from }
+    }
+
+    /// A pause of the user's: from, to (`nil` while it lasts).
+    private struct Pause: Sendable, Hashable, Codable {
+        var from: Double
+        var to: Double?
     }
 
     /// The end of the last reading, seconds since 1970.
     private(set) var lastEnd: Double?
+    /// The user's pauses since the last reading.
+    private var pauses: [Pause] = []
+
+    /// The user paused at `time`.
+    mutating func pause(at time: Double) {
+        guard pauses.last.map({ $0.to != nil }) ?? true else { return }
+        pauses.append(Pause(from: time))
+    }
+
+    /// The user resumed at `time`.
+    mutating func resume(at time: Double) {
+        guard let last = pauses.indices.last, pauses[last].to == nil else { return }
+        pauses[last].to = max(time, pauses[last].from)
+    }
+
+    /// The seconds of `from ... to` the user paused.
+    private func paused(from: Double, to: Double) -> Double {
+        pauses.reduce(0) { sum, pause in sum + max(0, min(to, pause.to ?? to) - max(from, pause.from)) }
+    }
 
     /// What one sample holds over: the silence before it (a zero, for a type that is zero at
     /// rest), then its own piece; either may be absent. (Two optionals, not an array: the live
@@ -97,13 +125,18 @@ struct SampleHold: Sendable, Hashable, Codable {
     /// is zero at rest) and its own.
     mutating func take(_ sample: QuantitySample) -> Pieces {
         let start = sample.start.timeIntervalSince1970, end = sample.end.timeIntervalSince1970
-        defer { lastEnd = max(lastEnd ?? end, end) }
+        defer {
+            lastEnd = max(lastEnd ?? end, end)
+            if !pauses.isEmpty, let lastEnd { pauses.removeAll { pause in pause.to.map { $0 <= lastEnd } ?? false } }
+        }
         guard let last = lastEnd else {
             return Pieces(reading: end > start ? Piece(from: start, to: end, value: sample.value) : nil)
         }
         let from = end > start ? start : max(last, end - SampleFigures.maximumHold)
         var pieces = Pieces()
-        if sample.type.isZeroAtRest, from > last { pieces.silence = Piece(from: last, to: from, value: 0) }
+        if sample.type.isZeroAtRest, from > last {
+            pieces.silence = Piece(from: last, to: from, value: 0, paused: paused(from: last, to: from))
+        }
         if end > max(from, last) { pieces.reading = Piece(from: max(from, last), to: end, value: sample.value) }
         return pieces
     }

@@ -7,7 +7,8 @@ import Foundation
 /// since the sample before it, at most ``maximumHold`` (a longer gap is a dropout, not a reading);
 /// the first instantaneous sample weighs nothing. Zeros count, or not, as its ``averaging`` says
 /// (``SampleAveraging``: one rule for every type); the silence of a sensor of power, cadence or
-/// speed between two of its readings stands for a zero. Without any weight (one sample, or values
+/// speed between two of its readings stands for a zero, but for the time the user paused in it
+/// (``apply(_:)``). Without any weight (one sample, or values
 /// added without a time) the mean is the plain arithmetic one. The live session, the store's
 /// ``WorkoutStore/sampleFigures(of:)`` and laps, the importers and the exporters all use it, and
 /// ``TrainingFigures`` holds a value over the same time. Peers differ: gpxpy and
@@ -91,12 +92,24 @@ public struct SampleFigures: Sendable, Hashable, Codable {
         add(sample.value)
     }
 
+    /// Takes the user's `pause` or `resume` (other events change nothing): a power, cadence or
+    /// speed sensor's silence while the workout is paused is no zero. Events come in time order
+    /// with the samples.
+    public mutating func apply(_ event: WorkoutEvent) {
+        switch event.kind {
+        case .pause: hold.pause(at: event.time.timeIntervalSince1970)
+        case .resume: hold.resume(at: event.time.timeIntervalSince1970)
+        case .lap, .marker, .motionPaused, .motionResumed: break
+        }
+    }
+
     /// Weighs the time `sample` holds over (``SampleHold``).
     private mutating func note(_ sample: QuantitySample) {
         for piece in hold.take(sample) {
-            weightedSum += piece.value * piece.length
-            heldTime += piece.length
-            if piece.value == 0 { zeroTime += piece.length }
+            let weight = piece.length - piece.paused
+            weightedSum += piece.value * weight
+            heldTime += weight
+            if piece.value == 0 { zeroTime += weight }
         }
     }
 

@@ -23,7 +23,10 @@ import Foundation
 ///   start; a second's value is the mean of what held over it, and a second over which nothing
 ///   held (a heart-rate strap's silence, before the first reading, after the last) has none.
 /// - **Work** is the integral of power over the time it held (so the mean power of
-///   ``SampleFigures`` times its ``SampleFigures/weightedTime`` is the work, zeros included).
+///   ``SampleFigures`` times its ``SampleFigures/weightedTime`` is the work, zeros included; over
+///   a span with pauses, ``SampleFigures`` told of them (``SampleFigures/apply(_:)``) counts no
+///   silence in them either, but still weighs the first reading after a pause over the up to
+///   10 s before it, which the span leaves out).
 ///   **Normalized power** is Coggan's, over the 1-second series: the 30 s rolling means from the
 ///   30th second on, each to the fourth power, their mean, its fourth root. **Intensity factor**
 ///   is NP / FTP; **training stress score** is `powerTime × NP × IF / (FTP × 3600) × 100`, where

@@ -104,7 +104,13 @@ extension WorkoutStore {
             guard let stored = try WorkoutRows.find(workoutID, in: db) else { return nil }
             var figures: [QuantityType: SampleFigures] = [:]
             let averaging = try Self.sampleAveraging(ofWorkoutKey: stored.key, in: db)
-            try Self.forEachSample(ofWorkoutKey: stored.key, in: db) { figures[$0.type].add($0, averaging: averaging) }
+            var events = try Self.events(ofWorkoutKey: stored.key, in: db)[...]
+            try Self.forEachSample(ofWorkoutKey: stored.key, in: db) { sample in
+                while let event = events.popFirst(where: { $0.time <= sample.end }) {
+                    for type in figures.keys { figures[type]?.apply(event) }
+                }
+                figures[sample.type].add(sample, averaging: averaging)
+            }
             return figures
         }
         guard let figures else { throw .workoutNotSaved(workoutID: workoutID, step: .read) }
@@ -129,7 +135,11 @@ extension WorkoutStore {
         guard !laps.isEmpty else { return }
         var index = 0
         let averaging = try sampleAveraging(ofWorkoutKey: workoutKey, in: db)
+        var events = try events(ofWorkoutKey: workoutKey, in: db)[...]
         try forEachSample(ofWorkoutKey: workoutKey, in: db) { sample in
+            while let event = events.popFirst(where: { $0.time <= sample.end }) {
+                for lap in laps.indices { for type in laps[lap].samples.keys { laps[lap].samples[type]?.apply(event) } }
+            }
             while index < laps.count - 1, sample.start >= laps[index].end { index += 1 }
             guard sample.start >= laps[index].start, sample.start <= laps[index].end else { return }
             laps[index].samples[sample.type].add(sample, averaging: averaging)

@@ -26,10 +26,7 @@ extension WorkoutStore {
             var figures = TrainingFigures(profile: used, start: Date(timeIntervalSince1970: stored.start))
             var events = try Self.events(ofWorkoutKey: stored.key, in: db)[...]
             try Self.forEachSample(ofWorkoutKey: stored.key, in: db) { sample in
-                while let event = events.first, event.time <= sample.end {
-                    figures.apply(event)
-                    events = events.dropFirst()
-                }
+                while let event = events.popFirst(where: { $0.time <= sample.end }) { figures.apply(event) }
                 figures.add(sample)
             }
             events.forEach { figures.apply($0) }

@@ -32,6 +32,29 @@ import Testing
         #expect(zeros.minimum == 0 && silent.minimum == 90, "the least is a reading's, silence is none")
     }
 
+    /// The user paused for 5 minutes and the power meter slept: its silence there is no zero (the
+    /// workout stood still, not a rider at rest). Told nothing of the pause, the figures would
+    /// count it as 290 s of zeros.
+    @Test func aPowerMetersSilenceWhileTheUserPausedIsNoZero() throws {
+        let samples = ((0...100).map { $0 } + (400...500).map { $0 }).map {
+            QuantitySample(type: .power, value: 200, at: at(Double($0)))
+        }
+        var told: SampleFigures?
+        var untold: SampleFigures?
+        for sample in samples {
+            if sample.end == at(400) {
+                told?.apply(WorkoutEvent(.pause, at: at(100)))
+                told?.apply(WorkoutEvent(.resume, at: at(400)))
+            }
+            told.add(sample)
+            untold.add(sample)
+        }
+        let figures = try #require(told), blind = try #require(untold)
+        // 100 s, the first reading after the pause held over the 10 s before it, 100 s.
+        #expect(figures.average == 200 && figures.weightedTime == 210, "\(figures.average) W over \(figures.weightedTime) s")
+        #expect(abs(blind.average - 200 * 210 / 500) < 1e-9, "\(blind.average)")
+    }
+
     @Test func aHeartRateStrapsSilenceIsNoReading() throws {
         var samples = (0...60).map { QuantitySample(type: .heartRate, value: 150, at: at(Double($0))) }
         samples += (120...180).map { QuantitySample(type: .heartRate, value: 150, at: at(Double($0))) }

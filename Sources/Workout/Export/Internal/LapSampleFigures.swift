@@ -60,6 +60,7 @@ struct LapSampleFigures {
         guard !training.isEmpty else { return }
         while index < starts.count - 1, event.time.timeIntervalSince1970 >= starts[index + 1] { nextLap() }
         training[index].apply(event)
+        for type in figures[index].keys { figures[index][type]?.apply(event) }
         if event.kind == .pause { isPaused = true }
         if event.kind == .resume { isPaused = false }
     }
