@@ -103,6 +103,9 @@ struct FITExportPass {
     private var feed: TimelineFeed
     private var figures: [QuantityType: SampleFigures] = [:]
     private var lapFigures: LapSampleFigures
+    /// The workout's training figures, over the samples as written.
+    private var training: TrainingFigures
+    private let averaging: SampleAveraging
     private var beatGroup = BeatGroup()
     private var firstPosition: (latitude: Double, longitude: Double)?
     private var points = 0
@@ -116,7 +119,10 @@ struct FITExportPass {
         self.start = start
         encoder = FITActivityEncoder(hasRoute: source.route != nil, types: types)
         feed = TimelineFeed(options: source.timelineOptions, events: source.events)
-        lapFigures = LapSampleFigures(events: source.events)
+        let profile = TrainingProfile(source.workout.metadata) ?? TrainingProfile()
+        averaging = SampleAveraging(source.workout.metadata)
+        lapFigures = LapSampleFigures(events: source.events, profile: profile, averaging: averaging)
+        training = TrainingFigures(profile: profile, start: source.workout.start)
         // The time line begins at the workout's start, as the store reads it back (laps(of:)).
         feed.begin(at: source.workout.start.timeIntervalSince1970)
         lapFigures.begin(at: source.workout.start.timeIntervalSince1970)
@@ -170,8 +176,9 @@ struct FITExportPass {
                 guard let value = instant.values[type] else { continue }
                 samples += 1
                 let sample = QuantitySample(type: type, value: value, at: Date(timeIntervalSince1970: instant.time))
-                figures[type].add(sample)
+                figures[type].add(sample, averaging: averaging)
                 lapFigures.add(sample)
+                training.add(sample)
             }
             written += 1
             if written % 4_096 == 0, Task.isCancelled { throw .cancelled(operation: .export) }
@@ -194,6 +201,9 @@ struct FITExportPass {
 
     /// An event of the workout, telling the timer's change, if any.
     private mutating func writeEvent(_ event: WorkoutEvent) {
+        training.apply(event)
+        lapFigures.apply(event)
+        for type in figures.keys { figures[type]?.apply(event) }
         encoder.event(event, timer: timer.apply(event))
     }
 
@@ -223,10 +233,14 @@ struct FITExportPass {
     mutating func finish(from store: WorkoutStore, end: UInt32) async throws(WorkoutStoreError) {
         let workout = source.workout
         var laps = feed.finish(at: workout.end.timeIntervalSince1970).laps
+        training.finish(at: workout.end)
+        lapFigures.finish(at: workout.end.timeIntervalSince1970)
+        var lapTraining: [TrainingSummary?] = Array(repeating: nil, count: laps.count)
         if lapFigures.matches(laps) {
             for index in laps.indices {
                 laps[index].samples = lapFigures.figures[index]
                 laps[index].heartRateAverage = laps[index].samples[.heartRate]?.average
+                lapTraining[index] = lapFigures.training[index].summary
             }
         } else {
             laps = try await store.laps(of: workout.id)
@@ -237,11 +251,15 @@ struct FITExportPass {
             index: 1, start: workout.start, end: workout.end, distance: workout.totals.distance ?? 0, elapsedTime: workout.elapsedTime,
             duration: workout.duration, movingTime: workout.movingTime)
         var fileLaps = laps.isEmpty ? [wholeLap] : laps
-        if laps.isEmpty { fileLaps[0].samples = figures }
+        if laps.isEmpty {
+            fileLaps[0].samples = figures
+            lapTraining = [training.summary]
+        }
         for (index, lap) in fileLaps.enumerated() {
             encoder.lap(FITActivityEncoder.Summary(
                 start: FITWorkoutFields.split(lap.start)?.seconds ?? start, end: FITWorkoutFields.split(lap.end)?.seconds ?? end,
-                elapsed: lap.elapsedTime, timer: lap.duration, distance: lap.distance, samples: lap.samples, sport: sport),
+                elapsed: lap.elapsedTime, timer: lap.duration, distance: lap.distance, samples: lap.samples, sport: sport,
+                training: lapTraining.indices.contains(index) ? lapTraining[index] : nil),
                 index: index, trigger: Self.fitLapTrigger(lap, isLast: index == fileLaps.count - 1))
         }
         // The timer ran for the workout's duration: the time not paused by the user.
@@ -249,7 +267,8 @@ struct FITExportPass {
         encoder.end(
             FITActivityEncoder.Summary(
                 start: start, end: end, elapsed: workout.elapsedTime, timer: timerTime,
-                distance: workout.totals.distance ?? (points > 1 ? feed.timeline.distance : nil), samples: figures, sport: sport),
+                distance: workout.totals.distance ?? (points > 1 ? feed.timeline.distance : nil), samples: figures, sport: sport,
+                training: training.summary),
             header: source.envelope.header, laps: fileLaps.count, ascent: workout.totals.elevationGain,
             descent: workout.totals.elevationLoss, calories: workout.totals.energy,
             localOffset: workout.metadata.values["utc_offset_s"].flatMap { Int($0) }, startPosition: firstPosition,

@@ -130,7 +130,8 @@ extension WorkoutStore {
     }
 
     /// The figures of each type of sample of a workout (heart rate, cadence, power...), the mean
-    /// weighted by time as ``SampleFigures`` says: what the session showed live when it ended, and
+    /// weighted by time as ``SampleFigures`` says, zeros counted as the workout's metadata says
+    /// (``SampleAveraging``): what the session showed live when it ended, and
     /// what `workout show` prints.
     ///
     /// Throws ``WorkoutStoreError/workoutNotSaved(workoutID:step:)`` when the store does not hold it.
@@ -138,7 +139,14 @@ extension WorkoutStore {
         let figures = try await read { db -> [QuantityType: SampleFigures]? in
             guard let stored = try WorkoutRows.find(workoutID, in: db) else { return nil }
             var figures: [QuantityType: SampleFigures] = [:]
-            try Self.forEachSample(ofWorkoutKey: stored.key, in: db) { figures[$0.type].add($0) }
+            let averaging = try Self.sampleAveraging(ofWorkoutKey: stored.key, in: db)
+            var events = try Self.events(ofWorkoutKey: stored.key, in: db)[...]
+            try Self.forEachSample(ofWorkoutKey: stored.key, in: db) { sample in
+                while let event = events.popFirst(where: { $0.time <= sample.end }) {
+                    for type in figures.keys { figures[type]?.apply(event) }
+                }
+                figures[sample.type].add(sample, averaging: averaging)
+            }
             return figures
         }
         guard let figures else { throw .workoutNotSaved(workoutID: workoutID, step: .read) }
@@ -162,10 +170,15 @@ extension WorkoutStore {
     private static func addSampleFigures(to laps: inout [WorkoutLap], workoutKey: Int64, in db: Database) throws {
         guard !laps.isEmpty else { return }
         var index = 0
+        let averaging = try sampleAveraging(ofWorkoutKey: workoutKey, in: db)
+        var events = try events(ofWorkoutKey: workoutKey, in: db)[...]
         try forEachSample(ofWorkoutKey: workoutKey, in: db) { sample in
+            while let event = events.popFirst(where: { $0.time <= sample.end }) {
+                for lap in laps.indices { for type in laps[lap].samples.keys { laps[lap].samples[type]?.apply(event) } }
+            }
             while index < laps.count - 1, sample.start >= laps[index].end { index += 1 }
             guard sample.start >= laps[index].start, sample.start <= laps[index].end else { return }
-            laps[index].samples[sample.type].add(sample)
+            laps[index].samples[sample.type].add(sample, averaging: averaging)
         }
         for index in laps.indices {
             laps[index].heartRateAverage = laps[index].samples[.heartRate]?.average

@@ -263,7 +263,9 @@ struct FITActivityState {
         DeviceTotals(
             distance: session.distance, timerTime: session.timerTime, elapsedTime: session.elapsedTime, ascent: session.ascent,
             descent: session.descent, calories: session.calories, heartRateAverage: session.averageHeartRate,
-            heartRateMaximum: session.maximumHeartRate)
+            heartRateMaximum: session.maximumHeartRate, powerAverage: session.averagePower, powerMaximum: session.maximumPower,
+            normalizedPower: session.normalizedPower, trainingStressScore: session.trainingStressScore,
+            intensityFactor: session.intensityFactor, work: session.work.map { $0 / 1000 }, thresholdPower: session.thresholdPower)
     }
 
     private func workout(
@@ -276,6 +278,9 @@ struct FITActivityState {
         values["name"] = sport?.name
         values["utc_offset_s"] = utcOffset.map(String.init)
         values.merge(device.metadataValues) { ours, _ in ours }
+        // The FTP the device measured against is the athlete's, the workout's training profile
+        // (our export writes the profile's there).
+        values["ftp_w"] = device.thresholdPower.flatMap { $0 > 0 ? TrainingProfile.number($0) : nil }
         var totals = assembled.totals
         totals.energy = device.calories
         if assembler.points < 2 { totals.distance = device.distance }
