@@ -108,4 +108,65 @@ import WorkoutSimulators
         #expect(workout.elapsedTime == 120 && workout.totals.distance == 0)
         #expect(try await store.laps(of: workout.id).map(\.elapsedTime) == [90, 30])
     }
+
+    /// Records `seconds` of a trainer ride, waits for all of it to be written, then "crashes": its
+    /// staged rows are left as an ended process leaves them (as `SessionResumeTests` does).
+    func recordThenCrash(seconds: Int, store: WorkoutStore, configuration: WorkoutSession.Configuration) async throws -> InterruptedSession {
+        let clock = VirtualClock()
+        let time = FixTime(startingAt: Self.start, clock: clock)
+        let trainer = TimedSampleSource(samples: Self.trainerRide(seconds: seconds), startingAt: Self.start, clock: clock)
+        let session = WorkoutSession(store: store, samples: [trainer], configuration: configuration, clock: clock, now: time.now)
+        try session.start()
+        await clock.advance(by: .seconds(Double(seconds)))
+        let expected = 4 * seconds - 1  // each second's speed, power, cadence and distance; the last second's distance waits
+        await waitUntil { (try? await store.storageCounts())?.stagedSamples ?? 0 >= expected }
+        let ended = StagingOwner(pid: getpid(), start: StagingOwner.current.start + 1)
+        try await store.withDatabase { db in
+            for table in ["workout", "route"] {
+                try db.execute(
+                    sql: "UPDATE \(table) SET builder_owner = substr(builder_owner, 1, 44) || ':' || ? WHERE builder_owner LIKE 'session:%'",
+                    arguments: [ended.description])
+            }
+        }
+        withExtendedLifetime(session) {}
+        let interrupted = try await store.interruptedSessions()
+        try #require(interrupted.count == 1)
+        return interrupted[0]
+    }
+
+    @Test func aCrashedIndoorSessionIsSavedWithWhatItWrote() async throws {
+        let store = try WorkoutStore.inMemory()
+        let configuration = WorkoutSession.Configuration(activityType: .cycling, locationType: .indoor, autoLapTime: .seconds(120))
+        let interrupted = try await recordThenCrash(seconds: 600, store: store, configuration: configuration)
+        #expect(interrupted.points == 0 && interrupted.start == Self.start)
+        let workout = try #require(try await store.end(interrupted))
+        #expect(workout.metadata.isIndoor == true)
+        #expect(workout.start == Self.start)
+        #expect(abs(workout.elapsedTime - 600) <= 1, "to the last thing it wrote: \(workout.elapsedTime)")
+        let distance = try #require(workout.totals.distance)
+        #expect(distance >= 8 * 599 && distance <= 8 * 600, "\(distance)")
+        let laps = try await store.laps(of: workout.id)
+        #expect(laps.count == 5 && laps.map(\.distance).reduce(0, +) == distance, "auto-laps made again: \(laps.map(\.distance))")
+    }
+
+    @Test func aCrashedIndoorSessionResumesAndTheTimeItWasDownIsAPause() async throws {
+        let store = try WorkoutStore.inMemory()
+        let configuration = WorkoutSession.Configuration(activityType: .cycling, locationType: .indoor)
+        let interrupted = try await recordThenCrash(seconds: 300, store: store, configuration: configuration)
+        // Back 60 s later, on a clock of its own.
+        let again = Self.start.addingTimeInterval(360)
+        let clock = VirtualClock()
+        let time = FixTime(startingAt: again, clock: clock)
+        let trainer = TimedSampleSource(samples: Self.trainerRide(seconds: 300, from: again), startingAt: again, clock: clock)
+        let resumed = try await WorkoutSession.resume(
+            interrupted, store: store, source: nil, samples: [trainer], clock: clock, now: time.now)
+        #expect(resumed.state == .running && resumed.configuration.locationType == .indoor)
+        await clock.advance(by: .seconds(300))
+        let workout = try await resumed.end()
+        #expect(workout.id == interrupted.id && workout.start == Self.start && workout.end == again.addingTimeInterval(300))
+        let pauses = try await store.events(of: workout.id).filter { $0.kind == .pause || $0.kind == .resume }
+        #expect(pauses.map(\.kind) == [.pause, .resume] && pauses.last?.time == again, "\(pauses)")
+        #expect(abs(workout.duration - 600) <= 1, "the 60 s it was down left out: \(workout.duration)")
+        #expect(abs(try #require(workout.totals.distance) - 8 * 600) <= 8, "both rides' distance")
+    }
 }

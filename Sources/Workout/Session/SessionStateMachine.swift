@@ -485,7 +485,8 @@ struct SessionStateMachine: Sendable {
             elevationGain: figures.elevationGain, lap: engine.timeline.lap,
             lapDistance: figures.lapDistance, lapDuration: figures.lapDuration, lapMovingTime: figures.lapMovingTime,
             samples: engine.samples, lapSamples: engine.lapSamples, inputIssues: engine.admission.counts,
-            distanceSource: engine.timeline.options.distanceSource, sensorCalibration: engine.timeline.calibration,
+            training: engine.liveTraining, distanceSource: engine.timeline.options.distanceSource,
+            sensorCalibration: engine.timeline.calibration,
             calibratedWheelCircumference: engine.timeline.calibration.factor.map { $0 * wheelCircumference },
             storage: queue.storage, unwritten: queue.points.count + queue.samples.count)
     }

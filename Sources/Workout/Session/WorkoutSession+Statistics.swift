@@ -77,6 +77,10 @@ extension WorkoutSession {
         public var lapSamples: [QuantityType: SampleFigures]
         /// How many fixes and samples met each admission rule (see ``InputIssue``).
         public var inputIssues: [InputIssue: Int]
+        /// Normalized power, intensity factor, training stress score, work, and the time in power
+        /// and heart-rate zones so far, against the configuration's ``Configuration/trainingProfile``
+        /// (``TrainingFigures`` defines each).
+        public var training: TrainingSummary
         /// Where the distance comes from (indoors: the sensor).
         public var distanceSource: DistanceSource
         /// A distance sensor's measure against the fixes so far (over steps of good GPS): its

@@ -38,9 +38,12 @@ struct SessionEngine: Sendable {
     private var clockTime: Double?
     /// Events handed out so far (the timeline's first `eventsOut`).
     private var eventsOut = 0
-    /// The samples' figures, whole and in the current lap.
+    /// The samples' figures, whole and in the current lap, averaged as the configuration says.
     private(set) var samples: [QuantityType: SampleFigures] = [:]
     private(set) var lapSamples: [QuantityType: SampleFigures] = [:]
+    private let averaging: SampleAveraging
+    /// The power and heart-rate figures (normalized power, TSS, zones...).
+    private(set) var training: TrainingFigures
     /// The last point admitted (its time is the session's "now").
     private(set) var lastPoint: TimelinePoint?
     /// The speed now, m/s, smoothed over about ``speedSmoothing`` seconds.
@@ -61,6 +64,8 @@ struct SessionEngine: Sendable {
         detector = MotionDetector(
             rule: configuration.autoPause, maximumHorizontalAccuracy: configuration.fixRules.maximumHorizontalAccuracy)
         timeline = SessionTimeline(options: configuration.timelineOptions)
+        averaging = configuration.sampleAveraging
+        training = TrainingFigures(profile: configuration.trainingProfile ?? TrainingProfile())
     }
 
     /// The session's time now, seconds since 1970: the last fix's or the last reading's the time
@@ -82,6 +87,7 @@ struct SessionEngine: Sendable {
             return act(.resume)
         }
         timeline.begin(at: time)
+        training.advance(to: Date(timeIntervalSince1970: time))
         clockTime = time
         // The detector starts there too, with nothing to judge: an action before the first
         // reading is dated when it happened, not at that reading.
@@ -117,6 +123,8 @@ struct SessionEngine: Sendable {
 
     private mutating func record(_ admitted: (point: TimelinePoint, location: Location)) -> Output {
         let (point, location) = admitted
+        // The training figures' span begins with the workout, at its first fix.
+        if lastPoint == nil { training.advance(to: Date(timeIntervalSince1970: point.time)) }
         lastPoint = point
         var output = Output(points: [StagedPoint(ordinal: point.ordinal, segment: point.segment, location: location)])
         add(point)
@@ -187,10 +195,13 @@ struct SessionEngine: Sendable {
             return (false, Output())
         }
         guard admission.admit(sample) else { return (false, Output()) }
-        samples[sample.type].add(sample)
+        samples[sample.type].add(sample, averaging: averaging)
         if let lapStart = timeline.lapStartTime, sample.start.timeIntervalSince1970 >= lapStart {
-            lapSamples[sample.type].add(sample)
+            lapSamples[sample.type].add(sample, averaging: averaging)
         }
+        // The span begins at the first fix, held by admission until the next shows it whole.
+        if lastPoint == nil, let held = admission.heldTime { training.advance(to: Date(timeIntervalSince1970: held)) }
+        training.add(sample)
         guard let reading = SensorReading(sample) else { return (true, Output()) }
         var output = Output()
         if sourcing.endsWait(reading), let held = admission.heldTime, held < reading.time {
@@ -275,6 +286,19 @@ struct SessionEngine: Sendable {
         let lapsBefore = timeline.laps.count
         timeline.apply(event)
         if timeline.laps.count != lapsBefore { lapSamples = [:] }
+        // The user's pauses leave a sensor's silence uncounted, and the training figures' span.
+        if event.kind == .pause || event.kind == .resume {
+            for type in samples.keys { samples[type]?.apply(event) }
+            for type in lapSamples.keys { lapSamples[type]?.apply(event) }
+            training.apply(event)
+        }
+    }
+
+    /// The training figures now: their span runs to the session's time.
+    var liveTraining: TrainingSummary {
+        var figures = training
+        if let now { figures.advance(to: Date(timeIntervalSince1970: now)) }
+        return figures.summary
     }
 
     /// Moves the current speed towards `speed`, by how long it has been since the last one.
