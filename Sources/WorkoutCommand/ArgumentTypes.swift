@@ -15,3 +15,6 @@ extension WorkoutExportFormat: ExpressibleByArgument {
         self.init(rawValue: argument.lowercased())
     }
 }
+
+/// `workout record --distance-source gps|sensor|automatic`.
+extension DistanceSource: ExpressibleByArgument {}

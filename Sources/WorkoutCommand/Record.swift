@@ -13,11 +13,13 @@ import WorkoutSimulators
 struct Record: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
-        abstract: "Record a workout from gpsd, or from a replay of a recording, and save it when it ends.",
+        abstract: "Record a workout from gpsd, from a replay of a recording, or indoors from sensors alone, and save it when it ends.",
         discussion: """
             Records from gpsd, or with --simulate FILE from a replay of FILE (a GPX track, a gpsd JSON \
             log or an NMEA log) at --speed (a GPX file's heart rates with its fixes, unless \
-            --heart-rate-simulate is given), until the recording ends, --duration seconds of session \
+            --heart-rate-simulate is given), or with --indoor from the sensors alone (a trainer, a \
+            treadmill, a foot pod: no gpsd; the workout begins when the command starts, dated by the \
+            system clock, and its distance is the sensors'), until the recording ends, --duration seconds of session \
             time have passed, or SIGINT or SIGTERM arrives: then the workout is saved in one \
             transaction and summed up (with --json, one object with the keys of `workout show --json`). \
             On a terminal a status line shows the figures, refreshed at most once a second, and keys \
@@ -32,10 +34,13 @@ struct Record: AsyncParsableCommand {
             them), heart rate, cadence, power and wheel speed and distance are recorded from \
             Bluetooth LE sensors through BlueZ, dated by the fixes' time: the status line shows \
             them, and a line on standard error says when a sensor connects, is lost (it is \
-            connected again, and the gap counted) and comes back. Exits \
+            connected again, and the gap counted) and comes back. Outdoors, a wheel's distance counts \
+            across stretches without a usable fix (--distance-source), and its circumference is \
+            calibrated against GPS (a line at the end says what it came to). With --ftp, the end \
+            sums up normalized power, IF and TSS. Exits \
             \(ExitStatus.unavailable.rawValue) when gpsd cannot be reached, or when --sensor is \
             given and BlueZ is not on the bus, has no adapter or its adapter is off, \
-            \(ExitStatus.temporaryFailure.rawValue) when no fix arrived (nothing is saved), \
+            \(ExitStatus.temporaryFailure.rawValue) when no fix arrived (outdoors: nothing is saved), \
             \(ExitStatus.ioError.rawValue) when the store failed and the workout could not be saved: \
             what was written is kept, and `workout recover --end` saves it.
             """)
@@ -66,8 +71,25 @@ struct Record: AsyncParsableCommand {
     var sensors: [String] = []
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "The wheel's circumference in metres, for speed and distance from a wheel sensor (700x25c: 2.105).", valueName: "metres"))
-    var wheelCircumference: Double = 2.105
+        "The wheel's circumference in metres, for speed and distance from a wheel sensor.", discussion: """
+            Given, it is kept, and the calibration against GPS is only reported; without it, 2.105 m             (a 700x25c tyre) is assumed and calibrated against the stretches of good GPS.
+            """, valueName: "metres"))
+    var wheelCircumference: Double?
+
+    @Flag(help: "Record indoors (a trainer, a treadmill): no gpsd; the sensors' samples make the workout and their distance its distance.")
+    var indoor = false
+
+    @Option(help: ArgumentHelp("Where the distance comes from when a sensor measures it too.", discussion: """
+        gps: the fixes alone; sensor: the sensor alone; automatic (the default): the fixes, and the \
+        sensor across every stretch of more than 5 s without a usable fix (a tunnel). Indoors, the sensor.
+        """))
+    var distanceSource: DistanceSource = .automatic
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Your functional threshold power, watts: the training figures (IF, TSS, power zones) are measured against it.", valueName: "watts"))
+    var ftp: Double?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Your maximum heart rate, beats per minute, for the heart-rate zones.", valueName: "bpm"))
+    var maxHeartRate: Double?
 
     @Option(help: ArgumentHelp("The D-Bus address of the bus BlueZ is on (for --sensor).", discussion: "Defaults to the system bus."))
     var bus: String?
@@ -93,8 +115,17 @@ struct Record: AsyncParsableCommand {
         if let repeated = Dictionary(grouping: sensors, by: { $0.uppercased() }).first(where: { $0.value.count > 1 }) {
             throw ValidationError("--sensor \(repeated.key) is given \(repeated.value.count) times: give each sensor once.")
         }
-        guard wheelCircumference > 0.5, wheelCircumference < 4 else {
+        if let wheelCircumference, !(wheelCircumference > 0.5 && wheelCircumference < 4) {
             throw ValidationError("--wheel-circumference is in metres, between 0.5 and 4 (a 700x25c tyre: 2.105), not \(wheelCircumference).")
+        }
+        if indoor, server != nil { throw ValidationError("--indoor records without gpsd: give either a server or --indoor, not both.") }
+        if indoor, simulate != nil { throw ValidationError("--indoor records without fixes: --simulate replays fixes; give one or the other.") }
+        if indoor, heartRateSimulate != nil {
+            throw ValidationError("--heart-rate-simulate follows the fixes, and --indoor has none: give --sensor for a strap instead.")
+        }
+        if let ftp, !(ftp > 0 && ftp.isFinite) { throw ValidationError("--ftp must be a positive number of watts, not \(ftp).") }
+        if let maxHeartRate, !(maxHeartRate > 0 && maxHeartRate.isFinite) {
+            throw ValidationError("--max-heart-rate must be a positive number of beats per minute, not \(maxHeartRate).")
         }
         if sensors.isEmpty, bus != nil { throw ValidationError("--bus is where BlueZ is, for --sensor: give a --sensor too.") }
         if !sensors.isEmpty, heartRateSimulate != nil {
@@ -123,19 +154,32 @@ struct Record: AsyncParsableCommand {
         case unreachable(LocationError)
     }
 
+    /// How the session records, from the options.
+    private var configuration: WorkoutSession.Configuration {
+        let profile = ftp == nil && maxHeartRate == nil
+            ? nil : TrainingProfile(functionalThresholdPower: ftp, maximumHeartRate: maxHeartRate)
+        return WorkoutSession.Configuration(
+            activityType: activity, locationType: indoor ? .indoor : .unknown, distanceSource: distanceSource,
+            wheelCircumference: wheelCircumference.map { .given($0) } ?? .calibrated(assumed: 2.105),
+            autoPause: autoPause ? .defaults(for: activity) : nil, autoLapDistance: autoLap, trainingProfile: profile)
+    }
+
     func run() async throws {
         let store = try storeOptions.open()
-        let (source, format) = try makeSource()
-        let sensors = try await bluetoothSensors(following: source)
-        let simulated = sensors.isEmpty ? try heartRate(following: source, recordedIn: format) : nil
-        let session = WorkoutSession(
-            store: store, source: source, samples: sensors.map(\.sensor) + (simulated.map { [$0] } ?? []),
-            configuration: .init(activityType: activity, autoPause: autoPause ? .defaults(for: activity) : nil, autoLapDistance: autoLap))
+        let (source, format) = indoor ? (nil, nil) : try makeSource()
+        // Dated by the fixes' time, as the fixes are: a replay's recorded dates, or the GPS's
+        // time where the system clock is not set yet; indoors by the system clock.
+        let time = source.map { FixTime(following: $0, rate: simulate == nil ? 1 : speed) } ?? FixTime()
+        let sensors = try await bluetoothSensors(datedBy: time)
+        let simulated = sensors.isEmpty ? try source.flatMap { try heartRate(following: $0, recordedIn: format) } : nil
+        let samples = sensors.map(\.sensor) + (simulated.map { [$0] } ?? [])
+        let session = source.map { WorkoutSession(store: store, source: $0, samples: samples, configuration: configuration) }
+            ?? WorkoutSession(store: store, samples: samples, configuration: configuration, now: time.now)
         let (endings, ending) = AsyncStream.makeStream(of: Ending.self)
         let report = RecordingReport()
         // gpsd that cannot be reached before a fix came ends the recording with 69.
         let sawFix = Mutex(false)
-        let observation = source.addObserver { event in
+        let observation = source?.addObserver { event in
             switch event {
             case .location: sawFix.withLock { $0 = true }
             case let .error(error):
@@ -146,7 +190,7 @@ struct Record: AsyncParsableCommand {
             default: break
             }
         }
-        defer { observation.cancel() }
+        defer { observation?.cancel() }
         let figures = session.statistics(buffering: .newest(64))
         let interrupts = Interrupts()
         try session.start()
@@ -305,9 +349,33 @@ struct Record: AsyncParsableCommand {
         let pauses = events.filter { $0.kind == .pause }.count
         let stops = events.filter { $0.kind == .motionPaused }.count
         let laps = try await storeCall { try await store.laps(of: workout.id) }.count
-        Output.line("Recorded \(workout.id.uuidString) (\(workout.activityType)): \(Format.distance(workout.totals.distance)), "
+        Output.line("Recorded \(workout.id.uuidString) (\(workout.activityType)\(workout.metadata.isIndoor == true ? ", indoors" : "")): "
+            + "\(Format.distance(workout.totals.distance)), "
             + "duration \(Format.duration(workout.duration)) (moving \(Format.duration(workout.movingTime))), "
             + "\(pauses) pause\(pauses == 1 ? "" : "s"), \(stops) stop\(stops == 1 ? "" : "s"), \(laps) lap\(laps == 1 ? "" : "s").")
+        if let line = Self.calibrationLine(workout.metadata) { Output.error("workout record: " + line) }
+        let training = try await storeCall { try await store.trainingFigures(of: workout.id) }
+        if let normalized = training.normalizedPower {
+            var parts = ["normalized power \(Int(normalized.rounded())) W"]
+            if let intensity = training.intensityFactor { parts.append(String(format: "IF %.2f", intensity)) }
+            if let stress = training.trainingStressScore { parts.append("TSS \(Int(stress.rounded()))") }
+            if let work = training.work { parts.append("work \(Int(work.rounded())) kJ") }
+            Output.line("Training: " + parts.joined(separator: ", ") + ".")
+        }
+    }
+
+    /// What the wheel's calibration against GPS came to, as the saved workout says, if anything.
+    static func calibrationLine(_ metadata: WorkoutMetadata) -> String? {
+        guard let sensor = SensorDistance(metadata), let circumference = sensor.circumference else { return nil }
+        let assumed = String(format: "%.3f m", circumference)
+        guard let calibrated = sensor.calibratedCircumference, let over = sensor.calibrationDistance else {
+            return "the wheel's circumference (\(assumed) \(sensor.circumferenceIsGiven ? "given" : "assumed")) could not be calibrated: "
+                + "less than 200 m of good GPS beside it."
+        }
+        let measured = String(format: "%.3f m", calibrated)
+        return sensor.circumferenceIsGiven
+            ? "against \(Format.distance(over)) of GPS the wheel measured \(measured) a turn; \(assumed) was given and kept."
+            : "against \(Format.distance(over)) of GPS the wheel measured \(measured) a turn (\(assumed) assumed): its distance was counted with \(measured)."
     }
 
     private func makeSource() throws -> (any LocationSource, ReplayRecording.Format?) {
@@ -330,9 +398,9 @@ struct Record: AsyncParsableCommand {
         return (GPSDClient(host: address.host, port: address.port, device: address.device), nil)
     }
 
-    /// The Bluetooth sensors of --sensor, dated by `source`'s fixes, once BlueZ is found with a
-    /// powered adapter (else exit 69, saying what is missing).
-    private func bluetoothSensors(following source: any LocationSource) async throws -> [(sensor: BluetoothSensor, report: SensorReport)] {
+    /// The Bluetooth sensors of --sensor, dated by `time`, once BlueZ is found with a powered
+    /// adapter (else exit 69, saying what is missing).
+    private func bluetoothSensors(datedBy time: FixTime) async throws -> [(sensor: BluetoothSensor, report: SensorReport)] {
         guard !sensors.isEmpty else { return [] }
         let address = bus.map(DBusConnection.Address.address) ?? .system
         do {
@@ -346,12 +414,9 @@ struct Record: AsyncParsableCommand {
             Output.error("workout record: BlueZ did not answer on \(error.bus): \(error.message)")
             throw ExitCode(.unavailable)
         }
-        // Dated by the fixes' time, as the fixes are: a replay's recorded dates, or the GPS's
-        // time where the system clock is not set yet.
-        let time = FixTime(following: source, rate: simulate == nil ? 1 : speed)
         return sensors.map { sensorAddress in
             let sensor = BluetoothSensor(
-                address: sensorAddress, bus: address, wheelCircumference: wheelCircumference, now: { time.now() })
+                address: sensorAddress, bus: address, wheelCircumference: wheelCircumference ?? 2.105, now: { time.now() })
             return (sensor, SensorReport(address: sensor.configuration.address))
         }
     }

@@ -166,7 +166,8 @@ struct SessionStateMachine: Sendable {
         guard case .notStarted = lifecycle else { throw .invalidTransition(action: .start, state: state) }
         lifecycle = .recording(Recording(isPaused: paused))
         if let time { queue.add(engine.begin(at: time)) }
-        return Effects(broadcast: broadcast(), wakeWriter: !queue.events.isEmpty && wake())
+        // Indoors the session is staged at once (the writer writes an empty batch).
+        return Effects(broadcast: broadcast(), wakeWriter: (!queue.events.isEmpty || (time != nil && queue.staging == nil)) && wake())
     }
 
     /// The sources were started: kept while recording; handed back to be stopped otherwise (the
@@ -361,7 +362,7 @@ struct SessionStateMachine: Sendable {
     /// stage it) and the input issues so far, or `nil` when nothing is held or can be staged yet.
     mutating func beginWrite() -> (batch: WriteQueue.Batch, issues: [InputIssue: Int])? {
         writer?.wakePending = false
-        guard let batch = queue.batch(start: engine.timeline.start) else { return nil }
+        guard let batch = queue.batch(start: engine.timeline.start, stagesEmpty: engine.isIndoor) else { return nil }
         writer?.phase = .writing
         return (batch, engine.admission.counts)
     }

@@ -55,8 +55,12 @@ struct WriteQueue: Sendable {
     /// What is held now, to write. The batch gets its own copy of the rows: sharing the queue's
     /// arrays, every fix that came while the batch was being written copied the whole queue to
     /// append itself (copy on write), a copy per fix of everything held.
-    func batch(start: Double?) -> Batch? {
-        guard !isEmpty, let start = start ?? points.first.map({ $0.location.time!.timeIntervalSince1970 }) else { return nil }
+    /// With `stagesEmpty`, a batch with nothing in it when nothing is staged yet: an indoor
+    /// session is staged when it starts, before any sample comes (a workout with no sensor at
+    /// all is its time alone).
+    func batch(start: Double?, stagesEmpty: Bool = false) -> Batch? {
+        guard !isEmpty || (stagesEmpty && staging == nil),
+              let start = start ?? points.first.map({ $0.location.time!.timeIntervalSince1970 }) else { return nil }
         return Batch(
             start: Date(timeIntervalSince1970: start), staging: staging, points: Self.copy(points), events: Self.copy(events),
             samples: Self.copy(samples))

@@ -255,6 +255,8 @@ final class TrackCollector {
             }
             batch.samples.append(sample)
             track!.sampleCount += 1
+            // A wheel's distance counts where the workout's fixes cannot (a tunnel), as it did live.
+            if sample.type == .distance { track!.figures.add(sample) }
             return
         }
         addSample(sample.type, sample.value, at: sample.start, line: line)
