@@ -41,24 +41,27 @@ struct Recover: AsyncParsableCommand {
                 if !json { Output.line("Discarded \(session.id.uuidString) (\(session.points) points).") }
             } else if end {
                 guard let workout = try await storeCall({ try await store.end(session) }) else {
-                    if !json { Output.line("Discarded \(session.id.uuidString): it had no fix.") }
+                    if !json { Output.line("Discarded \(session.id.uuidString): it recorded nothing (\(session.isIndoor == true ? "no sample" : "no fix")).") }
                     continue
                 }
                 if json {
                     Output.line(Format.jsonLine(try await Show.object(workout, in: store)))
                 } else {
+                    let recorded = session.isIndoor == true ? "\(session.samples) samples, indoors" : "\(session.points) points"
                     Output.line("Saved \(workout.id.uuidString) (\(workout.activityType)): \(Format.distance(workout.totals.distance)), "
-                        + "\(Format.duration(workout.duration)), \(session.points) points.")
+                        + "\(Format.duration(workout.duration)), \(recorded).")
                 }
             } else if json {
                 Output.line(Format.jsonLine([
                     "id": session.id.uuidString, "activity": session.activityType.rawValue,
-                    "start": Format.dateTime(session.start), "points": session.points,
+                    "start": Format.dateTime(session.start), "points": session.points, "samples": session.samples,
+                    "indoor": session.isIndoor as Any? ?? NSNull(),
                     "last_fix": session.lastFix.map(Format.dateTime) as Any? ?? NSNull(),
                 ]))
             } else {
-                Output.line("\(session.id.uuidString)  \(session.activityType.rawValue)  \(Format.dateTime(session.start))  "
-                    + "\(session.points) points" + (session.lastFix.map { ", last fix \(Format.dateTime($0))" } ?? ""))
+                Output.line("\(session.id.uuidString)  \(session.activityType.rawValue)\(session.isIndoor == true ? " (indoors)" : "")  "
+                    + "\(Format.dateTime(session.start))  \(session.points) points, \(session.samples) samples"
+                    + (session.lastFix.map { ", last fix \(Format.dateTime($0))" } ?? ""))
             }
         }
     }

@@ -70,6 +70,7 @@ struct Show: AsyncParsableCommand {
         }
         var lines = [
             "\(workout.id.uuidString)  \(workout.activityType)"
+                + (workout.metadata.isIndoor == true ? " indoors" : "")
                 + (workout.unknownActivityType.map { " (stored as \"\($0)\", unknown to this version)" } ?? "")
                 + (workout.metadata.values["name"].map { "  \"\($0)\"" } ?? ""),
             "  when       \(Format.dateTime(workout.start)) to \(Format.dateTime(workout.end))",
@@ -78,6 +79,9 @@ struct Show: AsyncParsableCommand {
             "  duration   " + besides(Format.duration(workout.duration), device?.timerTime.map { "timer \(Format.duration($0))" }),
             "  moving     \(Format.duration(workout.movingTime))",
         ]
+        if let sensor = SensorDistance(workout.metadata), sensor.circumference != nil || sensor.source != .automatic {
+            lines.append("  distance from " + Self.distanceSource(sensor))
+        }
         if let gain = totals.elevationGain {
             let ours = "+\(Int(gain.rounded())) m / -\(Int((totals.elevationLoss ?? 0).rounded())) m"
             let theirs = device?.ascent.map { "+\(Int($0.rounded())) m / -\(Int((device?.descent ?? 0).rounded())) m" }
@@ -135,6 +139,25 @@ struct Show: AsyncParsableCommand {
     /// points and segments, the samples' figures, the active time, the events, the laps, the
     /// training figures (against the workout's profile with `profile` over it), and for a FIT or
     /// TCX import `device`, the device's own totals (keys as in the metadata).
+    /// Where a recorded workout's distance came from, in words: "the sensor (wheel 2.105 m
+    /// assumed; 2.096 m by 8.9 km of GPS)".
+    static func distanceSource(_ sensor: SensorDistance) -> String {
+        var text = switch sensor.source {
+        case .gps: "GPS"
+        case .sensor: "the sensor"
+        case .automatic: "GPS, and the sensor where GPS had no usable fix"
+        }
+        if let circumference = sensor.circumference {
+            text += String(format: " (wheel %.3f m %@", circumference, sensor.circumferenceIsGiven ? "given" : "assumed")
+            if let calibrated = sensor.calibratedCircumference, let over = sensor.calibrationDistance {
+                text += String(format: "; %.3f m by %@ of GPS", calibrated, Format.distance(over))
+                if !sensor.circumferenceIsGiven { text += ", counted with" }
+            }
+            text += ")"
+        }
+        return text
+    }
+
     static func object(_ workout: WorkoutRecord, in store: WorkoutStore, profile: TrainingProfile? = nil) async throws -> [String: Any] {
         let route = try await storeCall { try await store.route(of: workout.id) }
         var samples: [String: Any] = [:]

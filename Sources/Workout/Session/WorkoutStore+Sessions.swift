@@ -46,10 +46,15 @@ extension WorkoutStore {
                 try db.execute(sql: "UPDATE workout SET metadata = ? WHERE id = ? AND metadata <> ?", arguments: [metadataJSON, staged.workoutKey, metadataJSON])
             } else {
                 let now = Date().timeIntervalSince1970
+                let indoor: Bool? = switch configuration.locationType {
+                case .indoor: true
+                case .outdoor: false
+                case .unknown: nil
+                }
                 try db.execute(
-                    sql: "INSERT INTO workout (uuid, activity_type, start_time, end_time, metadata, saved_at, builder_owner) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    sql: "INSERT INTO workout (uuid, activity_type, start_time, end_time, metadata, indoor, saved_at, builder_owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     arguments: [id, configuration.activityType.rawValue, batch.start.timeIntervalSince1970, batch.start.timeIntervalSince1970,
-                                metadataJSON, now, owner])
+                                metadataJSON, indoor, now, owner])
                 let workoutKey = db.lastInsertedRowID
                 try db.execute(sql: "INSERT INTO workout_session (workout, configuration) VALUES (?, ?)", arguments: [workoutKey, configurationJSON])
                 try db.execute(sql: "INSERT INTO route (builder_owner, created_at) VALUES (?, ?)", arguments: [owner, now])
@@ -184,7 +189,8 @@ extension WorkoutStore {
     public func interruptedSessions() async throws(WorkoutStoreError) -> [InterruptedSession] {
         try await read { db in
             try Row.fetchAll(db, sql: """
-                SELECT workout.uuid, workout.activity_type, workout.start_time, workout.builder_owner,
+                SELECT workout.uuid, workout.activity_type, workout.start_time, workout.builder_owner, workout.indoor,
+                    (SELECT count(*) FROM quantity_sample WHERE quantity_sample.workout = workout.id) AS samples,
                     (SELECT count(*) FROM route_point JOIN route ON route.id = route_point.route WHERE route.builder_owner = workout.builder_owner) AS points,
                     (SELECT max(time) FROM route_point JOIN route ON route.id = route_point.route WHERE route.builder_owner = workout.builder_owner) AS last
                 FROM workout WHERE builder_owner LIKE 'session:%' ORDER BY start_time
@@ -194,7 +200,8 @@ extension WorkoutStore {
                 let start = Date(timeIntervalSince1970: row["start_time"])
                 return InterruptedSession(
                     id: parsed.id, activityType: WorkoutActivityType(rawValue: row["activity_type"]) ?? .other, start: start,
-                    lastFix: (row["last"] as Double?).map { Date(timeIntervalSince1970: $0) }, points: row["points"], owner: owner)
+                    lastFix: (row["last"] as Double?).map { Date(timeIntervalSince1970: $0) }, points: row["points"],
+                    samples: row["samples"], isIndoor: row["indoor"], owner: owner)
             }
         }
     }
@@ -203,7 +210,8 @@ extension WorkoutStore {
     /// transaction. Its figures are worked out as the live session worked them out: its points,
     /// its user's actions and its samples fed to the same engine, with the configuration it was
     /// recorded with (kept in the store), so the totals, auto-pauses and auto-laps are those it
-    /// would have saved itself. Returns `nil` when it had no fix (it is discarded then).
+    /// would have saved itself. Returns `nil` when it recorded nothing (no fix; indoors, no
+    /// sample nor event): it is discarded then.
     public func end(_ session: InterruptedSession) async throws(WorkoutStoreError) -> WorkoutRecord? {
         let owner = session.owner
         let path = path
@@ -381,5 +389,9 @@ public struct InterruptedSession: Sendable, Hashable {
     public var lastFix: Date?
     /// How many route points were written.
     public var points: Int
+    /// How many samples were written.
+    public var samples: Int
+    /// Whether it was recorded indoors (no fixes: its samples make it); `nil` when not said.
+    public var isIndoor: Bool?
     let owner: String
 }
