@@ -57,7 +57,7 @@ extension WorkoutSession {
         return session
     }
 
-    /// As ``resume(_:store:source:samples:configuration:clock:)``, with one sample source.
+    /// As ``resume(_:store:source:samples:configuration:clock:now:)``, with one sample source.
     public static func resume(
         _ interrupted: InterruptedSession, store: WorkoutStore, source: any LocationSource, heartRate: (any SampleSource)?,
         configuration: Configuration? = nil, clock: some Clock<Duration> = ContinuousClock()

@@ -376,7 +376,7 @@ extension WorkoutStore {
 }
 
 /// A session whose process ended before it did: what it had written is in the store, out of
-/// sight, until ``WorkoutStore/end(_:)`` saves it as a workout, ``WorkoutSession/resume(_:store:source:samples:configuration:clock:)``
+/// sight, until ``WorkoutStore/end(_:)`` saves it as a workout, ``WorkoutSession/resume(_:store:source:samples:configuration:clock:now:)``
 /// records on in it, or ``WorkoutStore/discard(_:)`` deletes it.
 public struct InterruptedSession: Sendable, Hashable {
     /// The session's id, which its workout keeps.

@@ -18,9 +18,9 @@ public enum DistanceSource: String, Sendable, Hashable, Codable, CaseIterable, C
     /// (a workout whose sensor is silent covers no distance meanwhile).
     case sensor
     /// The fixes where they are usable, and the sensor across every stretch without a usable fix
-    /// (a tunnel, fixes less accurate than the limit) longer than ``DistanceSourcing/gapLimit``
-    /// (5 s): the stretch then covers the sensor's distance, or the straight line between the
-    /// fixes either side when that is longer (a sensor that fell silent on the way). The default.
+    /// (a tunnel, fixes less accurate than the limit) longer than 5 s: the stretch then covers
+    /// the sensor's distance, or the straight line between the fixes either side when that is
+    /// longer (a sensor that fell silent on the way). The default.
     case automatic
 
     /// The choice in words: "GPS", "the sensor", "automatic".

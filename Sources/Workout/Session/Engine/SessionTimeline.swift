@@ -438,7 +438,7 @@ struct SessionTimeline: Sendable {
 }
 
 /// A sensor's distance measured against the fixes': while moving, the steps between usable fixes
-/// at most ``DistanceSourcing/gapLimit`` apart while the sensor measures, and the sensor's
+/// at most 5 s apart while the sensor measures, and the sensor's
 /// readings outside gaps (each over at most that long), summed apart (the fixes' by the speeds the
 /// receiver reported, where both ends of a step have one, else by their positions). Summed, not
 /// paired step by step: a reading that reaches the session a little late still counts. A wheel
