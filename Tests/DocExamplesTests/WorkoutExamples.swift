@@ -35,6 +35,83 @@ enum WorkoutExamples {
         try await routeBuilder.finishRoute(with: workout, metadata: nil)
     }
 
+    // Workout/Session/Engine/SensorReading.swift
+    static func distanceSource() -> WorkoutSession.Configuration {
+        let configuration = WorkoutSession.Configuration(activityType: .cycling, distanceSource: .automatic)   // the default
+        return configuration
+    }
+
+    // Workout/Model/SensorDistance.swift
+    static func sensorDistance(_ workout: WorkoutRecord) {
+        if let sensor = SensorDistance(workout.metadata), let calibrated = sensor.calibratedCircumference {
+            print("the wheel measured \(calibrated) m a turn against GPS")
+        }
+    }
+
+    // Workout/Session/WorkoutSession.swift (indoors); LocationCore/FixTime.swift
+    static func indoorSession(_ store: WorkoutStore, _ strap: BluetoothSensor, _ clock: some Clock<Duration>) -> WorkoutSession {
+        let time = FixTime(clock: clock)
+        let trainer = BluetoothSensor(address: "C0:FF:EE:00:00:05", now: time.now)
+        let session = WorkoutSession(store: store, samples: [trainer, strap],
+                                     configuration: .init(activityType: .cycling, locationType: .indoor), clock: clock, now: time.now)
+        return session
+    }
+
+    // LocationCore/FixTime.swift (without a source)
+    static func fixTimeWithoutASource(_ clock: some Clock<Duration>) -> BluetoothSensor {
+        let time = FixTime(clock: clock)
+        let trainer = BluetoothSensor(address: "C0:FF:EE:00:00:05", clock: clock, now: time.now)
+        return trainer
+    }
+
+    // WorkoutSimulators/TimedSampleSource.swift
+    static func timedSampleSource(_ store: WorkoutStore, _ start: Date, _ ride: [QuantitySample]) async throws {
+        let clock = VirtualClock()
+        let time = FixTime(startingAt: start, clock: clock)
+        let trainer = TimedSampleSource(samples: ride, startingAt: start, clock: clock)
+        let session = WorkoutSession(store: store, samples: [trainer], configuration: .init(activityType: .cycling),
+                                     clock: clock, now: time.now)
+        try session.start()
+        await clock.advance(by: .seconds(3_600))
+    }
+
+    // Workout.docc/WorkoutsWithoutAFix.md
+    static func withoutAFixArticle(_ store: WorkoutStore, _ start: Date, _ ride: [QuantitySample]) async throws {
+        let clock = ContinuousClock()
+        let time = FixTime(clock: clock)                      // the system clock's date, at the clock's pace
+        let trainer = BluetoothSensor(address: "C0:FF:EE:00:00:05", clock: clock, now: time.now)
+        let strap = BluetoothSensor(address: "C0:FF:EE:00:00:01", clock: clock, now: time.now)
+        let session = WorkoutSession(
+            store: store, samples: [trainer, strap],
+            configuration: .init(activityType: .cycling, locationType: .indoor, autoPause: .defaults(for: .cycling),
+                                 autoLapTime: .seconds(600), trainingProfile: TrainingProfile(functionalThresholdPower: 250)),
+            clock: clock, now: time.now)
+        try session.start()
+        _ = try await session.end()
+    }
+
+    static func withoutAFixArticleTest(_ start: Date, _ ride: [QuantitySample]) async throws -> WorkoutRecord {
+        let clock = VirtualClock()
+        let time = FixTime(startingAt: start, clock: clock)
+        let trainer = TimedSampleSource(samples: ride, startingAt: start, clock: clock)
+        let session = WorkoutSession(store: try WorkoutStore.inMemory(), samples: [trainer],
+                                     configuration: .init(activityType: .cycling), clock: clock, now: time.now)
+        try session.start()
+        await clock.advance(by: .seconds(3_600))
+        let workout = try await session.end()
+        return workout
+    }
+
+    // README.md (Workouts without a fix)
+    static func readmeIndoors(_ store: WorkoutStore, _ trainer: BluetoothSensor, _ strap: BluetoothSensor, _ clock: some Clock<Duration>) -> WorkoutSession {
+        let time = FixTime(clock: clock)                     // the date, at the session's clock's pace
+        let session = WorkoutSession(
+            store: store, samples: [trainer, strap],          // sensors dated by time.now too
+            configuration: .init(activityType: .cycling, locationType: .indoor, autoLapTime: .seconds(600)),
+            clock: clock, now: time.now)
+        return session
+    }
+
     // Workout/Model/SampleAveraging.swift
     static func sampleAveraging() -> WorkoutSession.Configuration {
         var configuration = WorkoutSession.Configuration(activityType: .cycling)
