@@ -75,6 +75,22 @@ import WorkoutSimulators
         #expect(SensorDistance(workout.metadata)?.source == .sensor)
     }
 
+    @Test func lapsByDistanceIndoorsAreTheTrainersMetres() async throws {
+        let store = try WorkoutStore.inMemory()
+        let clock = VirtualClock()
+        let time = FixTime(startingAt: Self.start, clock: clock)
+        let trainer = TimedSampleSource(samples: Self.trainerRide(seconds: 1_000), startingAt: Self.start, clock: clock)
+        let session = WorkoutSession(
+            store: store, samples: [trainer], configuration: .init(activityType: .cycling, autoLapDistance: 2_000), clock: clock,
+            now: time.now)
+        try session.start()
+        await clock.advance(by: .seconds(1_000))
+        let workout = try await session.end()
+        let laps = try await store.laps(of: workout.id)
+        #expect(laps.map(\.distance) == [2_000, 2_000, 2_000, 2_000], "a lap every 250 s at 8 m/s: \(laps.map(\.distance))")
+        #expect(laps.dropLast().allSatisfy { $0.trigger == .distance })
+    }
+
     @Test func aPauseIndoorsIsDatedOnTheSessionsClock() async throws {
         let store = try WorkoutStore.inMemory()
         let clock = VirtualClock()
