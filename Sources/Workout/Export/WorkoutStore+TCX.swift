@@ -14,9 +14,13 @@ import TCX
 /// limit are left out, as in the FIT export) and every sample TCX can hold is written, merged by
 /// time as the FIT export merges them: a sample at no point's time makes a `<Trackpoint>` without a position; a moment
 /// with nothing TCX can hold makes none. Each point's `DistanceMeters` is the distance the
-/// workout's time line has counted at it. What TCX cannot hold is counted in
-/// ``ExportSummary/samplesNotWritten``: temperatures, beat-to-beat intervals, a wheel's distances,
-/// a heart rate outside 1-255 bpm, a cadence over 254.
+/// workout's time line has counted at it, and so is a track point's without a position (the
+/// distance so far). A workout without a route (indoors) has track points without `<Position>`,
+/// each with its time, its `DistanceMeters` (the time line's distance from the workout's wheel,
+/// foot pod or trainer `.distance` samples) and sensor values, as a treadmill or trainer writes
+/// them. What TCX cannot hold is counted in ``ExportSummary/samplesNotWritten``: temperatures,
+/// beat-to-beat intervals, a wheel's distances beside a route, a heart rate outside 1-255 bpm, a
+/// cadence over 254.
 ///
 /// ## What our import reads back
 /// The workout's envelope (<doc:OwnFiles>) goes in elements of the namespace
@@ -35,6 +39,7 @@ extension WorkoutStore {
         let workout = source.workout
         let counts = try await sampleCounts(of: workout.id)
         let types = Self.tcxTypes.filter { counts[$0] != nil }
+        let distances = counts[.distance] != nil
         var laps = try await laps(of: workout.id)
         if laps.isEmpty {
             laps = [WorkoutLap(
@@ -73,6 +78,9 @@ extension WorkoutStore {
                 point.speed = instant.values.speed
                 // A moment with nothing TCX holds (a heart rate over 255 alone) makes no track point.
                 guard fitting.heartRate != nil || fitting.cadence != nil || point.power != nil || point.speed != nil else { continue }
+                // The distance so far: a route's up to its last point, or a workout's without a
+                // route from its wheel's, foot pod's or trainer's distances.
+                if source.route != nil || distances { point.distance = feed.timeline.distance }
             }
             writer.add(point, segment: segment, to: &output.bytes)
             try output.flushIfFull(sink)
@@ -84,9 +92,13 @@ extension WorkoutStore {
             notes: workout.metadata.values["description"], creator: workout.metadata.sourceDevice ?? "swift-gps-facade",
             extensions: [Self.xmlText { WorkoutEnvelope.appendHeader(envelope.header, to: &$0) }], to: &output.bytes)
         TCXWriter.appendFooter(to: &output.bytes)
-        let unheld = counts.filter { !Self.tcxTypes.contains($0.key) }.map(\.value).reduce(0, +)
+        // A workout without a route has its distances in its track points' DistanceMeters.
+        let held = Self.tcxTypes + (source.route == nil ? [.distance] : [])
+        let unheld = counts.filter { !held.contains($0.key) }.map(\.value).reduce(0, +)
+        let distancesWritten = source.route == nil ? counts[.distance] ?? 0 : 0
         return ExportSummary(
-            format: .tcx, points: points, segments: segments, samplesWritten: written - lost, samplesNotWritten: lost + unheld, bytes: 0)
+            format: .tcx, points: points, segments: segments, samplesWritten: written - lost + distancesWritten,
+            samplesNotWritten: lost + unheld, bytes: 0)
     }
 
     /// The text `body` writes.

@@ -56,39 +56,28 @@ struct ExportInstant: Sendable {
 struct ExportInstants {
     static let batchSize = 4_096
 
-    private var route: RouteBatches.Iterator
-    private var points: [RoutePoint] = []
-    private var pointIndex = 0
-    private var routeDone = false
+    private var route: ExportRoute
     private var streams: [SampleCursor]
-    private let options: SessionTimeline.Options
 
     /// The instants of `workoutID`, whose samples are of `types`, its points kept as `options`
     /// (the workout's time line) counts them.
     init(store: WorkoutStore, workoutID: UUID, types: [QuantityType], options: SessionTimeline.Options) {
-        route = store.routePoints(of: workoutID, batchSize: Self.batchSize).makeAsyncIterator()
+        route = ExportRoute(store: store, workoutID: workoutID, options: options)
         streams = types.map { SampleCursor(store: store, workoutID: workoutID, type: $0) }
-        self.options = options
     }
 
     /// The next instant, or `nil` after the last.
     mutating func next() async throws(WorkoutStoreError) -> ExportInstant? {
-        while pointIndex >= points.count, !routeDone {
-            let batch = try await route.next() ?? []
-            points = options.maximumHorizontalAccuracy == nil ? batch : batch.filter { options.isAccurate($0.location.horizontalAccuracy) }
-            pointIndex = 0
-            routeDone = batch.isEmpty
-        }
-        let point = pointIndex < points.count ? points[pointIndex] : nil
-        var time = point.map { ($0.location.time ?? $0.location.receivedAt).timeIntervalSince1970 } ?? .infinity
+        let point = try await route.head()
+        var time = point.map(ExportRoute.time) ?? .infinity
         for index in streams.indices {
             if let head = try await streams[index].head(), head.start < time { time = head.start }
         }
         guard time.isFinite else { return nil }
         var instant = ExportInstant(time: time)
-        if let point, (point.location.time ?? point.location.receivedAt).timeIntervalSince1970 <= time + SampleAligner.tolerance {
+        if let point, ExportRoute.time(of: point) <= time + SampleAligner.tolerance {
             instant.point = point
-            pointIndex += 1
+            route.advance()
         }
         for index in streams.indices {
             guard let head = try await streams[index].head(), head.start <= time + SampleAligner.tolerance else { continue }
@@ -96,6 +85,42 @@ struct ExportInstants {
             streams[index].advance()
         }
         return instant
+    }
+}
+
+/// The route points of a workout that an export writes, in order, read in batches: all of them,
+/// but for a recorded session's points less accurate than its limit (they counted for nothing).
+struct ExportRoute {
+    private var route: RouteBatches.Iterator
+    private var points: [RoutePoint] = []
+    private var index = 0
+    private var done = false
+    private let options: SessionTimeline.Options
+
+    init(store: WorkoutStore, workoutID: UUID, options: SessionTimeline.Options) {
+        route = store.routePoints(of: workoutID, batchSize: ExportInstants.batchSize).makeAsyncIterator()
+        self.options = options
+    }
+
+    /// A point's time, seconds since 1970: its fix's, else when it was received.
+    static func time(of point: RoutePoint) -> Double {
+        (point.location.time ?? point.location.receivedAt).timeIntervalSince1970
+    }
+
+    /// The next point, without taking it; `nil` after the last.
+    mutating func head() async throws(WorkoutStoreError) -> RoutePoint? {
+        while index >= points.count, !done {
+            let batch = try await route.next() ?? []
+            points = options.maximumHorizontalAccuracy == nil ? batch : batch.filter { options.isAccurate($0.location.horizontalAccuracy) }
+            index = 0
+            done = batch.isEmpty
+        }
+        return index < points.count ? points[index] : nil
+    }
+
+    /// Takes the point ``head()`` gave.
+    mutating func advance() {
+        index += 1
     }
 }
 

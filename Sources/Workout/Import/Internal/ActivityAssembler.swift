@@ -73,6 +73,11 @@ struct ActivityAssembler {
     /// type's name for every value of a million-record file).
     private var lastSample = [(time: Double, value: Double)?](repeating: nil, count: QuantityType.allCases.count)
     private var segmentPending = false
+    /// The device's distance at the last moment without a position that had one, and when: the
+    /// next one's distance less this is a `.distance` sample over the time between them.
+    private var lastDistance: (time: Double, value: Double)?
+    /// Where the time line began (``begin(at:)``): the first distance is counted from there.
+    private var beganAt: Double?
     private var fingerprint = TrackFingerprint()
     private var sampleFingerprint = TrackFingerprint()
     private var feed = TimelineFeed(options: .asStored, events: [])
@@ -156,6 +161,7 @@ struct ActivityAssembler {
     /// may come before its first record (a workout that began with nothing to record).
     mutating func begin(at time: Double) {
         feed.begin(at: time)
+        beganAt = beganAt ?? time
     }
 
     /// The next point begins a new route segment.
@@ -171,8 +177,11 @@ struct ActivityAssembler {
 
     /// Adds a moment whose time ``check(time:at:)`` accepted: its values become samples (one
     /// per type and time; impossible values reported), its position a route point (unless an
-    /// exact repeat of the point before), its speed a sample when it has no position. Returns
-    /// `nil` when nothing of it is kept.
+    /// exact repeat of the point before), its speed a sample when it has no position, and so its
+    /// distance (the device's, since the start) while the activity has no position at all: the
+    /// distance since the moment before that had one, as a `.distance` sample over the time
+    /// between them (the first from the time line's start; none for no distance covered, nor for
+    /// a distance that goes back, which is reported). Returns `nil` when nothing of it is kept.
     mutating func add(
         time: Double, at position: Int, latitude: Double?, longitude: Double?, altitude: Double?, accuracy: Double?,
         values: InstantValues
@@ -190,6 +199,9 @@ struct ActivityAssembler {
         if let heartRate = admitted.samples.first(where: { $0.type == .heartRate }) { self.heartRate.add(heartRate) }
         guard let latitude, let longitude else {
             if let speed = values.speed, let sample = sample(.speed, speed, at: time, position: position) { admitted.samples.append(sample) }
+            if points == 0, let distance = values.distance, let sample = distanceSample(distance, at: time, position: position) {
+                admitted.samples.append(sample)
+            }
             noteSamples(admitted.samples, at: time)
             return admitted.samples.isEmpty ? nil : admitted
         }
@@ -231,6 +243,26 @@ struct ActivityAssembler {
         lastSample[type.hashKey] = (time, value)
         samples += 1
         return QuantitySample(type: type, value: value, at: Date(timeIntervalSince1970: time))
+    }
+
+    /// The distance covered since the last distance given, as a `.distance` sample; `nil` for
+    /// none covered, or for one that goes back (a device's reset: reported, and counted from there).
+    private mutating func distanceSample(_ distance: Double, at time: Double, position: Int) -> QuantitySample? {
+        guard distance.isFinite, distance >= 0 else {
+            skip(position, "a distance of \(distance) m is not possible; the value was dropped")
+            return nil
+        }
+        let last = lastDistance ?? (beganAt ?? time, 0)
+        lastDistance = (time, distance)
+        guard distance >= last.value else {
+            skip(position, "its distance \(distance) m is less than the \(moment) before's (\(last.value) m): counted again from there")
+            return nil
+        }
+        guard distance > last.value else { return nil }
+        samples += 1
+        return QuantitySample(
+            type: .distance, value: distance - last.value, start: Date(timeIntervalSince1970: min(last.time, time)),
+            end: Date(timeIntervalSince1970: time))
     }
 
     /// Feeds the identity of a workout without a route: its samples' times and values. Once the

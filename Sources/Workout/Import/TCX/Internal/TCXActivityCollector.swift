@@ -212,7 +212,7 @@ final class TCXActivityCollector {
             }
         }
         if activity!.lapKept, let index = activity!.lapStarts.indices.last, activity!.lapStarts[index] == nil { activity!.lapStarts[index] = time }
-        let values = InstantValues(heartRate: point.heartRate, cadence: point.cadence, power: point.power, speed: point.speed)
+        let values = InstantValues(heartRate: point.heartRate, cadence: point.cadence, power: point.power, speed: point.speed, distance: point.distance)
         guard let admitted = activity!.assembler.add(
             time: time, at: point.line, latitude: point.latitude, longitude: point.longitude, altitude: point.altitude,
             accuracy: nil, values: values)
@@ -290,7 +290,10 @@ final class TCXActivityCollector {
             id: header?.id ?? UUID(),
             activityType: options.activity ?? whole.sport.map(WorkoutActivityType.init(tcxSport:)) ?? .other,
             start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: end), totals: totals,
-            metadata: WorkoutMetadata(sourceDevice: whole.creator, sourceApp: options.sourceApp, externalID: assembled.externalID, values: values))
+            // No position at all: done indoors (a treadmill, a trainer), as a FIT import says.
+            metadata: WorkoutMetadata(
+                isIndoor: assembler.points == 0 ? true : nil, sourceDevice: whole.creator, sourceApp: options.sourceApp,
+                externalID: assembled.externalID, values: values))
         return result
     }
 
