@@ -10,10 +10,12 @@ import TCX
 /// lap's ``WorkoutLap/trigger``, as a `TriggerMethod`), and a `<Track>` per stretch of route segment
 /// within the lap: a new one after each pause, as devices write them.
 ///
-/// Every route point the workout counted (a recorded session's points less accurate than its
-/// limit are left out, as in the FIT export) and every sample TCX can hold is written, merged by
-/// time as the FIT export merges them: a sample at no point's time makes a `<Trackpoint>` without a position; a moment
-/// with nothing TCX can hold makes none. Each point's `DistanceMeters` is the distance the
+/// The track points are the FIT export's records (``RecordMoments``): one a route point the
+/// workout counted (a recorded session's points less accurate than its limit are left out, as in
+/// the FIT export), and one a second in which a sample was taken where there is no point (a
+/// `<Trackpoint>` without a position), each holding every sensor's value nearest its time; a
+/// sample no track point takes (a second of its type in one point's interval) is not written, and
+/// counted. A moment with nothing TCX can hold makes no track point. Each point's `DistanceMeters` is the distance the
 /// workout's time line has counted at it, and so is a track point's without a position (the
 /// distance so far). A workout without a route (indoors) has track points without `<Position>`,
 /// each with its time, its `DistanceMeters` (the time line's distance from the workout's wheel,
@@ -52,10 +54,14 @@ extension WorkoutStore {
         var writer = TCXTrackWriter(laps: laps, energy: workout.totals.energy, envelope: envelope)
         var feed = TimelineFeed(options: source.timelineOptions, events: source.events)
         feed.begin(at: workout.start.timeIntervalSince1970)  // as the store reads it back
-        var instants = ExportInstants(store: self, workoutID: workout.id, types: types, options: source.timelineOptions)
+        // The track points are the FIT export's records: one a fix, and one a second with a
+        // sample where there is no fix, each with every sensor's value nearest its time.
+        let momentTypes = types + (distances && source.route == nil ? [.distance] : [])
+        var moments = RecordMoments(store: self, workoutID: workout.id, types: momentTypes, options: source.timelineOptions)
         var (points, segments, written, lost, count) = (0, 0, 0, 0, 0)
         var lastRouteSegment: Int?
-        while let instant = try await instants.next() {
+        while let moment = try await moments.next() {
+            let instant = moment.instant
             var point = TCXTrackpoint(time: GPXTime(date: Date(timeIntervalSince1970: instant.time)))
             (point.heartRate, point.cadence, point.power) = (instant.values.heartRate, instant.values.cadence, instant.values.power)
             let fitting = TCXWriter.fits(heartRate: point.heartRate, cadence: point.cadence)
@@ -73,6 +79,8 @@ extension WorkoutStore {
                 (point.latitude, point.longitude, point.altitude) = (location.latitude, location.longitude, location.altitude)
                 point.distance = feed.timeline.distance
                 point.speed = location.speed ?? instant.values.speed
+                // A fix's own speed is the track point's: a wheel's speed beside it is not written.
+                if location.speed != nil, instant.values.speed != nil { lost += 1 }
                 points += 1
             } else {
                 point.speed = instant.values.speed
@@ -95,6 +103,7 @@ extension WorkoutStore {
         // A workout without a route has its distances in its track points' DistanceMeters.
         let held = Self.tcxTypes + (source.route == nil ? [.distance] : [])
         let unheld = counts.filter { !held.contains($0.key) }.map(\.value).reduce(0, +)
+            + types.map { moments.notWritten[$0] ?? 0 }.reduce(0, +)
         let distancesWritten = source.route == nil ? counts[.distance] ?? 0 : 0
         return ExportSummary(
             format: .tcx, points: points, segments: segments, samplesWritten: written - lost + distancesWritten,

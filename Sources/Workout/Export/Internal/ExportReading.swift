@@ -38,54 +38,13 @@ struct InstantValues: Sendable {
 }
 
 /// One moment of a workout, as the FIT and TCX exports write it (a `record`, a `Trackpoint`): a
-/// route point with the samples taken at its time, or samples taken at a time no point has.
+/// route point with the samples taken nearest its time, or a second's samples where there is no
+/// point (``RecordMoments``).
 struct ExportInstant: Sendable {
     /// Seconds since 1970.
     var time: Double
     var point: RoutePoint?
     var values = InstantValues()
-}
-
-/// A workout's route points and samples merged into ``ExportInstant``s in time order, read in
-/// batches (the route by ordinal, each sample type by start), so memory stays a few batches
-/// whatever the workout's length, and no sample is left out: one that no point has the time of
-/// makes an instant of its own. A sample belongs to an instant when it starts within half a
-/// millisecond of it (the GPX export's rule), one per type. A point less accurate than the
-/// workout's limit (a recorded session's: it counted for nothing) is left out, as the GPX export
-/// leaves it out: FIT and TCX cannot say how accurate a point was, and an import would count it.
-struct ExportInstants {
-    static let batchSize = 4_096
-
-    private var route: ExportRoute
-    private var streams: [SampleCursor]
-
-    /// The instants of `workoutID`, whose samples are of `types`, its points kept as `options`
-    /// (the workout's time line) counts them.
-    init(store: WorkoutStore, workoutID: UUID, types: [QuantityType], options: SessionTimeline.Options) {
-        route = ExportRoute(store: store, workoutID: workoutID, options: options)
-        streams = types.map { SampleCursor(store: store, workoutID: workoutID, type: $0) }
-    }
-
-    /// The next instant, or `nil` after the last.
-    mutating func next() async throws(WorkoutStoreError) -> ExportInstant? {
-        let point = try await route.head()
-        var time = point.map(ExportRoute.time) ?? .infinity
-        for index in streams.indices {
-            if let head = try await streams[index].head(), head.start < time { time = head.start }
-        }
-        guard time.isFinite else { return nil }
-        var instant = ExportInstant(time: time)
-        if let point, ExportRoute.time(of: point) <= time + SampleAligner.tolerance {
-            instant.point = point
-            route.advance()
-        }
-        for index in streams.indices {
-            guard let head = try await streams[index].head(), head.start <= time + SampleAligner.tolerance else { continue }
-            instant.values[streams[index].type] = head.value
-            streams[index].advance()
-        }
-        return instant
-    }
 }
 
 /// The route points of a workout that an export writes, in order, read in batches: all of them,
@@ -98,7 +57,7 @@ struct ExportRoute {
     private let options: SessionTimeline.Options
 
     init(store: WorkoutStore, workoutID: UUID, options: SessionTimeline.Options) {
-        route = store.routePoints(of: workoutID, batchSize: ExportInstants.batchSize).makeAsyncIterator()
+        route = store.routePoints(of: workoutID, batchSize: SampleCursor.batchSize).makeAsyncIterator()
         self.options = options
     }
 
@@ -129,6 +88,9 @@ struct ExportRoute {
 struct SampleCursor {
     typealias Sample = (start: Double, end: Double, value: Double)
 
+    /// How many samples (or route points, for ``ExportRoute``) a read takes.
+    static let batchSize = 4_096
+
     let type: QuantityType
     private let store: WorkoutStore
     private let workoutID: UUID
@@ -155,7 +117,7 @@ struct SampleCursor {
 
     private mutating func refill() async throws(WorkoutStoreError) {
         let after = buffer.last.map { ($0.start, $0.end) } ?? (-Double.infinity, -Double.infinity)
-        let (workoutID, type, limit) = (workoutID, type, ExportInstants.batchSize)
+        let (workoutID, type, limit) = (workoutID, type, Self.batchSize)
         let batch = try await store.read { db -> [Sample] in
             guard let stored = try WorkoutRows.find(workoutID, in: db) else { return [] }
             let statement = try db.cachedStatement(sql: """
