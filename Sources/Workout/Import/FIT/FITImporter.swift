@@ -44,7 +44,7 @@ import LocationCore
 ///   kind (a rider pausing just after auto-pause ended): each pause is then kept as what it was. Laps: a `lap` event at the end of every lap but the last, with its trigger.
 ///   ``WorkoutStore/laps(of:)`` then gives the file's laps, worked out from the points.
 /// - **Indoors**: an activity whose session (or `sport` message) has an indoor sub sport (indoor
-///   cycling, treadmill, virtual activity: ``FITSubSport/isIndoor``), or whose records have no
+///   cycling, treadmill, virtual activity: `FITSubSport.isIndoor`), or whose records have no
 ///   position at all, is ``WorkoutMetadata/isIndoor``; the sub sport is kept in the metadata
 ///   (``WorkoutMetadata/subSportKey``, and ``WorkoutMetadata/virtualKey`` `true` for a virtual
 ///   course). Without positions, each record's `distance` (the device's, from a wheel, a foot pod
