@@ -24,6 +24,9 @@ struct RecordMoments {
         var instant: ExportInstant
         /// The samples of its interval, taken or not, in order of start: for the figures.
         var samples: [QuantitySample] = []
+        /// Where its interval ends (halfway to the next record, at most 5 s on; infinity for the
+        /// last): what it stands for up to, such as the distance a wheel measured by then.
+        var through: Double
     }
 
     /// Where a record stands: its time (the point's, or its second's start), the time its values
@@ -68,7 +71,7 @@ struct RecordMoments {
         upcoming = following
         let (from, to) = PointSampler.interval(at: place.center, previous: previousCenter, next: following?.center)
         previousCenter = place.center
-        var moment = Moment(instant: ExportInstant(time: place.time, point: place.point))
+        var moment = Moment(instant: ExportInstant(time: place.time, point: place.point), through: following == nil ? .infinity : to)
         for index in samplers.indices {
             try await load(index, before: following == nil ? .infinity : to)
             extras.removeAll(keepingCapacity: true)
