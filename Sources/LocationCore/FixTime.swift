@@ -59,6 +59,22 @@ public final class FixTime: Sendable {
         observation.withLock { $0 = observed }
     }
 
+    /// A time without a location source: `start` (the system clock's date now, by default), run
+    /// on at `clock`'s pace. For an indoor workout and its sensors, whose samples and session are
+    /// dated alike, and on a test clock alike.
+    ///
+    /// ```swift
+    /// let time = FixTime(clock: clock)
+    /// let trainer = BluetoothSensor(address: "C0:FF:EE:00:00:05", clock: clock, now: time.now)
+    /// ```
+    public init(startingAt start: Date = Date(), clock: some Clock<Duration> = ContinuousClock()) {
+        self.clock = ElapsedClock(clock)
+        rate = 1
+        fallback = { start }
+        let anchor = Anchor(fixTime: start, cameAt: self.clock.now)
+        state.withLock { $0.anchor = anchor }
+    }
+
     private func fixCame(dated time: Date) {
         let cameAt = clock.now
         state.withLock { state in

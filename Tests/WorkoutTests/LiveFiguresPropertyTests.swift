@@ -61,7 +61,9 @@ import TestSupport
                 heartRate = min(190, max(60, heartRate + Double.random(in: -3...3, using: &random)))
                 let at = time + 0.37
                 let sample = QuantitySample(type: .heartRate, value: heartRate.rounded(), at: Date(timeIntervalSince1970: at))
-                if engine.take(sample) {
+                let result = engine.take(sample)
+                points += result.output.points
+                if result.taken {
                     lastSampleTime = at
                     taken.append(sample)
                 }
@@ -84,7 +86,12 @@ import TestSupport
         let live = engine.liveFigures
 
         // What is saved, as the session publishes it and the store reads it back.
-        let publication = SessionPublication(id: UUID(), configuration: example.configuration, engine: engine)
+        let settlement = SessionSettlement(
+            id: UUID(), configuration: example.configuration, events: engine.events, inputIssues: engine.admission.counts,
+            start: try #require(engine.timeline.start))
+        let publication = SessionPublication(settlement: settlement, hasSensorDistance: false) { feed in
+            for point in points { feed.add(TimelinePoint(ordinal: point.ordinal, segment: point.segment, location: point.location)) }
+        }
         let workout = publication.workout
         var feed = TimelineFeed(
             options: .init(maximumHorizontalAccuracy: example.configuration.fixRules.maximumHorizontalAccuracy),

@@ -204,7 +204,7 @@ import Testing
             QuantitySample(type: .heartRate, value: 120, at: at), QuantitySample(type: .heartRate, value: 121, at: at),
             QuantitySample(type: .cadence, value: 80, at: at), QuantitySample(type: .power, value: -5, at: at),
             QuantitySample(type: .power, value: .infinity, at: at),
-        ].map { engine.take($0) }
+        ].map { engine.take($0).taken }
         #expect(taken == [true, false, true, false, false])
         #expect(engine.admission.counts == [.sampleNotAfterLast: 1, .invalidSample: 2])
         let heartRate = try #require(engine.samples[.heartRate])
@@ -217,10 +217,10 @@ import Testing
     @Test func samplesBeforeTheFirstFixAreDroppedAndDecideNothing() {
         var engine = engine()
         let early = (0..<3).map { QuantitySample(type: .heartRate, value: 100, at: Self.start.addingTimeInterval(86_400 + Double($0))) }
-        #expect(early.map { engine.take($0) } == [false, false, false])
+        #expect(early.map { engine.take($0).taken } == [false, false, false])
         _ = feed(Self.run(3), into: &engine)
         let dated = (0..<3).map { QuantitySample(type: .heartRate, value: 130 + Double($0), at: Self.start.addingTimeInterval(Double($0))) }
-        #expect(dated.map { engine.take($0) } == [true, true, true])
+        #expect(dated.map { engine.take($0).taken } == [true, true, true])
         #expect(engine.admission.counts == [.sampleBeforeFirstFix: 3])
         #expect(engine.samples[.heartRate]?.maximum == 132 && engine.samples[.heartRate]?.count == 3)
     }

@@ -13,6 +13,27 @@ public protocol MotionFix: Sendable {
     var horizontalAccuracy: Double? { get }
     /// A stretch of fixes that belong together: no speed is worked out across a change (a jump).
     var segment: Int { get }
+    /// What the fix gives to judge motion by: a position (the default), a sensor's speed alone,
+    /// or nothing.
+    var motionEvidence: MotionEvidence { get }
+}
+
+extension MotionFix {
+    /// A fix is a position, judged by its speed or by the positions around it.
+    @inlinable
+    public var motionEvidence: MotionEvidence { .position }
+}
+
+/// What a ``MotionFix`` gives ``MotionDetector`` to judge motion by.
+public enum MotionEvidence: Sendable, Hashable {
+    /// A position, with the speed the receiver reported if any: judged by that speed, or by one
+    /// worked out from the positions around it, when it is accurate enough.
+    case position
+    /// A speed alone, measured by a sensor (a wheel, a foot pod, a trainer): judged by it; it has
+    /// no position, so no speed is worked out from it. One without a speed is judged by nothing.
+    case speed
+    /// Nothing to judge by: released in its place among the others, leaving the motion as it is.
+    case none
 }
 
 /// What an action given to ``MotionDetector`` does to the judging of motion.
@@ -102,14 +123,15 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
         @usableFromInline var time: Double
         @usableFromInline var segment: Int
         @usableFromInline var speed: Double?
-        @usableFromInline var accurate: Bool
+        /// Whether it is judged: an accurate position, or a sensor's speed.
+        @usableFromInline var judged: Bool
 
         @inlinable
-        init(time: Double, segment: Int, speed: Double?, accurate: Bool) {
+        init(time: Double, segment: Int, speed: Double?, judged: Bool) {
             self.time = time
             self.segment = segment
             self.speed = speed
-            self.accurate = accurate
+            self.judged = judged
         }
     }
 
@@ -212,9 +234,15 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
     /// Takes the next fix; returns what is released.
     @inlinable
     public mutating func add(_ fix: Fix) -> [Item] {
-        let facts = Facts(time: fix.time, segment: fix.segment, speed: fix.speed, accurate: isAccurate(fix.horizontalAccuracy))
+        let evidence = fix.motionEvidence
+        let judged = switch evidence {
+        case .position: isAccurate(fix.horizontalAccuracy)
+        case .speed: fix.speed != nil
+        case .none: false
+        }
+        let facts = Facts(time: fix.time, segment: fix.segment, speed: evidence == .none ? nil : fix.speed, judged: judged)
         newest = (facts.time, facts.segment)
-        if facts.accurate, rule != nil { place(fix, facts) }
+        if evidence == .position, facts.judged, rule != nil { place(fix, facts) }
         held.append(.fix(fix, facts))
         return drain(flushing: false)
     }
@@ -277,7 +305,7 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
     /// `nil` when it must wait for later fixes.
     @inlinable
     func decide(_ fix: Facts, flushing: Bool) -> Double?? {
-        guard rule != nil, fix.accurate, !isPaused, lastReleased != nil else { return .some(fix.speed) }
+        guard rule != nil, fix.judged, !isPaused, lastReleased != nil else { return .some(fix.speed) }
         if let speed = fix.speed { return .some(speed) }
         if !flushing, let newest, newest.segment == fix.segment, newest.time < fix.time + Self.halfWindow { return nil }
         return .some(derivedSpeed(at: fix.time, segment: fix.segment))
@@ -295,7 +323,7 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
                 return .action(action)
             }
             early = []
-            if let rule, facts.accurate, let speed, speed < rule.speedThreshold, motion == .moving {
+            if let rule, facts.judged, let speed, speed < rule.speedThreshold, motion == .moving {
                 _motion = .slowing(since: time)
             }
             return
@@ -304,7 +332,7 @@ public struct MotionDetector<Fix: MotionFix, Action: MotionAction>: Sendable {
             release(fix, at: time, speed: speed, into: &released)
             return
         }
-        guard facts.accurate, let speed else {
+        guard facts.judged, let speed else {
             // A fix that cannot be judged leaves the motion as it is.
             if case .slowing = motion {
                 stretch.append(.fix(fix, time: time, speed: speed))

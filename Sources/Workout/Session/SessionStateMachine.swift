@@ -99,13 +99,18 @@ struct SessionStateMachine: Sendable {
     private var generation: UInt64 = 0
     private var settledWaiters: [CheckedContinuation<Void, Never>] = []
 
+    /// The circumference the wheel sensors measure with, metres.
+    private let wheelCircumference: Double
+
     init(configuration: WorkoutSession.Configuration) {
         engine = SessionEngine(configuration: configuration)
         queue = WriteQueue(maximumPoints: configuration.maximumHeldPoints)
+        wheelCircumference = configuration.wheelCircumference.metres
     }
 
     /// A machine taking over a recovered session: its engine rebuilt, its rows staged.
     init(configuration: WorkoutSession.Configuration, engine: SessionEngine, staging: WorkoutStore.SessionStaging) {
+        wheelCircumference = configuration.wheelCircumference.metres
         self.engine = engine
         queue = WriteQueue(maximumPoints: configuration.maximumHeldPoints)
         queue.staging = staging
@@ -153,10 +158,12 @@ struct SessionStateMachine: Sendable {
     // MARK: - Lifecycle
 
     /// `start()`: from not started to recording (paused: a resumed session the user had paused).
-    mutating func start(paused: Bool) throws(WorkoutSessionError) -> Effects {
+    /// Indoors the time line begins (or a resumed one resumes) at `time`, the session's clock's.
+    mutating func start(paused: Bool, at time: Double?) throws(WorkoutSessionError) -> Effects {
         guard case .notStarted = lifecycle else { throw .invalidTransition(action: .start, state: state) }
         lifecycle = .recording(Recording(isPaused: paused))
-        return Effects(broadcast: broadcast())
+        if let time { queue.add(engine.begin(at: time)) }
+        return Effects(broadcast: broadcast(), wakeWriter: !queue.events.isEmpty && wake())
     }
 
     /// The sources were started: kept while recording; handed back to be stopped otherwise (the
@@ -168,9 +175,11 @@ struct SessionStateMachine: Sendable {
         return nil
     }
 
-    /// A user's action: pause, resume, lap or mark. An event is written at once.
-    mutating func act(_ action: WorkoutSession.Action, name: String? = nil) throws(WorkoutSessionError) -> Effects {
+    /// A user's action: pause, resume, lap or mark, indoors at `time` on the session's clock (else
+    /// at the last fix). An event is written at once.
+    mutating func act(_ action: WorkoutSession.Action, name: String? = nil, at time: Double? = nil) throws(WorkoutSessionError) -> Effects {
         guard case var .recording(recording) = lifecycle else { throw .invalidTransition(action: action, state: state) }
+        if let time { engine.advanceClock(to: time) }
         switch action {
         case .pause where !recording.isPaused:
             recording.isPaused = true
@@ -204,8 +213,10 @@ struct SessionStateMachine: Sendable {
         }
     }
 
-    /// The sources are stopped: the engine settles what it holds, for the last write.
-    mutating func settle() -> Effects {
+    /// The sources are stopped: the engine settles what it holds, for the last write; indoors
+    /// its time line ends at `time` on the session's clock.
+    mutating func settle(at time: Double? = nil) -> Effects {
+        if let time { engine.advanceClock(to: time) }
         queue.add(engine.finish())
         return Effects(broadcast: broadcast())
     }
@@ -268,14 +279,17 @@ struct SessionStateMachine: Sendable {
         case .recording, .ending: break
         default: return Effects()
         }
-        var firstOfItsType = false
+        var changed = false
         if queue.isFull {
             engine.note(.backlogFull)
-        } else if engine.take(sample) {
-            queue.samples.append(sample)
-            firstOfItsType = engine.samples[sample.type]?.count == 1
+        } else {
+            let (taken, output) = engine.take(sample)
+            if taken { queue.samples.append(sample) }
+            // A reading may decide a stop (indoors, in a tunnel) or let a held fix through: sent at once.
+            queue.add(output)
+            changed = (taken && engine.samples[sample.type]?.count == 1) || !output.isEmpty
         }
-        return Effects(broadcast: sampleBroadcast(at: now, firstOfItsType: firstOfItsType), wakeWriter: isWriteDue && wake())
+        return Effects(broadcast: sampleBroadcast(at: now, firstOfItsType: changed), wakeWriter: isWriteDue && wake())
     }
 
     /// How often, at most, the figures a sample changes are sent.
@@ -296,8 +310,11 @@ struct SessionStateMachine: Sendable {
     /// A second went by on the session's clock: a fix admission has held since the last tick,
     /// waiting for the next, is taken (a receiver that lost its fix sends no next; the reports of
     /// one fix come within a second); figures a sample changed go out; the writer writes what is held.
-    mutating func tick() -> Effects {
+    mutating func tick(at time: Double? = nil) -> Effects {
         guard case var .recording(recording) = lifecycle else { return Effects() }
+        // Indoors the elapsed time and duration run with the session's clock.
+        let before = engine.now
+        if let time { engine.advanceClock(to: time) }
         let held = engine.admission.heldCount
         var changed = recording.throttle.unsent
         if engine.admission.isHolding, held == recording.heldAtLastTick, !queue.isFull {
@@ -306,6 +323,7 @@ struct SessionStateMachine: Sendable {
         }
         recording.heldAtLastTick = held
         lifecycle = .recording(recording)
+        if engine.now != before { changed = true }
         return Effects(broadcast: changed ? broadcast() : nil, wakeWriter: !queue.isEmpty && wake())
     }
 
@@ -462,6 +480,8 @@ struct SessionStateMachine: Sendable {
             elevationGain: figures.elevationGain, lap: engine.timeline.lap,
             lapDistance: figures.lapDistance, lapDuration: figures.lapDuration, lapMovingTime: figures.lapMovingTime,
             samples: engine.samples, lapSamples: engine.lapSamples, inputIssues: engine.admission.counts,
+            distanceSource: engine.timeline.options.distanceSource, sensorCalibration: engine.timeline.calibration,
+            calibratedWheelCircumference: engine.timeline.calibration.factor.map { $0 * wheelCircumference },
             storage: queue.storage, unwritten: queue.points.count + queue.samples.count)
     }
 }

@@ -29,12 +29,57 @@ extension WorkoutSession {
         public var description: String { rawValue }
     }
 
-    /// How a session records: the activity, auto-pause, auto-laps, the rules its fixes are held
-    /// to, and how it waits for a failing store. Kept with the session in the store, so a session
-    /// resumed after a crash records as it did.
+    /// Where a workout is done, as HealthKit's `HKWorkoutSessionLocationType`.
+    public enum LocationType: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Outdoors: the time line begins at the first fix, and the route is recorded.
+        case outdoor
+        /// Indoors (a trainer, a treadmill): no fixes are taken (a location source given is not
+        /// started); the time line begins at `start()` on the session's clock, the sensors'
+        /// samples make the workout, and the distance is the sensor's. Saved as
+        /// ``WorkoutMetadata/isIndoor`` `true`.
+        case indoor
+        /// Not said: recorded as outdoors, saved with ``WorkoutMetadata/isIndoor`` unset.
+        case unknown
+    }
+
+    /// How a wheel sensor's circumference is known.
+    public enum WheelCircumference: Sendable, Hashable, Codable {
+        /// Assumed (the sensors measure with `assumed` metres, 2.105 for a 700x25c tyre by
+        /// default): the session calibrates it against the stretches of good GPS, and counts the
+        /// sensor's distance with the calibrated one once 200 m of them are compared.
+        case calibrated(assumed: Double)
+        /// Given by the user (the sensors measure with it): kept; the calibration is only reported.
+        case given(Double)
+
+        /// The circumference the sensors measure with, metres.
+        public var metres: Double {
+            switch self {
+            case let .calibrated(assumed): assumed
+            case let .given(metres): metres
+            }
+        }
+
+        /// Whether the session corrects the sensor's distance by its calibration.
+        public var calibrates: Bool {
+            if case .calibrated = self { true } else { false }
+        }
+    }
+
+    /// How a session records: the activity, where it is done and where its distance comes from,
+    /// auto-pause, auto-laps, the rules its fixes are held to, and how it waits for a failing
+    /// store. Kept with the session in the store, so a session resumed after a crash records as it did.
     public struct Configuration: Sendable, Hashable, Codable {
         /// What is done.
         public var activityType: WorkoutActivityType
+        /// Indoors, outdoors, or not said (recorded as outdoors). ``LocationType/unknown`` by default.
+        public var locationType: LocationType
+        /// Where the distance comes from when a sensor measures it too (a wheel, a foot pod):
+        /// ``DistanceSource/automatic`` by default, the fixes where they are usable and the
+        /// sensor across the stretches where they are not. Indoors it is always the sensor.
+        public var distanceSource: DistanceSource
+        /// A wheel sensor's circumference: assumed and calibrated against GPS (the default,
+        /// 2.105 m), or given.
+        public var wheelCircumference: WheelCircumference
         /// Auto-pause, or `nil` for none.
         public var autoPause: AutoPause?
         /// A lap every this many metres covered while active, or `nil`.
@@ -59,11 +104,15 @@ extension WorkoutSession {
 
         /// A configuration; only the activity is needed.
         public init(
-            activityType: WorkoutActivityType, autoPause: AutoPause? = nil, autoLapDistance: Double? = nil,
-            autoLapTime: Duration? = nil, metadata: WorkoutMetadata = WorkoutMetadata(), fixRules: FixRules? = nil,
-            endTimeout: Duration = .seconds(60), maximumHeldPoints: Int = 100_000
+            activityType: WorkoutActivityType, locationType: LocationType = .unknown, distanceSource: DistanceSource = .automatic,
+            wheelCircumference: WheelCircumference = .calibrated(assumed: 2.105), autoPause: AutoPause? = nil,
+            autoLapDistance: Double? = nil, autoLapTime: Duration? = nil, metadata: WorkoutMetadata = WorkoutMetadata(),
+            fixRules: FixRules? = nil, endTimeout: Duration = .seconds(60), maximumHeldPoints: Int = 100_000
         ) {
             self.activityType = activityType
+            self.locationType = locationType
+            self.distanceSource = distanceSource
+            self.wheelCircumference = wheelCircumference
             self.autoPause = autoPause
             self.autoLapDistance = autoLapDistance
             self.autoLapTime = autoLapTime
@@ -74,7 +123,8 @@ extension WorkoutSession {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case activityType, autoPause, autoLapDistance, autoLapTime, metadata, fixRules, endTimeout, maximumHeldPoints
+            case activityType, locationType, distanceSource, wheelCircumference, autoPause, autoLapDistance, autoLapTime, metadata,
+                 fixRules, endTimeout, maximumHeldPoints
         }
 
         /// Reads a configuration the store kept: what it lacks (kept by an older version) takes
@@ -84,6 +134,10 @@ extension WorkoutSession {
             let activityType = try container.decode(WorkoutActivityType.self, forKey: .activityType)
             self.init(
                 activityType: activityType,
+                locationType: try container.decodeIfPresent(LocationType.self, forKey: .locationType) ?? .unknown,
+                distanceSource: try container.decodeIfPresent(DistanceSource.self, forKey: .distanceSource) ?? .automatic,
+                wheelCircumference: try container.decodeIfPresent(WheelCircumference.self, forKey: .wheelCircumference)
+                    ?? .calibrated(assumed: 2.105),
                 autoPause: try container.decodeIfPresent(AutoPause.self, forKey: .autoPause),
                 autoLapDistance: try container.decodeIfPresent(Double.self, forKey: .autoLapDistance),
                 autoLapTime: try container.decodeIfPresent(Duration.self, forKey: .autoLapTime),
@@ -92,5 +146,22 @@ extension WorkoutSession {
                 endTimeout: try container.decodeIfPresent(Duration.self, forKey: .endTimeout) ?? .seconds(60),
                 maximumHeldPoints: try container.decodeIfPresent(Int.self, forKey: .maximumHeldPoints) ?? 100_000)
         }
+    }
+}
+
+extension WorkoutSession.Configuration {
+    /// The distance source the session records with: indoors, always the sensor.
+    var effectiveDistanceSource: DistanceSource {
+        locationType == .indoor ? .sensor : distanceSource
+    }
+
+    /// The time line's options while recording.
+    var timelineOptions: SessionTimeline.Options {
+        var options = SessionTimeline.Options(
+            maximumHorizontalAccuracy: fixRules.maximumHorizontalAccuracy, autoLapDistance: autoLapDistance,
+            autoLapTime: autoLapTime?.seconds)
+        options.distanceSource = effectiveDistanceSource
+        options.calibratesSensor = locationType != .indoor && wheelCircumference.calibrates
+        return options
     }
 }

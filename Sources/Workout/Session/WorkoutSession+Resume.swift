@@ -16,9 +16,13 @@ extension WorkoutSession {
     ///
     /// Throws ``WorkoutSessionError/notInterrupted`` when the session was ended, discarded or
     /// resumed meanwhile (by another process too), and ``WorkoutSessionError/store(_:)``.
+    ///
+    /// An indoor session resumes from the time now on the session's clock (`now`): the gap's
+    /// `resume` is dated there, and its location source, if one is given, is not started.
     public static func resume(
-        _ interrupted: InterruptedSession, store: WorkoutStore, source: any LocationSource, samples: [any SampleSource] = [],
-        configuration: Configuration? = nil, clock: some Clock<Duration> = ContinuousClock()
+        _ interrupted: InterruptedSession, store: WorkoutStore, source: (any LocationSource)?, samples: [any SampleSource] = [],
+        configuration: Configuration? = nil, clock: some Clock<Duration> = ContinuousClock(),
+        now: @escaping @Sendable () -> Date = { Date() }
     ) async throws(WorkoutSessionError) -> WorkoutSession {
         let contents: WorkoutStore.SessionContents?
         do {
@@ -45,7 +49,8 @@ extension WorkoutSession {
         var machine = SessionStateMachine(configuration: recording, engine: engine, staging: contents.staging)
         machine.queueForWriting(gap)
         let session = WorkoutSession(
-            id: interrupted.id, store: store, source: source, samples: samples, configuration: recording, clock: clock, machine: machine)
+            id: interrupted.id, store: store, source: source, samples: samples, configuration: recording, clock: clock, machine: machine,
+            now: now)
         try session.begin(paused: paused)
         // The gap's pause is written at once.
         session.run(session.machine.withLock { $0.wakeForWriting() })

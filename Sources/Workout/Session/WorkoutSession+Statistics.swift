@@ -77,6 +77,14 @@ extension WorkoutSession {
         public var lapSamples: [QuantityType: SampleFigures]
         /// How many fixes and samples met each admission rule (see ``InputIssue``).
         public var inputIssues: [InputIssue: Int]
+        /// Where the distance comes from (indoors: the sensor).
+        public var distanceSource: DistanceSource
+        /// A distance sensor's measure against the fixes so far (over steps of good GPS): its
+        /// ``SensorCalibration/factor`` once 200 m of them are compared.
+        public var sensorCalibration: SensorCalibration
+        /// The wheel's circumference as the fixes calibrate it so far, metres, once known: counted
+        /// with when the circumference was not given, only reported when it was.
+        public var calibratedWheelCircumference: Double?
         /// How the writing to the store stands.
         public var storage: StorageState
         /// Route points and samples held in memory, not yet written to the store.

@@ -79,8 +79,10 @@ extension WorkoutSession {
             throw .notSaved(error: error, waited: clock.now - began, unwritten: machine.withLock { $0.statistics.unwritten })
         }
         let (engine, staging) = machine.withLock { ($0.engine, $0.queue.staging) }
-        guard let staging, engine.timeline.start != nil else { throw .nothingRecorded }
-        let publication = SessionPublication(id: id, configuration: configuration, engine: engine)
+        guard let staging, let start = engine.timeline.start else { throw .nothingRecorded }
+        let publication = SessionSettlement(
+            id: id, configuration: configuration, events: engine.events, inputIssues: engine.admission.counts, start: start,
+            end: engine.isIndoor ? engine.now : nil)
         // From a store call to a wait to try again and back: the writer is settled only while it
         // waits for the clock, until end() has saved (ended) or given up (stopped).
         while true {
@@ -95,32 +97,5 @@ extension WorkoutSession {
                 }
             }
         }
-    }
-}
-/// What publishing a session writes: the workout with its totals and metadata, all its events,
-/// where its route's segments begin, and its counted points' fingerprint.
-struct SessionPublication: Sendable {
-    var workout: WorkoutRecord
-    var events: [WorkoutEvent]
-    var segmentStarts: [Int]
-    /// The external id its GPX export will be found by, when the store has no workout with it yet.
-    var externalID: String?
-
-    /// The publication of a session whose engine has settled everything.
-    init(id: UUID, configuration: WorkoutSession.Configuration, engine: SessionEngine) {
-        var timeline = engine.timeline
-        timeline.finish()
-        let start = timeline.start ?? 0
-        let end = timeline.lastTime ?? start
-        var metadata = configuration.metadata
-        for (issue, count) in engine.admission.counts where count > 0 {
-            metadata.values[issue.metadataKey] = String(count)
-        }
-        workout = WorkoutRecord(
-            id: id, activityType: configuration.activityType, start: Date(timeIntervalSince1970: start),
-            end: Date(timeIntervalSince1970: end), totals: engine.totals(end: end), metadata: metadata)
-        events = timeline.events
-        segmentStarts = timeline.segmentStarts
-        externalID = metadata.externalID == nil && timeline.fingerprint.count > 0 ? timeline.fingerprint.externalID : nil
     }
 }

@@ -42,8 +42,12 @@ public final class WorkoutSession: Sendable {
     /// How it records.
     public let configuration: Configuration
     let store: WorkoutStore
-    private let source: any LocationSource
+    /// The fixes' source; `nil` indoors (a source given to an indoor session is not started).
+    private let source: (any LocationSource)?
     private let sampleSources: [any SampleSource]
+    /// The date on the session's clock, indoors: when the time line begins, when an action
+    /// happens, when it ends (outdoors, the fixes' times are the session's).
+    private let date: @Sendable () -> Date
     /// Times the writing of what is held when nothing new comes, the retries of failed writes and
     /// how long end() waits; the session's own times are the fixes'.
     let clock: ElapsedClock
@@ -74,6 +78,30 @@ public final class WorkoutSession: Sendable {
             machine: SessionStateMachine(configuration: configuration))
     }
 
+    /// A session without a location source: indoors (a trainer ride, a treadmill run), whatever
+    /// `configuration.locationType` says. Its time line begins at ``start()``, dated by `now`, and
+    /// its sample sources' samples make the workout: their distance its distance, their speed
+    /// (and cadence and power) what auto-pause judges by. `now` dates the time line on the
+    /// session's clock: give the sample sources the same one (a `FixTime(clock:)` without a
+    /// source runs from the system clock's date at the pace of `clock`).
+    ///
+    /// ```swift
+    /// let time = FixTime(clock: clock)
+    /// let trainer = BluetoothSensor(address: "C0:FF:EE:00:00:05", now: time.now)
+    /// let session = WorkoutSession(store: store, samples: [trainer, strap],
+    ///                              configuration: .init(activityType: .cycling, locationType: .indoor), clock: clock, now: time.now)
+    /// ```
+    public convenience init(
+        store: WorkoutStore, samples: [any SampleSource], configuration: Configuration,
+        clock: some Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        var configuration = configuration
+        configuration.locationType = .indoor
+        self.init(
+            id: UUID(), store: store, source: nil, samples: samples, configuration: configuration, clock: clock,
+            machine: SessionStateMachine(configuration: configuration), now: now)
+    }
+
     /// A session with one sample source, for heart rate: as ``init(store:source:samples:configuration:clock:)``.
     public convenience init(
         store: WorkoutStore, source: any LocationSource, heartRate: (any SampleSource)?, configuration: Configuration,
@@ -83,12 +111,14 @@ public final class WorkoutSession: Sendable {
     }
 
     init(
-        id: UUID, store: WorkoutStore, source: any LocationSource, samples: [any SampleSource], configuration: Configuration,
-        clock: any Clock<Duration>, machine: SessionStateMachine
+        id: UUID, store: WorkoutStore, source: (any LocationSource)?, samples: [any SampleSource], configuration: Configuration,
+        clock: any Clock<Duration>, machine: SessionStateMachine, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.id = id
         self.store = store
-        self.source = source
+        // Indoors no fix is taken.
+        self.source = configuration.locationType == .indoor ? nil : source
+        self.date = now
         self.sampleSources = samples
         self.configuration = configuration
         self.clock = ElapsedClock(clock)
@@ -129,8 +159,9 @@ public final class WorkoutSession: Sendable {
     }
 
     func begin(paused: Bool) throws(WorkoutSessionError) {
-        run(try machine.withLock { machine throws(WorkoutSessionError) in try machine.start(paused: paused) })
-        let observation = source.addObserver { [weak self] event in
+        let time = indoorTime()
+        run(try machine.withLock { machine throws(WorkoutSessionError) in try machine.start(paused: paused, at: time) })
+        let observation = source?.addObserver { [weak self] event in
             guard let self, case let .location(fix) = event else { return }
             run(machine.withLock { $0.take(fix) })
         }
@@ -138,7 +169,7 @@ public final class WorkoutSession: Sendable {
         // be listening before the first fix can come, or it misses it.
         let samples = sampleSources.map { $0.start() }
         startRecording(reading: samples)
-        source.start()
+        source?.start()
         let sources = SessionStateMachine.Sources(observation: observation, readsSamples: !samples.isEmpty)
         // end() or discard() may have come meanwhile: then what was started here stops at once.
         if let leftover = machine.withLock({ $0.attach(sources) }) { stop(leftover) }
@@ -168,7 +199,14 @@ public final class WorkoutSession: Sendable {
     /// An event is written as soon as auto-pause releases it (a pause at once; a lap pressed while
     /// slowing once the slow stretch is decided): it may be the last thing before a crash.
     private func act(_ action: Action, name: String? = nil) throws(WorkoutSessionError) {
-        run(try machine.withLock { machine throws(WorkoutSessionError) in try machine.act(action, name: name) })
+        let time = indoorTime()
+        run(try machine.withLock { machine throws(WorkoutSessionError) in try machine.act(action, name: name, at: time) })
+    }
+
+    /// Indoors, the date now on the session's clock (seconds since 1970); outdoors `nil`: the
+    /// fixes' times are the session's.
+    private func indoorTime() -> Double? {
+        configuration.locationType == .indoor ? date().timeIntervalSince1970 : nil
     }
 
     /// Ends the session and saves it in one transaction: the workout with its totals (distance,
@@ -193,7 +231,8 @@ public final class WorkoutSession: Sendable {
         let began = clock.now
         stop(sources)
         await stopRecording(readers: sources.readsSamples ? sampleSources.count : 0)
-        run(machine.withLock { $0.settle() })
+        let time = indoorTime()
+        run(machine.withLock { $0.settle(at: time) })
         do throws(WorkoutSessionError) {
             let workout = try await save(began: began, deadline: began + configuration.endTimeout)
             run(machine.withLock { $0.ended() })
@@ -269,7 +308,7 @@ public final class WorkoutSession: Sendable {
     private func stop(_ sources: SessionStateMachine.Sources) {
         if let observation = sources.observation {
             observation.cancel()
-            source.stop()
+            source?.stop()
         }
         if sources.readsSamples {
             for sampleSource in sampleSources { sampleSource.stop() }
@@ -300,7 +339,8 @@ public final class WorkoutSession: Sendable {
                 let ticker = clock.pacedTask { [weak self] clock in
                     while (try? await clock.sleep(for: .seconds(1))) != nil {
                         guard let self else { return }
-                        run(machine.withLock { $0.tick() })
+                        let time = indoorTime()
+                        run(machine.withLock { $0.tick(at: time) })
                     }
                 }
                 group.addTask {

@@ -63,11 +63,13 @@ extension WorkoutStore {
     }
 
     /// The time-line options a stored workout is read with: its session's accuracy limit, or
-    /// every point counting (imported, chain-saved, or recorded before configurations were kept).
+    /// every point counting (imported, chain-saved, or recorded before configurations were kept);
+    /// and where its distance came from, as its metadata says (``SensorDistance``).
     static func timelineOptions(ofWorkoutKey key: Int64, in db: Database) throws -> SessionTimeline.Options {
         var options = SessionTimeline.Options.asStored
         options.maximumHorizontalAccuracy = try sessionConfiguration(ofWorkoutKey: key, in: db)?.fixRules.maximumHorizontalAccuracy
-        return options
+        let values = try String.fetchOne(db, sql: "SELECT metadata FROM workout WHERE id = ?", arguments: [key]).map { WorkoutRows.decode($0) } ?? [:]
+        return SensorDistance.timelineOptions(options, metadata: WorkoutMetadata(values: values))
     }
 
     /// The stored workout's time line, fed its points and events; `nil` when it is not stored.
@@ -79,18 +81,51 @@ extension WorkoutStore {
         options.splitDistance = metres
         var feed = TimelineFeed(options: options, events: try events(ofWorkoutKey: stored.key, in: db))
         feed.begin(at: stored.start)
+        try feedRoute(ofWorkoutKey: stored.key, to: &feed, in: db)
+        return (feed.finish(at: stored.end), stored.key)
+    }
+
+    /// Feeds the points of the workout row `key` and its distance samples to `feed`, in time
+    /// order (a sample after the points up to its end; a point before a sample at its time).
+    static func feedRoute(ofWorkoutKey key: Int64, to feed: inout TimelineFeed, in db: Database) throws {
         let points = try Row.fetchCursor(db, sql: """
-            SELECT route_point.ordinal, route_point.segment, route_point.time, route_point.latitude, route_point.longitude,
-                route_point.altitude, route_point.speed, route_point.h_accuracy
+            SELECT \(timelinePointColumns.split(separator: ",").map { "route_point." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
             FROM route_point JOIN route ON route.id = route_point.route
             WHERE route.workout = ? ORDER BY route_point.ordinal
-            """, arguments: [stored.key])
+            """, arguments: [key])
+        try self.feed(points, distances: distanceSamples(ofWorkoutKey: key, in: db), to: &feed)
+    }
+
+    /// The columns of `route_point` a ``TimelinePoint`` is read from, in the order ``feed(_:distances:to:)`` reads them.
+    static let timelinePointColumns = "ordinal, segment, time, latitude, longitude, altitude, speed, h_accuracy"
+
+    /// Feeds `points` (rows of ``timelinePointColumns``, in order) and `distances` to `feed`, merged by time.
+    static func feed(_ points: RowCursor, distances: SampleQueue, to feed: inout TimelineFeed) throws {
+        var distances = distances
         while let row = try points.next() {
-            feed.add(TimelinePoint(
+            let point = TimelinePoint(
                 ordinal: row[0], segment: row[1], time: row[2], latitude: row[3], longitude: row[4], altitude: row.optionalDouble(5),
-                speed: row.optionalDouble(6), horizontalAccuracy: row.optionalDouble(7)))
+                speed: row.optionalDouble(6), horizontalAccuracy: row.optionalDouble(7))
+            while let sample = distances.peek(), sample.end.timeIntervalSince1970 < point.time {
+                feed.add(sample)
+                distances.advance()
+            }
+            feed.add(point)
         }
-        return (feed.finish(at: stored.end), stored.key)
+        while let sample = distances.peek() {
+            feed.add(sample)
+            distances.advance()
+        }
+    }
+
+    /// The distance samples of the workout row `key`, by their end.
+    static func distanceSamples(ofWorkoutKey key: Int64, in db: Database) throws -> SampleQueue {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT start_time, end_time, value FROM quantity_sample WHERE workout = ? AND type = ? ORDER BY end_time, start_time
+            """, arguments: [key, QuantityType.distance.rawValue])
+        return SampleQueue(rows.map { row in
+            QuantitySample(type: .distance, value: row[2], start: Date(timeIntervalSince1970: row[0]), end: Date(timeIntervalSince1970: row[1]))
+        })
     }
 
     /// The figures of each type of sample of a workout (heart rate, cadence, power...), the mean
@@ -134,5 +169,23 @@ extension WorkoutStore {
         for index in laps.indices {
             laps[index].heartRateAverage = laps[index].samples[.heartRate]?.average
         }
+    }
+}
+
+/// Samples taken one by one from the front, in the order given.
+struct SampleQueue: Sendable {
+    private let samples: [QuantitySample]
+    private var next = 0
+
+    init(_ samples: [QuantitySample]) {
+        self.samples = samples
+    }
+
+    func peek() -> QuantitySample? {
+        next < samples.count ? samples[next] : nil
+    }
+
+    mutating func advance() {
+        next += 1
     }
 }

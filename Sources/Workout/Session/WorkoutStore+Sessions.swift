@@ -71,19 +71,20 @@ extension WorkoutStore {
         }
     }
 
-    /// Publishes a staged session as its workout, in one transaction: its totals and metadata,
-    /// all its events (replacing those written as it went), its route's segments as the time
-    /// line decided them, and its route's figures.
-    func publishSession(_ staging: SessionStaging, _ publication: SessionPublication) async throws(WorkoutStoreError) -> WorkoutRecord {
+    /// Publishes a staged session as its workout, in one transaction: its totals and metadata
+    /// (worked out from what it wrote: ``SessionSettlement``), all its events (replacing those
+    /// written as it went), its route's segments as the time line decided them, and its route's figures.
+    func publishSession(_ staging: SessionStaging, _ settlement: SessionSettlement) async throws(WorkoutStoreError) -> WorkoutRecord {
         let path = path
         return try await write(.finishRoute) { db in
-            try Self.publish(staging, publication, path: path, in: db)
+            try Self.publish(staging, settlement, path: path, in: db)
         }
     }
 
     private static func publish(
-        _ staging: SessionStaging, _ publication: SessionPublication, path: String?, in db: Database
+        _ staging: SessionStaging, _ settlement: SessionSettlement, path: String?, in db: Database
     ) throws -> WorkoutRecord {
+        let publication = try publication(of: settlement, staging: staging, in: db)
         var workout = publication.workout
         if let external = publication.externalID,
            try Bool.fetchOne(db, sql: "SELECT 1 FROM workout WHERE external_id = ?", arguments: [external]) == nil {
@@ -211,15 +212,19 @@ extension WorkoutStore {
             guard let parsed = Self.sessionOwner(parsing: owner), !(parsed.process?.isAlive ?? false),
                   let contents = try Self.sessionContents(owner: owner, path: path, in: db)
             else { return nil }
-            guard !contents.points.isEmpty else {
+            guard contents.hasRecorded else {
                 try db.execute(sql: "DELETE FROM route WHERE builder_owner = ?", arguments: [owner])
                 try db.execute(sql: "DELETE FROM workout WHERE builder_owner = ?", arguments: [owner])
                 return nil
             }
             var engine = contents.rebuiltEngine()
             _ = engine.finish()
-            let publication = SessionPublication(id: contents.record.id, configuration: contents.effectiveConfiguration, engine: engine)
-            return try Self.publish(contents.staging, publication, path: path, in: db)
+            let configuration = contents.effectiveConfiguration
+            let settlement = SessionSettlement(
+                id: contents.record.id, configuration: configuration, events: engine.events, inputIssues: engine.admission.counts,
+                start: engine.timeline.start ?? contents.record.start.timeIntervalSince1970,
+                end: configuration.locationType == .indoor ? contents.lastRecorded : nil)
+            return try Self.publish(contents.staging, settlement, path: path, in: db)
         }
     }
 
@@ -243,9 +248,22 @@ extension WorkoutStore {
             return configuration
         }
 
+        /// Whether it recorded anything to save: a fix, or indoors a sample or an event.
+        var hasRecorded: Bool {
+            !points.isEmpty || (effectiveConfiguration.locationType == .indoor && (!samples.isEmpty || !events.isEmpty))
+        }
+
+        /// The time of the last thing it wrote (a point, the end of a sample, an event).
+        var lastRecorded: Double? {
+            let times = [points.last?.location.time?.timeIntervalSince1970, samples.map(\.end).max()?.timeIntervalSince1970,
+                         events.last?.time.timeIntervalSince1970].compactMap { $0 }
+            return times.max()
+        }
+
         /// The engine as the live session had it: fed every point written, the user's actions at
-        /// their times (each after the point at its time) and the samples. A session stored without
-        /// a configuration is fed every event as written instead, with nothing made again.
+        /// their times (each after the point at its time) and the samples, in time order (a
+        /// sample after the points up to its end, before the events at its time). A session stored
+        /// without a configuration is fed every event as written instead, with nothing made again.
         func rebuiltEngine() -> SessionEngine {
             var configuration = effectiveConfiguration
             let derives = self.configuration != nil
@@ -256,19 +274,33 @@ extension WorkoutStore {
                 configuration.fixRules.maximumHorizontalAccuracy = .infinity
             }
             var engine = SessionEngine(configuration: configuration)
+            if engine.isIndoor { _ = engine.begin(at: record.start.timeIntervalSince1970) }
+            // Admission goes on after the points written (they are replayed past it); the samples go through it again.
+            engine.continueAdmission(after: points.map(TimelinePoint.init), counts: inputIssues)
             let given = derives ? events.filter(\.isUserAction) : events
-            var next = given.startIndex
-            for point in points {
-                let time = point.location.time?.timeIntervalSince1970 ?? 0
-                while next < given.endIndex, given[next].time.timeIntervalSince1970 < time {
-                    engine.replay(given[next])
-                    next += 1
+            let byEnd = samples.sorted { ($0.end, $0.start, $0.type.rawValue) < ($1.end, $1.start, $1.type.rawValue) }
+            var nextEvent = given.startIndex
+            var nextSample = byEnd.startIndex
+            func replay(until time: Double) {
+                while true {
+                    let sampleTime = nextSample < byEnd.endIndex ? byEnd[nextSample].end.timeIntervalSince1970 : .infinity
+                    let eventTime = nextEvent < given.endIndex ? given[nextEvent].time.timeIntervalSince1970 : .infinity
+                    if sampleTime < time, sampleTime <= eventTime {
+                        _ = engine.take(byEnd[nextSample])
+                        nextSample += 1
+                    } else if eventTime < time {
+                        engine.replay(given[nextEvent])
+                        nextEvent += 1
+                    } else {
+                        return
+                    }
                 }
+            }
+            for point in points {
+                replay(until: point.location.time?.timeIntervalSince1970 ?? 0)
                 engine.replay(TimelinePoint(point))
             }
-            for event in given[next...] { engine.replay(event) }
-            engine.continueAdmission(after: points.map(TimelinePoint.init), counts: inputIssues)
-            for sample in samples { _ = engine.take(sample) }
+            replay(until: .infinity)
             engine.markEventsWritten()
             return engine
         }

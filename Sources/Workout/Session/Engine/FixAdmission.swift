@@ -24,8 +24,9 @@ struct FixAdmission: Sendable {
     private(set) var segment = 0
     /// The next admitted fix's ordinal.
     private(set) var nextOrdinal = 0
-    /// The last sample's start of each type (seconds since 1970).
+    /// The last sample's start of each type (seconds since 1970), and the last distance's end.
     private var lastSample: [QuantityType: Double] = [:]
+    private var lastDistanceEnd: Double?
 
     /// 1024 GPS weeks, the span of the week number older receivers send.
     static let rolloverPeriod = 1024 * 7 * 86_400.0
@@ -143,6 +144,9 @@ struct FixAdmission: Sendable {
     /// Whether a fix is held, waiting for the next.
     var isHolding: Bool { held != nil }
 
+    /// The time of the fix held, if any.
+    var heldTime: Double? { held?.time }
+
     /// Counts the fixes held so far (a report merged into the one held is not another): tells
     /// whether the fix held now is the one held a while ago.
     private(set) var heldCount = 0
@@ -212,7 +216,14 @@ struct FixAdmission: Sendable {
             note(.sampleNotAfterLast)
             return false
         }
+        // Distances over intervals add up: one that begins before the last one ended (a second
+        // sensor measuring it) would count the overlap twice.
+        if sample.type == .distance, let end = lastDistanceEnd, start < end {
+            note(.sampleNotAfterLast)
+            return false
+        }
         lastSample[sample.type] = start
+        if sample.type == .distance { lastDistanceEnd = sample.end.timeIntervalSince1970 }
         return true
     }
 

@@ -1,10 +1,12 @@
 import Foundation
 import LocationCore
 
-/// A session's three stages in one value: ``FixAdmission`` (is the fix taken, and when),
-/// ``MotionDetector`` (auto-pause) and ``SessionTimeline`` (the figures). It has no clock, no
-/// store and no lock: fed the same fixes, samples and actions in the same order, it decides the
-/// same, which is what lets a crashed session be recovered with the figures it had live.
+/// A session's stages in one value: ``FixAdmission`` (is the fix taken, and when),
+/// ``DistanceSourcing`` (which sensor readings the time line takes, in time order among the
+/// fixes), ``MotionDetector`` (auto-pause) and ``SessionTimeline`` (the figures). It has no
+/// clock, no store and no lock: fed the same fixes, samples and actions in the same order (and,
+/// indoors, the same times of the session's clock), it decides the same, which is what lets a
+/// crashed session be recovered with the figures it had live.
 struct SessionEngine: Sendable {
     /// What the engine took from one input, for the writer: the route points admitted and the
     /// events decided since the last input.
@@ -23,8 +25,17 @@ struct SessionEngine: Sendable {
     }
 
     private(set) var admission: FixAdmission
-    private(set) var detector: MotionDetector<TimelinePoint, WorkoutEvent>
+    private(set) var sourcing: DistanceSourcing
+    private(set) var detector: MotionDetector<TimelineInput, WorkoutEvent>
     private(set) var timeline: SessionTimeline
+    /// Indoors: no fixes; the time line begins at ``begin(at:)`` and runs on the session's clock.
+    let isIndoor: Bool
+    /// Whether motion is judged by the fixes (not when the distance source is the sensor).
+    private let judgesFixes: Bool
+    /// The time of the last reading the time line took, and indoors the session's clock's time
+    /// at the last tick or action (seconds since 1970).
+    private var lastReadingTime: Double?
+    private var clockTime: Double?
     /// Events handed out so far (the timeline's first `eventsOut`).
     private var eventsOut = 0
     /// The samples' figures, whole and in the current lap.
@@ -42,16 +53,48 @@ struct SessionEngine: Sendable {
     static let speedSmoothing = 5.0
 
     init(configuration: WorkoutSession.Configuration) {
+        isIndoor = configuration.locationType == .indoor
+        let source = configuration.effectiveDistanceSource
+        judgesFixes = source != .sensor
         admission = FixAdmission(rules: configuration.fixRules)
+        sourcing = DistanceSourcing(source: source, threshold: configuration.autoPause?.speedThreshold)
         detector = MotionDetector(
             rule: configuration.autoPause, maximumHorizontalAccuracy: configuration.fixRules.maximumHorizontalAccuracy)
-        timeline = SessionTimeline(options: .init(
-            maximumHorizontalAccuracy: configuration.fixRules.maximumHorizontalAccuracy,
-            autoLapDistance: configuration.autoLapDistance, autoLapTime: configuration.autoLapTime?.seconds))
+        timeline = SessionTimeline(options: configuration.timelineOptions)
     }
 
-    /// The session's time now: the last point's, seconds since 1970.
-    var now: Double? { lastPoint?.time }
+    /// The session's time now, seconds since 1970: the last fix's or the last reading's the time
+    /// line took, and indoors the session's clock's at the last tick.
+    var now: Double? {
+        let times = [lastPoint?.time, lastReadingTime, clockTime].compactMap { $0 }
+        return times.max()
+    }
+
+    /// Begins an indoor session's time line at `time` (its `start()` on the session's clock):
+    /// the workout begins there, whether or not a sensor has measured anything yet. A resumed
+    /// one, whose time line began before the crash, resumes at `time` from the gap's pause.
+    mutating func begin(at time: Double) -> Output {
+        guard isIndoor else { return Output() }
+        guard timeline.start == nil else {
+            advanceClock(to: time)
+            guard resumesAtNextPoint else { return Output() }
+            resumesAtNextPoint = false
+            return act(.resume)
+        }
+        timeline.begin(at: time)
+        clockTime = time
+        // The detector starts there too, with nothing to judge: an action before the first
+        // reading is dated when it happened, not at that reading.
+        feed(detector.add(.reading(TimelineReading(reading: SensorReading(time: time, measure: .speed(0)), counts: false, judgedSpeed: nil))))
+        return Output()
+    }
+
+    /// Indoors, the session's clock has reached `time`: the elapsed time and duration run to it,
+    /// and an action now is dated there.
+    mutating func advanceClock(to time: Double) {
+        guard isIndoor, let current = clockTime else { return }
+        clockTime = max(current, time)
+    }
 
     /// Every event so far.
     var events: [WorkoutEvent] { timeline.events }
@@ -76,7 +119,7 @@ struct SessionEngine: Sendable {
         let (point, location) = admitted
         lastPoint = point
         var output = Output(points: [StagedPoint(ordinal: point.ordinal, segment: point.segment, location: location)])
-        feed(detector.add(point))
+        add(point)
         if resumesAtNextPoint {
             resumesAtNextPoint = false
             feed(detector.act(WorkoutEvent(.resume, at: Date(timeIntervalSince1970: point.time))))
@@ -88,11 +131,25 @@ struct SessionEngine: Sendable {
     /// Takes a point already admitted (read back from the store, to recover a session).
     mutating func replay(_ point: TimelinePoint) {
         lastPoint = point
-        feed(detector.add(point))
+        add(point)
+    }
+
+    /// Hands `point` on: the readings before it first, decided by it, then the point itself.
+    private mutating func add(_ point: TimelinePoint) {
+        let usable = timeline.options.isAccurate(point.horizontalAccuracy)
+        for reading in sourcing.point(at: point.time, usable: usable) { add(reading) }
+        feed(detector.add(.point(point, judged: judgesFixes)))
+    }
+
+    private mutating func add(_ reading: TimelineReading) {
+        var reading = reading
+        reading.segment = lastPoint?.segment ?? 0
+        feed(detector.add(.reading(reading)))
     }
 
     /// Takes an event as it was recorded (read back from the store, to recover a session).
     mutating func replay(_ event: WorkoutEvent) {
+        advanceClock(to: event.time.timeIntervalSince1970)
         feed(detector.act(event))
     }
 
@@ -115,17 +172,41 @@ struct SessionEngine: Sendable {
     /// Takes a sample, unless the admission drops it. Returns whether it was taken. Before the
     /// first fix (taken or held) none is: the workout begins at its first fix
     /// (``InputIssue/sampleBeforeFirstFix``).
-    mutating func take(_ sample: QuantitySample) -> Bool {
+    ///
+    /// A sample of distance, speed, cadence or power is a reading: ``DistanceSourcing`` decides
+    /// whether the time line takes it, once it knows the fixes around it. A reading that ends the
+    /// wait for a fix while admission holds one dated before it has that fix admitted first (the
+    /// readings and the fixes go on in time order): the output is what that admitted.
+    mutating func take(_ sample: QuantitySample) -> (taken: Bool, output: Output) {
         guard now != nil || admission.isHolding else {
             admission.note(.sampleBeforeFirstFix)
-            return false
+            return (false, Output())
         }
-        guard admission.admit(sample) else { return false }
+        if isIndoor, let start = timeline.start, sample.start.timeIntervalSince1970 < start {
+            admission.note(.sampleBeforeFirstFix)
+            return (false, Output())
+        }
+        guard admission.admit(sample) else { return (false, Output()) }
         samples[sample.type].add(sample)
         if let lapStart = timeline.lapStartTime, sample.start.timeIntervalSince1970 >= lapStart {
             lapSamples[sample.type].add(sample)
         }
-        return true
+        guard let reading = SensorReading(sample) else { return (true, Output()) }
+        var output = Output()
+        if sourcing.endsWait(reading), let held = admission.heldTime, held < reading.time {
+            output = flushHeldFix()
+        }
+        take(reading)
+        output.events += newEvents()
+        return (true, output)
+    }
+
+    /// Hands a reading to the sourcing, and what it decides on.
+    private mutating func take(_ reading: SensorReading) {
+        for decided in sourcing.take(reading) {
+            if decided.counts { lastReadingTime = max(lastReadingTime ?? decided.time, decided.time) }
+            add(decided)
+        }
     }
 
     /// Counts input the session refused before the engine saw it.
@@ -150,6 +231,7 @@ struct SessionEngine: Sendable {
     /// Settles everything held: the input has ended.
     mutating func finish() -> Output {
         var output = flushHeldFix(final: true)
+        for reading in sourcing.finish() { add(reading) }
         feed(detector.finish())
         output.events += newEvents()
         return output
@@ -167,12 +249,18 @@ struct SessionEngine: Sendable {
         eventsOut = timeline.events.count
     }
 
-    private mutating func feed(_ items: [MotionDetector<TimelinePoint, WorkoutEvent>.Item]) {
+    private mutating func feed(_ items: [MotionDetector<TimelineInput, WorkoutEvent>.Item]) {
         for item in items {
             switch item {
-            case let .fix(point, speed):
+            case let .fix(.point(point, _), speed):
                 timeline.add(point)
                 smooth(speed, at: point.time)
+            case let .fix(.reading(reading), _):
+                timeline.add(reading)
+                // The current speed is the sensor's own (the speed judged by may be a threshold).
+                if reading.counts, case let .speed(speed) = reading.reading.measure {
+                    smooth(speed * timeline.sensorFactor, at: reading.time)
+                }
             case let .action(event):
                 apply(event)
             case let .stopped(time):

@@ -1,8 +1,9 @@
 import Foundation
 
 /// The one place where a workout's figures are decided: fed its points and events in time-line
-/// order (an event after the point at its time), it counts elapsed time, duration, moving time,
-/// distance, elevation, segments, laps and splits. The live session feeds it as it records;
+/// order (an event after the point at its time), and a sensor's readings among them as
+/// ``DistanceSourcing`` releases them, it counts elapsed time, duration, moving time, distance,
+/// elevation, segments, laps and splits. The live session feeds it as it records;
 /// recovery feeds it what was written; the importers feed it what they read; and
 /// ``WorkoutStore/laps(of:)``, ``WorkoutStore/splits(of:every:)`` and the exports feed it a stored
 /// workout. The same points and events give the same figures, to the last bit.
@@ -14,9 +15,15 @@ import Foundation
 /// - **Moving time** is the duration less the time stopped (`motion_paused` ...
 ///   `motion_resumed`: auto-pause's decisions, or a device's automatic timer stops).
 /// - **Moving** is neither paused by the user nor stopped. A point **counts** when it comes while
-///   moving and its horizontal accuracy is within the limit. **Distance** is the sum of the
-///   haversine steps between consecutive counted points of a stretch; **elevation** gain and loss
-///   are ``TrackStatistics``'s smoothed ones (a 5 m hysteresis) over the same points.
+///   moving and its horizontal accuracy is within the limit. **Distance** is, by the workout's
+///   ``DistanceSource``: the sum of the haversine steps between consecutive counted points of a
+///   stretch (GPS); the sensor's distance readings that come while moving, times
+///   ``sensorFactor`` (the sensor; indoors); or the steps, and across a gap the sensor's readings,
+///   the step over the gap adding only what its straight line is longer than they (automatic).
+///   **Elevation** gain and loss are ``TrackStatistics``'s smoothed ones (a 5 m hysteresis) over
+///   the counted points.
+/// - A reading that counts moves the time line on to its time (indoors there is nothing else);
+///   one that does not leaves the time line's times to the fixes.
 /// - A **stretch** runs from the first point (or the end of a pause or stop) to the next pause or
 ///   stop. When one ends, the last point seen during it starts the new stretch: the step from it
 ///   counts (the athlete moved from there). A stretch also ends where the points' own segment
@@ -35,6 +42,14 @@ struct SessionTimeline: Sendable {
         var autoLapTime: Double?
         /// Splits every this many metres (``WorkoutStore/splits(of:every:)``).
         var splitDistance: Double?
+        /// Where the distance comes from (``DistanceSourcing`` decides which readings count).
+        var distanceSource = DistanceSource.automatic
+        /// What a sensor's distance and speed are multiplied by: its calibration against the fixes
+        /// (1: as the sensor measured them).
+        var sensorFactor = 1.0
+        /// Whether the factor follows the calibration as it goes (a live session whose wheel's
+        /// circumference was not given): ``sensorFactor`` until enough of it is known.
+        var calibratesSensor = false
 
         /// Every point counts, laps come from events only: a stored workout as it was saved.
         static let asStored = Options()
@@ -58,8 +73,16 @@ struct SessionTimeline: Sendable {
     private(set) var start: Double?
     /// The last point's or event's time.
     private(set) var lastTime: Double?
-    /// Distance, elevation and the points counted.
+    /// The route's distance, elevation and the points counted.
     private(set) var figures = TrackStatistics()
+    /// The distance counted: the route's steps and the sensor's readings, as the distance source says.
+    private(set) var distance = 0.0
+    /// The distance the sensor's readings counted since the last point counted (a gap's), and
+    /// what the sensor measured meanwhile, counted or not, while moving (to calibrate it).
+    private var sensorSincePrevious = 0.0
+    private var rawSensorSincePrevious = 0.0
+    /// The sensor's distance against the fixes', over steps between usable fixes no gap apart.
+    private(set) var calibration = SensorCalibration()
     /// Moving time up to the last pause or stop, and when the current moving stretch began
     /// (`nil` while paused or stopped).
     private var closedMovingTime = 0.0
@@ -98,7 +121,10 @@ struct SessionTimeline: Sendable {
     var isActive: Bool { pause == .none }
     var isPausedByUser: Bool { pause == .user || pause == .both }
     var isMotionPaused: Bool { pause == .motion || pause == .both }
-    var distance: Double { figures.distance }
+    /// What a sensor's distance is multiplied by now.
+    var sensorFactor: Double {
+        options.calibratesSensor ? calibration.factor ?? options.sensorFactor : options.sensorFactor
+    }
     var elevationGain: Double { figures.smoothedElevationGain }
     var elevationLoss: Double { figures.smoothedElevationLoss }
     /// The current lap, from 1.
@@ -148,7 +174,7 @@ struct SessionTimeline: Sendable {
         let before = max(0, start - (workoutStart ?? start))
         let hasElevation = figures.elevationCount > 1
         return WorkoutTotals(
-            distance: figures.distance, duration: duration(at: end) + before, movingTime: movingTime(at: end) + before,
+            distance: distance, duration: duration(at: end) + before, movingTime: movingTime(at: end) + before,
             elevationGain: hasElevation ? figures.smoothedElevationGain : nil,
             elevationLoss: hasElevation ? figures.smoothedElevationLoss : nil)
     }
@@ -164,6 +190,8 @@ struct SessionTimeline: Sendable {
         } else if let (seen, _) = lastSeen, breaksBeforeNext || seen.segment != point.segment {
             segmentStarts.append(point.ordinal)
             previous = nil
+            sensorSincePrevious = 0
+            rawSensorSincePrevious = 0
         }
         breaksBeforeNext = false
         lastTime = max(lastTime ?? point.time, point.time)
@@ -212,6 +240,7 @@ struct SessionTimeline: Sendable {
             closedMovingTime += max(0, time - (movingSince ?? time))
             movingSince = nil
             breaksBeforeNext = true
+            rawSensorSincePrevious = 0
             return nil
         }
         movingSince = time
@@ -252,13 +281,47 @@ struct SessionTimeline: Sendable {
         if let previous {
             let before = figures.distance
             figures.add(latitude: point.latitude, longitude: point.longitude, elevation: point.altitude, time: point.time)
-            split(step: figures.distance - before, from: previous.time, to: point.time)
+            let step = figures.distance - before
+            // A step between usable fixes close together, beside the sensor's measure of it, calibrates the sensor.
+            if sensorSincePrevious == 0, rawSensorSincePrevious > 0, point.time - previous.time <= DistanceSourcing.gapLimit {
+                calibration.add(fixes: step, sensor: rawSensorSincePrevious)
+            }
+            let counted = switch options.distanceSource {
+            case .gps: step
+            case .sensor: 0.0
+            // Across a gap the sensor counted what it measured: the straight line adds only what is longer.
+            case .automatic: max(0, step - sensorSincePrevious)
+            }
+            distance += counted
+            split(step: counted, from: previous.time, to: point.time)
         } else {
             figures.startSegment()
             figures.add(latitude: point.latitude, longitude: point.longitude, elevation: point.altitude, time: point.time)
         }
         fingerprint.add(time: point.time, latitude: point.latitude, longitude: point.longitude)
         previous = point
+        sensorSincePrevious = 0
+        rawSensorSincePrevious = 0
+    }
+
+    /// Takes the next reading: one that counts moves the time line on to its time and, while
+    /// moving, adds its distance (times ``sensorFactor``); one that does not only measures the
+    /// sensor against the next step of the fixes.
+    mutating func add(_ reading: TimelineReading) {
+        let time = reading.time
+        if start == nil { begin(at: time) }
+        if reading.counts { lastTime = max(lastTime ?? time, time) }
+        guard isActive else { return }
+        if case let .distance(metres, since) = reading.reading.measure {
+            rawSensorSincePrevious += metres
+            if reading.counts {
+                let counted = metres * sensorFactor
+                distance += counted
+                sensorSincePrevious += counted
+                split(step: counted, from: since, to: time)
+            }
+        }
+        if reading.counts { autoLap(at: time) }
     }
 
     /// A new stretch after a pause: the last point seen while paused starts it, counted, unless
@@ -361,5 +424,39 @@ struct SessionTimeline: Sendable {
             case (true, true): .both
             }
         }
+    }
+}
+
+/// A sensor's distance measured against the fixes': over steps between usable fixes at most
+/// ``DistanceSourcing/gapLimit`` apart, while moving, the metres each says. A wheel sensor
+/// reckons its distance by a circumference it is told; the fixes tell how far it really went.
+public struct SensorCalibration: Sendable, Hashable, Codable {
+    /// Metres the fixes covered over the steps compared.
+    public private(set) var fixDistance = 0.0
+    /// Metres the sensor measured over the same steps.
+    public private(set) var sensorDistance = 0.0
+
+    /// The fixes' distance needed before the factor is trusted: 200 m.
+    public static let minimumDistance = 200.0
+    /// The factors believed: a sensor off by more than a quarter is not this workout's wheel
+    /// (another bike's sensor, a slipping magnet), and is not corrected.
+    public static let plausibleFactors = 0.8...1.25
+
+    /// An empty calibration.
+    public init() {}
+
+    /// Adds a step: `fixes` metres by the fixes, `sensor` by the sensor.
+    public mutating func add(fixes: Double, sensor: Double) {
+        guard fixes.isFinite, sensor.isFinite, fixes >= 0, sensor > 0 else { return }
+        fixDistance += fixes
+        sensorDistance += sensor
+    }
+
+    /// What the sensor's distance is multiplied by to agree with the fixes, once
+    /// ``minimumDistance`` of them is compared and the factor is plausible; `nil` before.
+    public var factor: Double? {
+        guard fixDistance >= Self.minimumDistance, sensorDistance > 0 else { return nil }
+        let factor = fixDistance / sensorDistance
+        return Self.plausibleFactors.contains(factor) ? factor : nil
     }
 }
