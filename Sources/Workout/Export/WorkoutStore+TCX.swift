@@ -58,6 +58,7 @@ extension WorkoutStore {
         // sample where there is no fix, each with every sensor's value nearest its time.
         let momentTypes = types + (distances && source.route == nil ? [.distance] : [])
         var moments = RecordMoments(store: self, workoutID: workout.id, types: momentTypes, options: source.timelineOptions)
+        var distanceCursor = distances ? SampleCursor(store: self, workoutID: workout.id, type: .distance) : nil
         var (points, segments, written, lost, count) = (0, 0, 0, 0, 0)
         var lastRouteSegment: Int?
         while let moment = try await moments.next() {
@@ -74,7 +75,9 @@ extension WorkoutStore {
                     segments += 1
                     lastRouteSegment = route.segment
                 }
+                if distanceCursor != nil { try await feed.addDistances(from: &distanceCursor!, endingBefore: instant.time) }
                 feed.add(TimelinePoint(route))
+                if distanceCursor != nil { try await feed.addDistances(from: &distanceCursor!, endingBefore: moment.through, including: true) }
                 let location = route.location
                 (point.latitude, point.longitude, point.altitude) = (location.latitude, location.longitude, location.altitude)
                 point.distance = feed.timeline.distance
@@ -84,11 +87,12 @@ extension WorkoutStore {
                 points += 1
             } else {
                 point.speed = instant.values.speed
+                if distanceCursor != nil { try await feed.addDistances(from: &distanceCursor!, endingBefore: moment.through, including: true) }
                 // A moment with nothing TCX holds (a heart rate over 255 alone) makes no track point.
                 guard fitting.heartRate != nil || fitting.cadence != nil || point.power != nil || point.speed != nil else { continue }
                 // The distance so far: a route's up to its last point, or a workout's without a
                 // route from its wheel's, foot pod's or trainer's distances.
-                if source.route != nil || distances { point.distance = feed.timeline.distance }
+                if source.route != nil { point.distance = feed.timeline.distance } else if distances { point.distance = feed.distanceDecided }
             }
             writer.add(point, segment: segment, to: &output.bytes)
             try output.flushIfFull(sink)

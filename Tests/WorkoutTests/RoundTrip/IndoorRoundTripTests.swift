@@ -101,3 +101,64 @@ import TestSupport
         #expect(try await copy.samples(of: back.id, type: .heartRate) == heartRates)
     }
 }
+
+/// Our own indoor exports: a trainer ride (``IndoorRideFixture``: a strap, a power meter, the
+/// trainer's cadence, speed and distance, a pause) through FIT and TCX comes back exactly: its
+/// distance (the records' and track points' cumulative distance, the time line's from the
+/// trainer's samples, turned back into samples), times, pause, laps, and every heart rate and power.
+@Suite(.timeLimit(.minutes(3))) struct OwnIndoorRoundTripTests {
+    @Test(arguments: [WorkoutExportFormat.fit, .tcx])
+    func aTrainerRideComesBackExactly(format: WorkoutExportFormat) async throws {
+        let store = try WorkoutStore.inMemory()
+        let ride = try await IndoorRideFixture.save(in: store)
+        let trainer = try await store.samples(of: ride.id, type: .distance).map(\.value).reduce(0, +)
+        let laps = try await store.laps(of: ride.id)
+        let counted = try #require(laps.map(\.distance).reduce(0, +) as Double?)
+        #expect(abs(counted - trainer) < 1e-6, "the store counts the trainer's distance: \(counted) against \(trainer)")
+
+        let folder = try TemporaryFolder()
+        let file = folder.file("ride." + format.fileExtension)
+        let summary = try await store.export(ride.id, format: format, toFileAt: file)
+        #expect(summary.points == 0 && summary.samplesNotWritten == 0, "\(summary)")
+        let copy = try WorkoutStore.inMemory()
+        let id = try await copy.importOwn(file, format: format).id
+        let back = try #require(try await copy.workout(id: id))
+        #expect(id == ride.id && back.metadata.isIndoor == true)
+        #expect(back.start == ride.start && back.end == ride.end)
+        // The time line's duration and moving time (the saved ride states none of its own): less the pause.
+        let duration = laps.map(\.duration).reduce(0, +), moving = laps.map(\.movingTime).reduce(0, +)
+        #expect(abs(duration - (600 - IndoorRideFixture.pause.upperBound + IndoorRideFixture.pause.lowerBound)) < 0.001)
+        #expect(abs(back.duration - duration) < 0.001 && abs(back.movingTime - moving) < 0.001,
+                "\(format): duration \(back.duration) against \(duration), moving \(back.movingTime) against \(moving)")
+        let distance = try #require(back.totals.distance)
+        #expect(abs(distance - trainer) < 0.01, "\(format): \(distance) m against the trainer's \(trainer) m")
+        let lapsBack = try await copy.laps(of: id)
+        #expect(lapsBack.count == laps.count && abs(lapsBack.map(\.distance).reduce(0, +) - trainer) < 0.01, "\(format): \(lapsBack)")
+        #expect(try await copy.events(of: id).map(\.kind) == [.pause, .resume])
+        for type in [QuantityType.heartRate, .power] {
+            let before = try await store.samples(of: ride.id, type: type).map(\.value)
+            #expect(try await copy.samples(of: id, type: type).map(\.value) == before, "\(format): every \(type)")
+        }
+    }
+
+    @Test(.enabled(if: FITPeers.isAvailable, "the FIT peers are not installed: run scripts/install-fit-peers"))
+    func garminsDecoderReadsTheRecordsDistancesAndAVirtualRide() async throws {
+        let store = try WorkoutStore.inMemory()
+        let folder = try TemporaryFolder()
+        var files: [String] = []
+        for virtual in [false, true] {
+            let ride = try await IndoorRideFixture.save(in: store, virtual: virtual)
+            let file = folder.file("ride-\(virtual).fit")
+            try await store.export(ride.id, format: .fit, toFileAt: file)
+            files.append(file)
+        }
+        let peers = try await FITPeers.read(files)
+        let plain = try #require(peers[files[0]]), virtual = try #require(peers[files[1]])
+        #expect(plain.garmin.sessionSports == [[2, 6]] && virtual.garmin.sessionSports == [[2, 58]], "\(virtual.garmin.sessionSports)")
+        let distances = plain.garmin.recordDistances.compactMap { $0 }
+        #expect(distances.count == plain.garmin.records.count && zip(distances, distances.dropFirst()).allSatisfy { $0 <= $1 },
+                "every record has the distance so far")
+        let trainer = try await store.samples(of: try #require(try await store.workouts().first).id, type: .distance).map(\.value).reduce(0, +)
+        #expect(abs((distances.last ?? 0) - trainer) < 0.01, "the last record's distance is the ride's: \(distances.last ?? 0)")
+    }
+}

@@ -61,6 +61,7 @@ struct FITExportPass {
         let momentTypes = types + (distances && source.route == nil ? [.distance] : [])
         var moments = RecordMoments(store: store, workoutID: workout.id, types: momentTypes, options: source.timelineOptions)
         var beatCursor = beats ? SampleCursor(store: store, workoutID: workout.id, type: .heartbeatInterval) : nil
+        var distanceCursor = distances ? SampleCursor(store: store, workoutID: workout.id, type: .distance) : nil
         var (segments, held, lost, written) = (0, 0, 0, 0)
         beatCount = 0
         var last: (segment: Int, time: Double)?
@@ -88,11 +89,14 @@ struct FITExportPass {
                     }
                 }
                 last = (point.segment, instant.time)
+                if distanceCursor != nil { try await feed.addDistances(from: &distanceCursor!, endingBefore: instant.time) }
                 feed.add(TimelinePoint(point))
                 points += 1
                 firstPosition = firstPosition ?? (point.location.latitude, point.location.longitude)
             }
-            let distance = source.route != nil || distances ? feed.timeline.distance : nil
+            // The distance through the record's interval: a wheel's samples that end in it too.
+            if distanceCursor != nil { try await feed.addDistances(from: &distanceCursor!, endingBefore: moment.through, including: true) }
+            let distance = source.route != nil ? feed.timeline.distance : distances ? feed.distanceDecided : nil
             lost += encoder.record(instant, at: time, distance: distance, segment: newSegment)
             for type in types where instant.values[type] != nil { held += 1 }
             // A fix's own speed is the record's: a wheel's speed beside it is not written.
@@ -107,6 +111,7 @@ struct FITExportPass {
         }
         if beatCursor != nil { lost += try await writeBeats(&beatCursor!, through: .infinity) }
         lost += flushBeats()
+        if distanceCursor != nil { try await feed.addDistances(from: &distanceCursor!, endingBefore: .infinity, including: true) }
         while nextEvent < events.count {
             writeEvent(events[nextEvent])
             nextEvent += 1

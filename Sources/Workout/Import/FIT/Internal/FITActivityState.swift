@@ -284,7 +284,8 @@ struct FITActivityState {
         values.merge(device.metadataValues) { ours, _ in ours }
         var totals = assembled.totals
         totals.energy = device.calories
-        if assembler.points < 2 { totals.distance = device.distance }
+        // Without a route, the records' distances (the time line's sum of them), else the session's.
+        if assembler.points < 2, assembler.distanceSamples == 0 { totals.distance = device.distance }
         return WorkoutRecord(
             id: isOurs ? header!.id : UUID(),
             activityType: options.activity ?? sportValue.map(WorkoutActivityType.init(fitSport:)) ?? .other,

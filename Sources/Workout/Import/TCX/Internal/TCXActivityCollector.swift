@@ -178,6 +178,7 @@ final class TCXActivityCollector {
             try refuseSkipsIfStrict()
             guard var state = activity else { return }
             activity = nil
+            batch.samples += state.assembler.releaseDistances()
             try flush()
             try deliver(.activityEnd(Self.collected(&state, whole, file: file, options: options)))
         case let .course(course):
@@ -284,8 +285,9 @@ final class TCXActivityCollector {
         var totals = assembled.totals
         // Our own export says the workout's energy exactly (its laps hold whole kilocalories).
         totals.energy = header?.energy ?? device.calories
-        // A workout without a route has its device's distance; our own export says it whole.
-        if assembler.points < 2 { totals.distance = header?.distance ?? device.distance }
+        // A workout without a route has its points' DistanceMeters (the time line's sum of them),
+        // else its device's distance; our own export says it whole.
+        if assembler.points < 2 { totals.distance = header?.distance ?? (assembler.distanceSamples > 0 ? totals.distance : device.distance) }
         result.workout = WorkoutRecord(
             id: header?.id ?? UUID(),
             activityType: options.activity ?? whole.sport.map(WorkoutActivityType.init(tcxSport:)) ?? .other,
