@@ -101,7 +101,7 @@ struct FITExportPass {
             for type in types where instant.values[type] != nil { held += 1 }
             // A fix's own speed is the record's: a wheel's speed beside it is not written.
             if instant.point?.location.speed != nil, instant.values.speed != nil { lost += 1 }
-            for sample in moment.samples {
+            for sample in moments.samples {
                 figures[sample.type].add(sample)
                 lapFigures.add(sample)
             }

@@ -54,9 +54,9 @@ struct PointSampler {
     /// The start of the last sample given, if any.
     var lastStart: Double? { samples.last?.start }
 
-    /// Adds a sample after those given, not starting before the last of them.
-    mutating func append(_ sample: Sample) {
-        samples.append(sample)
+    /// Adds samples after those given, in order, none starting before the last of them.
+    mutating func append(contentsOf more: some Collection<Sample>) {
+        samples.append(contentsOf: more)
     }
 
     /// The start of sample `index` (counted from the first given), if it was given and is not forgotten.

@@ -19,11 +19,9 @@ import Foundation
 /// records are found one ahead of the one being filled (its interval ends halfway to the next), and
 /// the samples taken are forgotten, so memory stays flat whatever the workout's length.
 struct RecordMoments {
-    /// A record: its instant (time, point, values) and every sample that came with it.
+    /// A record: its instant (time, point, values), and where its interval ends.
     struct Moment {
         var instant: ExportInstant
-        /// The samples of its interval, taken or not, in order of start: for the figures.
-        var samples: [QuantitySample] = []
         /// Where its interval ends (halfway to the next record, at most 5 s on; infinity for the
         /// last): what it stands for up to, such as the distance a wheel measured by then.
         var through: Double
@@ -48,6 +46,9 @@ struct RecordMoments {
     private var started = false
     private var previousCenter: Double?
     private var extras: [PointSampler.Sample] = []
+    /// The samples of the last record's interval (``next()``'s), taken or not, in order of start:
+    /// for the figures. Reused from record to record.
+    private(set) var samples: [QuantitySample] = []
     /// Samples no record took, by type.
     private(set) var notWritten: [QuantityType: Int] = [:]
 
@@ -72,19 +73,21 @@ struct RecordMoments {
         let (from, to) = PointSampler.interval(at: place.center, previous: previousCenter, next: following?.center)
         previousCenter = place.center
         var moment = Moment(instant: ExportInstant(time: place.time, point: place.point), through: following == nil ? .infinity : to)
+        samples.removeAll(keepingCapacity: true)
         for index in samplers.indices {
-            try await load(index, before: following == nil ? .infinity : to)
+            let before = following == nil ? Double.infinity : to
+            if samplers[index].lastStart.map({ $0 < before }) ?? true { try await load(index, before: before) }
             extras.removeAll(keepingCapacity: true)
             let type = samplers[index].type
             if let taken = samplers[index].take(at: place.center, from: from, to: to, isLast: following == nil, extras: &extras) {
                 moment.instant.values[type] = taken.value
-                moment.samples.append(Self.sample(type, taken))
+                samples.append(Self.sample(type, taken))
             }
             if !extras.isEmpty { notWritten[type, default: 0] += extras.count }
-            moment.samples += extras.map { Self.sample(type, $0) }
+            for extra in extras { samples.append(Self.sample(type, extra)) }
             samplers[index].forget(before: scanned[index])
         }
-        if samplers.count > 1 { moment.samples.sort { $0.start < $1.start } }
+        if samplers.count > 1, zip(samples, samples.dropFirst()).contains(where: { $0.start > $1.start }) { samples.sort { $0.start < $1.start } }
         return moment
     }
 
@@ -96,12 +99,22 @@ struct RecordMoments {
     /// The next record's place: the next point, unless a sample comes before it in an earlier
     /// second, whose record it then is.
     private mutating func find() async throws(WorkoutStoreError) -> Place? {
-        let point = try await route.head()
+        var point = route.buffered
+        if point == nil { point = try await route.head() }
         let pointTime = point.map(ExportRoute.time) ?? .infinity
         var first = Double.infinity
         for index in samplers.indices {
-            while let start = try await start(index, scanned[index]), start.rounded(.down) <= lastSecond { scanned[index] += 1 }
-            if let start = try await start(index, scanned[index]) { first = min(first, start) }
+            while true {
+                // Read a batch at a time: a suspension point only where the samples read run out.
+                var start = samplers[index].start(ofSample: scanned[index])
+                if start == nil { start = try await self.start(index, scanned[index]) }
+                guard let start else { break }
+                guard start.rounded(.down) <= lastSecond else {
+                    first = min(first, start)
+                    break
+                }
+                scanned[index] += 1
+            }
         }
         if let point, pointTime <= first || first.rounded(.down) == pointTime.rounded(.down) {
             route.advance()
@@ -116,18 +129,22 @@ struct RecordMoments {
     /// The start of sample `number` of type `index`, read from the store if need be; `nil` past the last.
     private mutating func start(_ index: Int, _ number: Int) async throws(WorkoutStoreError) -> Double? {
         while samplers[index].count <= number {
-            guard let head = try await cursors[index].head() else { return nil }
-            cursors[index].advance()
-            samplers[index].append(head)
+            guard try await readBatch(index) else { return nil }
         }
         return samplers[index].start(ofSample: number)
     }
 
     /// Reads the samples of type `index` that start before `time` (all of them, for `.infinity`).
     private mutating func load(_ index: Int, before time: Double) async throws(WorkoutStoreError) {
-        while samplers[index].lastStart.map({ $0 < time }) ?? true, let head = try await cursors[index].head() {
-            cursors[index].advance()
-            samplers[index].append(head)
+        while samplers[index].lastStart.map({ $0 < time }) ?? true {
+            guard try await readBatch(index) else { return }
         }
+    }
+
+    /// Hands type `index`'s next batch of samples to its sampler; `false` after the last.
+    private mutating func readBatch(_ index: Int) async throws(WorkoutStoreError) -> Bool {
+        guard try await cursors[index].head() != nil else { return false }
+        samplers[index].append(contentsOf: cursors[index].takeBuffered())
+        return true
     }
 }
