@@ -21,8 +21,8 @@ struct Export: AsyncParsableCommand {
             messages, timer events around the pauses and auto-pauses, a lap per lap, the session \
             (indoor cycling, treadmill... for a workout indoors) and the activity (a second sample \
             of a type in one record's time, or a value FIT cannot hold, such as a heart rate over \
-            254, is counted on standard error). TCX: the same points and samples as \
-            trackpoints, a new track after each pause, a lap per lap with its totals, power and \
+            254, is counted on standard error). TCX: the same records as track points \
+            (without a position indoors), a new track after each pause, a lap per lap with its totals, power and \
             speed in ActivityExtension v2 (temperatures, beat-to-beat intervals, and values its \
             fields cannot hold, are counted on standard error). Our own GPX, FIT and TCX files \
             carry the workout's id and its events, so an import finds the workout they came from. \
@@ -72,7 +72,7 @@ struct Export: AsyncParsableCommand {
             throw ExitCode(.ioError)
         }
         if summary.samplesNotWritten > 0 {
-            Output.error("workout export: \(summary.samplesNotWritten) samples have no place in \(format.rawValue) (between points, or of a type it cannot carry) and were left out.")
+            Output.error("workout export: \(summary.samplesNotWritten) samples have no place in \(format.rawValue) (a second one of a type in one point's or record's time, or a type or value it cannot carry) and were left out.")
         }
         if let output { Output.error("Wrote \(summary.points) points to \(output).") }
     }
