@@ -10,14 +10,19 @@ import BluetoothGATT
 // calls `LLVMFuzzerTestOneInput`. In a normal build it is a small command that runs the same
 // checks on the files it is given (a crash input from .build-fuzz-ble/, say).
 //
-// The first byte picks what the rest is read as: a Heart Rate, CSC or Cycling Power Measurement,
-// a Body Sensor Location, a Battery Level, or a run of revolution data (6 bytes each, and a byte
-// of time between them) through a RevolutionCounter. Beyond "no crash, no leak, no hang", it
-// checks what the decoders promise: a value is malformed (and says at which byte, inside the
-// value) or it decodes to fields in their specification's ranges; what decodes, written again
-// (`bytes`), decodes the same; and every shorter prefix of what decodes is malformed, never read
-// as something else, but for a strap's RR intervals: a list, whose prefix is the same measurement
-// with fewer of them. A revolution counter's rate is finite, positive and at most its maximum.
+// The first byte picks what the rest is read as (its low four bits): a Heart Rate, CSC or Cycling
+// Power Measurement, a Body Sensor Location, a Battery Level, a run of revolution data (6 bytes
+// each, and a byte of time between them) through a RevolutionCounter, an RSC Measurement or
+// Feature, a Fitness Machine Feature, Indoor Bike or Treadmill Data, a Fitness Machine Status, a
+// Training Status, a supported range (of the kind the high four bits pick), or a control point
+// request or response. Beyond "no crash, no leak, no hang", it checks what the decoders promise:
+// a value is malformed (and says at which byte, inside the value) or it decodes to fields in
+// their specification's ranges; what decodes, written again (`bytes`), decodes the same (a
+// request that decodes is one its fields can carry: writing it never throws); and every shorter
+// prefix of what decodes is malformed, never read as something else, but for the values that end
+// in a list or a run of bytes: a strap's RR intervals, a training status's string, an unknown
+// status's parameter and a response's, whose prefix is the same value with less of the run. A
+// revolution counter's rate is finite, positive and at most its maximum.
 
 #if FUZZING
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -40,7 +45,7 @@ enum BLEFuzzReplay {
 func check(_ input: [UInt8]) {
     guard let kind = input.first else { return }
     let bytes = Array(input.dropFirst())
-    switch kind % 6 {
+    switch kind % 16 {
     case 0: checkHeartRate(bytes)
     case 1: checkCSC(bytes)
     case 2: checkPower(bytes)
@@ -49,7 +54,8 @@ func check(_ input: [UInt8]) {
     case 4:
         let level = checkMalformedOrValue(bytes) { (bytes) throws(MalformedNotification) in try BatteryLevel(bytes: bytes) }
         if let level { precondition((0...100).contains(level.percent), "battery \(level.percent)%") }
-    default: checkRevolutions(bytes, counterBits: kind & 0x80 == 0 ? 16 : 32)
+    case 5: checkRevolutions(bytes, counterBits: kind & 0x80 == 0 ? 16 : 32)
+    default: checkFitnessMachine(kind, bytes)
     }
 }
 
@@ -138,4 +144,84 @@ func checkRevolutions(_ bytes: [UInt8], counterBits: Int) {
             break
         }
     }
+}
+
+/// The foot pod and fitness machine values: kinds 6 to 15 of the first byte.
+func checkFitnessMachine(_ kind: UInt8, _ bytes: [UInt8]) {
+    switch kind % 16 {
+    case 6:
+        guard let value = checkMalformedOrValue(bytes, { (bytes) throws(MalformedNotification) in try RSCMeasurement(bytes: bytes) }) else { return }
+        precondition((0...65_535.0 / 256).contains(value.speed) && (0...255).contains(value.cadence), "\(value)")
+        precondition(value.strideLength.map { (0...655.35).contains($0) } ?? true, "\(value)")
+        checkWrittenAgain(value, value.bytes) { (bytes) throws(MalformedNotification) in try RSCMeasurement(bytes: bytes) }
+    case 7:
+        guard let value = checkMalformedOrValue(bytes, { (bytes) throws(MalformedNotification) in try RSCFeature(bytes: bytes) }) else { return }
+        precondition(value.bytes == bytes, "\(value) is written as other bytes")
+    case 8:
+        guard let value = checkMalformedOrValue(bytes, { (bytes) throws(MalformedNotification) in try FitnessMachineFeature(bytes: bytes) }) else { return }
+        precondition(value.bytes == bytes, "\(value) is written as other bytes")
+    case 9:
+        guard let value = checkMalformedOrValue(bytes, { (bytes) throws(MalformedNotification) in try IndoorBikeData(bytes: bytes) }) else { return }
+        precondition(value.speed.map { (0...182.05).contains($0) } ?? true, "a speed of \(String(describing: value.speed)) m/s")
+        precondition(value.cadence.map { (0...32_767.5).contains($0) } ?? true && value.heartRate.map { (0...255).contains($0) } ?? true)
+        precondition(value.totalDistance.map { (0...16_777_215).contains($0) } ?? true, "\(value)")
+        checkWrittenAgain(value, value.bytes) { (bytes) throws(MalformedNotification) in try IndoorBikeData(bytes: bytes) }
+    case 10:
+        guard let value = checkMalformedOrValue(bytes, { (bytes) throws(MalformedNotification) in try TreadmillData(bytes: bytes) }) else { return }
+        precondition(value.incline.map { (-3_276.8...3_276.7).contains($0.inclination) } ?? true, "\(value)")
+        precondition(value.pace.map { (0...25.5).contains($0) } ?? true && value.expendedEnergy?.total.map { $0 < 0xFFFF } ?? true)
+        checkWrittenAgain(value, value.bytes) { (bytes) throws(MalformedNotification) in try TreadmillData(bytes: bytes) }
+    case 11:
+        // An unknown op code's parameter is a run of bytes: its prefix is the same status with fewer.
+        let fewerBytes = { (shorter: FitnessMachineStatus, whole: FitnessMachineStatus) -> Bool in
+            guard case let .unknown(code, parameter) = shorter, case let .unknown(wholeCode, wholeParameter) = whole else { return false }
+            return code == wholeCode && wholeParameter.starts(with: parameter)
+        }
+        guard let value = checkMalformedOrValue(bytes, isPrefix: fewerBytes, { (bytes) throws(MalformedNotification) in
+            try FitnessMachineStatus(bytes: bytes)
+        }) else { return }
+        checkWrittenAgain(value, value.bytes) { (bytes) throws(MalformedNotification) in try FitnessMachineStatus(bytes: bytes) }
+    case 12:
+        let shorterString = { (shorter: TrainingStatus, whole: TrainingStatus) -> Bool in
+            shorter.status == whole.status && shorter.stringIsExtended == whole.stringIsExtended && shorter.string != nil && whole.string != nil
+        }
+        guard let value = checkMalformedOrValue(bytes, isPrefix: shorterString, { (bytes) throws(MalformedNotification) in
+            try TrainingStatus(bytes: bytes)
+        }) else { return }
+        checkWrittenAgain(value, value.bytes) { (bytes) throws(MalformedNotification) in try TrainingStatus(bytes: bytes) }
+    case 13:
+        let rangeKind = SupportedRange.Kind.allCases[Int(kind >> 4) % SupportedRange.Kind.allCases.count]
+        guard let value = checkMalformedOrValue(bytes, { (bytes) throws(MalformedNotification) in
+            try SupportedRange(rangeKind, bytes: bytes)
+        }) else { return }
+        precondition(value.minimum <= value.maximum && value.increment >= 0, "\(value)")
+        precondition(value.contains(value.minimum) && value.contains(value.maximum) && value.isOnIncrement(value.minimum), "\(value)")
+        precondition(value.contains(value.nearest(value.maximum + 1)), "\(value)")
+        checkWrittenAgain(value, value.bytes) { (bytes) throws(MalformedNotification) in try SupportedRange(rangeKind, bytes: bytes) }
+    case 14:
+        guard let value = checkMalformedOrValue(bytes, { (bytes) throws(MalformedNotification) in
+            try FitnessMachineControlPoint.Request(bytes: bytes)
+        }) else { return }
+        do throws(UnencodableValue) {
+            let written = try value.bytes
+            checkWrittenAgain(value, written) { (bytes) throws(MalformedNotification) in try FitnessMachineControlPoint.Request(bytes: bytes) }
+        } catch {
+            preconditionFailure("\(value), read from \(bytes), cannot be written: \(error)")
+        }
+    default:
+        let fewerBytes = { (shorter: FitnessMachineControlPoint.Response, whole: FitnessMachineControlPoint.Response) -> Bool in
+            shorter.requestOpCode == whole.requestOpCode && shorter.result == whole.result && whole.parameter.starts(with: shorter.parameter)
+        }
+        guard let value = checkMalformedOrValue(bytes, isPrefix: fewerBytes, { (bytes) throws(MalformedNotification) in
+            try FitnessMachineControlPoint.Response(bytes: bytes)
+        }) else { return }
+        if let speeds = value.spinDownTargetSpeeds { precondition(speeds.lowerBound >= 0 && speeds.upperBound <= 182.05, "\(speeds)") }
+        precondition(value.bytes == bytes, "\(value) is written as other bytes")
+    }
+}
+
+/// What `value` is written as (`written`) decodes to `value` again.
+func checkWrittenAgain<Value: Equatable>(_ value: Value, _ written: [UInt8], _ decode: ([UInt8]) throws(MalformedNotification) -> Value) {
+    let again = try? decode(written)  // a failure is the precondition's to report, with the value
+    precondition(again == value, "\(value) written again (\(written)) reads \(String(describing: again))")
 }

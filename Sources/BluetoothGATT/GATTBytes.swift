@@ -96,6 +96,11 @@ struct GATTBytes {
         return (0..<4).reduce(UInt32(0)) { value, index in value | UInt32(slice[slice.startIndex + index]) << (8 * index) }
     }
 
+    /// Passes over the rest of the value (what a caller took whole).
+    mutating func skipToEnd() {
+        offset = bytes.count
+    }
+
     /// Throws when bytes are left after the last field.
     func end() throws(MalformedNotification) {
         guard remaining == 0 else { throw malformed(.trailingBytes(remaining)) }

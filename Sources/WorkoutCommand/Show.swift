@@ -7,7 +7,18 @@ import Workout
 struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Show a workout: its times, totals, samples and route.")
+        abstract: "Show a workout: its times, totals, samples, training figures and route.",
+        discussion: """
+            The training figures (normalized power, intensity factor, training stress score, work, \
+            time in power and heart-rate zones) are measured against the FTP and maximum heart rate \
+            the workout was recorded with (its metadata ftp_w, max_heart_rate_bpm), or those --ftp and \
+            --max-heart-rate give. Power zones are Coggan's seven (55, 75, 90, 105, 120, 150 % of FTP), \
+            heart-rate zones five (60, 70, 80, 90 % of the maximum), unless the metadata gives others. \
+            With --json, the object "training" has normalized_power_w, intensity_factor, \
+            training_stress_score, work_kj, ftp_w, max_heart_rate_bpm, duration_s, power_time_s, \
+            heart_rate_time_s, and time_in_power_zone and time_in_hr_zone (upper_bounds, times_s, \
+            unrecorded_s); "device" has the device's own (device_normalized_power_w, ...).
+            """)
 
     @OptionGroup var storeOptions: StoreOptions
 
@@ -24,8 +35,18 @@ struct Show: AsyncParsableCommand {
     @Option(help: "Also print splits: the time of every this many metres covered while moving.")
     var splits: Double?
 
+    @Option(help: ArgumentHelp("The FTP, watts, to measure the training figures against.", discussion: "Default: the workout's own (metadata ftp_w), if any."))
+    var ftp: Double?
+
+    @Option(help: ArgumentHelp("The maximum heart rate, bpm, the heart-rate zones are fractions of.", discussion: "Default: the workout's own (metadata max_heart_rate_bpm), if any."))
+    var maxHeartRate: Double?
+
     func validate() throws {
         if let splits, !(splits > 0 && splits.isFinite) { throw ValidationError("--splits must be a positive number of metres, not \(splits).") }
+        if let ftp, !(ftp > 0 && ftp.isFinite) { throw ValidationError("--ftp must be a positive number of watts, not \(ftp).") }
+        if let maxHeartRate, !(maxHeartRate > 0 && maxHeartRate.isFinite) {
+            throw ValidationError("--max-heart-rate must be a positive number of beats per minute, not \(maxHeartRate).")
+        }
     }
 
     func run() async throws {
@@ -36,9 +57,10 @@ struct Show: AsyncParsableCommand {
         let statistics = try await storeCall { try await store.sampleFigures(of: workout.id) }
         let laps = try await storeCall { try await store.laps(of: workout.id) }
         if json {
-            Output.line(Format.jsonLine(try await Self.object(workout, in: store)))
+            Output.line(Format.jsonLine(try await Self.object(workout, in: store, profile: profileOverride)))
             return
         }
+        let training = try await storeCall { try await store.trainingFigures(of: workout.id, profile: profileOverride) }
         let totals = workout.totals
         // The recording device's own totals (a FIT or TCX import), where they differ from ours as printed.
         let device = DeviceTotals(workout.metadata)
@@ -70,12 +92,18 @@ struct Show: AsyncParsableCommand {
             let name = "\(type)" + String(repeating: " ", count: max(0, 10 - "\(type)".count))
             let format = Self.valueFormat(of: type)
             var line = "  \(name) avg \(String(format: format, figures.average)) max \(String(format: format, figures.maximum)) \(type.unit) (\(figures.count) samples)"
-            if type == .heartRate, let average = device?.heartRateAverage, let maximum = device?.heartRateMaximum,
+            let theirs: (Double?, Double?) = switch type {
+            case .heartRate: (device?.heartRateAverage, device?.heartRateMaximum)
+            case .power: (device?.powerAverage, device?.powerMaximum)
+            default: (nil, nil)
+            }
+            if let average = theirs.0, let maximum = theirs.1,
                String(format: "%.0f/%.0f", average, maximum) != String(format: "%.0f/%.0f", figures.average, figures.maximum) {
                 line += " (the device: avg \(String(format: "%.0f", average)) max \(String(format: "%.0f", maximum)))"
             }
             lines.append(line)
         }
+        lines += Self.trainingLines(training, device: device)
         let metadata = workout.metadata
         if let device = metadata.sourceDevice { lines.append("  device     \(device)") }
         if let app = metadata.sourceApp { lines.append("  app        \(app)") }
@@ -93,9 +121,6 @@ struct Show: AsyncParsableCommand {
         lines.forEach(Output.line)
     }
 
-    /// A stored workout as `show --json` prints it: the keys of `list --json`, with the route's
-    /// points and segments, the samples' figures, the active time, the events, the laps, and for
-    /// a FIT or TCX import `device`, the device's own totals (keys as in the metadata).
     /// How a value of `type` is printed: to the precision its sensors give (beats per minute and
     /// watts whole, speeds and distances to a tenth, the times between beats to the millisecond).
     static func valueFormat(of type: QuantityType) -> String {
@@ -106,7 +131,11 @@ struct Show: AsyncParsableCommand {
         }
     }
 
-    static func object(_ workout: WorkoutRecord, in store: WorkoutStore) async throws -> [String: Any] {
+    /// A stored workout as `show --json` prints it: the keys of `list --json`, with the route's
+    /// points and segments, the samples' figures, the active time, the events, the laps, the
+    /// training figures (against the workout's profile with `profile` over it), and for a FIT or
+    /// TCX import `device`, the device's own totals (keys as in the metadata).
+    static func object(_ workout: WorkoutRecord, in store: WorkoutStore, profile: TrainingProfile? = nil) async throws -> [String: Any] {
         let route = try await storeCall { try await store.route(of: workout.id) }
         var samples: [String: Any] = [:]
         for (type, figures) in try await storeCall({ try await store.sampleFigures(of: workout.id) }) {
@@ -118,6 +147,7 @@ struct Show: AsyncParsableCommand {
         object["points"] = route?.pointCount ?? 0
         object["segments"] = route?.segmentCount ?? 0
         object["samples"] = samples
+        object["training"] = Self.trainingObject(try await storeCall { try await store.trainingFigures(of: workout.id, profile: profile) })
         // Kept from format 1, where it was the only moving time never null: moving_time_s now is.
         object["active_duration_s"] = workout.movingTime
         if let device = DeviceTotals(workout.metadata) {

@@ -18,8 +18,24 @@
 public protocol SampleSource: Sendable {
     /// Starts measuring: the samples as they are measured, until ``stop()`` ends the stream.
     func start() -> AsyncStream<QuantitySample>
+    /// Starts measuring, handing each sample to `deliver` where it is measured (on the thread
+    /// that measured it, one at a time, in order) rather than through a stream, until ``stop()``;
+    /// a delivery under way when `stop()` is called may still end. Returns `false` for a source
+    /// that has only ``start()`` (the default): a session then reads that stream.
+    ///
+    /// A session takes a delivered sample at once, in its place among the fixes; one read from a
+    /// stream waits for the session's reading task, which a busy machine (or a `VirtualClock`
+    /// moved an hour at once) may hold back past the fixes that came after it.
+    func start(delivering deliver: @escaping @Sendable (QuantitySample) -> Void) -> Bool
     /// Stops measuring and ends the stream.
     func stop()
+}
+
+extension SampleSource {
+    /// A source that only has ``start()``'s stream.
+    public func start(delivering deliver: @escaping @Sendable (QuantitySample) -> Void) -> Bool {
+        false
+    }
 }
 
 /// A heart-rate sensor: any ``SampleSource`` (the name the first sessions used).

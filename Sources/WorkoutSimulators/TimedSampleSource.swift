@@ -42,6 +42,18 @@ public final class TimedSampleSource: SampleSource {
 
     public func start() -> AsyncStream<QuantitySample> {
         let (stream, continuation) = AsyncStream.makeStream(of: QuantitySample.self)
+        play(continuation) { continuation.yield($0) }
+        return stream
+    }
+
+    /// Plays the samples into `deliver` from the clock's task, as each falls due: a session on a
+    /// `VirtualClock` has taken a second's samples when the clock has moved past it.
+    public func start(delivering deliver: @escaping @Sendable (QuantitySample) -> Void) -> Bool {
+        play(nil, deliver)
+        return true
+    }
+
+    private func play(_ continuation: AsyncStream<QuantitySample>.Continuation?, _ deliver: @escaping @Sendable (QuantitySample) -> Void) {
         let (samples, origin, startedAt) = (samples, origin, startedAt)
         let task = clock.pacedTask { clock in
             let skipped = clock.now - startedAt
@@ -49,9 +61,9 @@ public final class TimedSampleSource: SampleSource {
             for sample in samples where sample.end >= already {
                 let due = startedAt + .seconds(sample.end.timeIntervalSince(origin))
                 guard (try? await clock.sleep(until: due)) != nil else { break }  // cancelled: stop() came
-                continuation.yield(sample)
+                deliver(sample)
             }
-            continuation.finish()
+            continuation?.finish()
         }
         let previous = playing.withLock { playing in
             defer { playing = (task, continuation) }
@@ -59,7 +71,6 @@ public final class TimedSampleSource: SampleSource {
         }
         previous.task?.cancel()
         previous.continuation?.finish()
-        return stream
     }
 
     public func stop() {

@@ -35,7 +35,37 @@ enum WorkoutExamples {
         try await routeBuilder.finishRoute(with: workout, metadata: nil)
     }
 
-    // Workout/Model/WorkoutEvent.swift
+    // Workout/Model/SampleAveraging.swift
+    static func sampleAveraging() -> WorkoutSession.Configuration {
+        var configuration = WorkoutSession.Configuration(activityType: .cycling)
+        configuration.sampleAveraging = .excludingZeros   // cadence and power while pedalling
+        return configuration
+    }
+
+    // Workout/Model/TrainingProfile.swift
+    static func trainingProfile() -> TrainingProfile {
+        let profile = TrainingProfile(functionalThresholdPower: 250, maximumHeartRate: 185)
+        // Coggan's seven power zones (55 %, 75 %, 90 %, 105 %, 120 %, 150 % of 250 W), five heart-rate
+        // zones (60 %, 70 %, 80 %, 90 % of 185 bpm).
+        return profile
+    }
+
+    // Workout/Model/TrainingFigures.swift
+    static func trainingFigures(_ workout: WorkoutRecord, _ samples: [QuantitySample]) -> TrainingSummary {
+        var training = TrainingFigures(profile: TrainingProfile(functionalThresholdPower: 250), start: workout.start)
+        for sample in samples { training.add(sample) }          // and events, in time order
+        training.finish(at: workout.end)
+        print(training.summary.normalizedPower ?? 0, training.summary.trainingStressScore ?? 0)
+        return training.summary
+    }
+
+    // Workout/Store/WorkoutStore+Training.swift
+    static func storedTrainingFigures(_ store: WorkoutStore, _ id: UUID) async throws {
+        let figures = try await store.trainingFigures(of: id, profile: TrainingProfile(functionalThresholdPower: 250))
+        print(figures.normalizedPower ?? 0, figures.trainingStressScore ?? 0)
+    }
+
+    // Workout/Model/SampleFigures.swift
     static func sampleFigures(_ samples: [QuantitySample]) -> Double {
         var heartRate: SampleFigures?
         for sample in samples { heartRate.add(sample) }   // in time order
@@ -326,6 +356,19 @@ struct WorkoutExampleTests {
         let samples = (0...10).map { QuantitySample(type: .heartRate, value: 120, at: start + Double($0)) }
             + [QuantitySample(type: .heartRate, value: 180, at: start + 11), QuantitySample(type: .heartRate, value: 180, at: start + 12)]
         #expect(abs(WorkoutExamples.sampleFigures(samples) - (120.0 * 10 + 180 * 2) / 12) < 1e-9)
+    }
+
+    /// The profile's zones are the ones its comment lists, and an hour at the FTP is 100 points.
+    @Test func theTrainingExamplesSayWhatTheyDo() {
+        let profile = WorkoutExamples.trainingProfile()
+        #expect(profile.powerZoneBounds == [137.5, 187.5, 225, 262.5, 300, 375])
+        #expect(profile.heartRateZoneBounds.map { $0.map { ($0 * 10).rounded() / 10 } } == [111, 129.5, 148, 166.5])
+        #expect(WorkoutExamples.sampleAveraging().metadata.values[SampleAveraging.metadataKey] == "exclude_zeros")
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let workout = WorkoutRecord(activityType: .cycling, start: start, end: start + 3_600)
+        let samples = (0...3_600).map { QuantitySample(type: .power, value: 250, at: start + Double($0)) }
+        let summary = WorkoutExamples.trainingFigures(workout, samples)
+        #expect(abs((summary.trainingStressScore ?? 0) - 100) < 1e-9)
     }
 
     @Test func theValuesAreTheOnesTheExamplesSay() throws {

@@ -49,9 +49,9 @@ import WorkoutSimulators
         #expect(session.configuration.locationType == .indoor, "without a location source a session is indoors")
         try session.start()
         await clock.advance(by: .seconds(300))
-        // The readings of a second are taken together, once the next second's show them all come.
+        // The readings of a second are taken together, once the next second's show them all come: a distance is placed at the middle of its second.
         let live = session.currentStatistics
-        #expect(live.distance == 8.0 * 299 && live.elapsedTime == 300 && live.distanceSource == .sensor)
+        #expect(live.distance == 8.0 * 300 && live.elapsedTime == 300 && live.distanceSource == .sensor)
         #expect(live.currentSpeed.map { abs($0 - 8) < 1e-9 } == true)
         await clock.advance(by: .seconds(900))
         let workout = try await session.end()

@@ -89,7 +89,7 @@ import TestSupport
         let settlement = SessionSettlement(
             id: UUID(), configuration: example.configuration, events: engine.events, inputIssues: engine.admission.counts,
             start: try #require(engine.timeline.start))
-        let publication = SessionPublication(settlement: settlement, hasSensorDistance: false) { feed in
+        let publication = SessionPublication(settlement: settlement, hasPoints: true, hasSensorDistance: false) { feed in
             for point in points { feed.add(TimelinePoint(ordinal: point.ordinal, segment: point.segment, location: point.location)) }
         }
         let workout = publication.workout

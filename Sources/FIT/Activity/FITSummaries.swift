@@ -53,6 +53,16 @@ public struct FITTotals: Sendable, Hashable {
     public var averagePower: Double?
     /// Maximum power, W.
     public var maximumPower: Double?
+    /// `normalized_power` (the device's, Coggan's), W.
+    public var normalizedPower: Double?
+    /// `total_work`, joules.
+    public var work: Double?
+    /// A session's `training_stress_score`.
+    public var trainingStressScore: Double?
+    /// A session's `intensity_factor`.
+    public var intensityFactor: Double?
+    /// A session's `threshold_power`: the FTP the device measured against, W.
+    public var thresholdPower: Double?
     /// `sport` and `sub_sport` (see ``FITSport``).
     public var sport: UInt8?
     /// `sub_sport`.
@@ -91,6 +101,7 @@ public struct FITTotals: Sendable, Hashable {
             (averagePower, maximumPower) = (message.number(19), message.number(20))
             (ascent, descent) = (message.number(21), message.number(22))
             lapTrigger = message.integer(24).map { UInt8(truncatingIfNeeded: $0) }
+            (normalizedPower, work) = (message.number(33), message.number(41))
             sport = message.integer(25).map { UInt8(truncatingIfNeeded: $0) }
         } else {
             sport = message.integer(5).map { UInt8(truncatingIfNeeded: $0) }
@@ -104,6 +115,9 @@ public struct FITTotals: Sendable, Hashable {
             firstLapIndex = message.integer(25).map(Int.init)
             lapCount = message.integer(26).map(Int.init)
             movingTime = message.number(59, scale: 1000)
+            (normalizedPower, work) = (message.number(34), message.number(48))
+            (trainingStressScore, intensityFactor) = (message.number(35, scale: 10), message.number(36, scale: 1000))
+            thresholdPower = message.number(45)
         }
         if start == nil, let end, let elapsedTime { start = end - elapsedTime }
     }

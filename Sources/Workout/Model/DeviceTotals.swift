@@ -28,11 +28,27 @@ public struct DeviceTotals: Sendable, Hashable {
     public var heartRateAverage: Double?
     /// Highest heart rate, bpm.
     public var heartRateMaximum: Double?
+    /// Mean power, W (FIT `avg_power`).
+    public var powerAverage: Double?
+    /// Highest power, W (FIT `max_power`).
+    public var powerMaximum: Double?
+    /// Normalized power, W (FIT `normalized_power`).
+    public var normalizedPower: Double?
+    /// Training stress score (FIT `training_stress_score`).
+    public var trainingStressScore: Double?
+    /// Intensity factor (FIT `intensity_factor`).
+    public var intensityFactor: Double?
+    /// Work, kilojoules (FIT `total_work`, which is in joules).
+    public var work: Double?
+    /// The FTP the device measured against, W (FIT `threshold_power`).
+    public var thresholdPower: Double?
 
     /// Totals; pass what is known.
     public init(
         distance: Double? = nil, timerTime: Double? = nil, elapsedTime: Double? = nil, ascent: Double? = nil,
-        descent: Double? = nil, calories: Double? = nil, heartRateAverage: Double? = nil, heartRateMaximum: Double? = nil
+        descent: Double? = nil, calories: Double? = nil, heartRateAverage: Double? = nil, heartRateMaximum: Double? = nil,
+        powerAverage: Double? = nil, powerMaximum: Double? = nil, normalizedPower: Double? = nil,
+        trainingStressScore: Double? = nil, intensityFactor: Double? = nil, work: Double? = nil, thresholdPower: Double? = nil
     ) {
         self.distance = distance
         self.timerTime = timerTime
@@ -42,6 +58,13 @@ public struct DeviceTotals: Sendable, Hashable {
         self.calories = calories
         self.heartRateAverage = heartRateAverage
         self.heartRateMaximum = heartRateMaximum
+        self.powerAverage = powerAverage
+        self.powerMaximum = powerMaximum
+        self.normalizedPower = normalizedPower
+        self.trainingStressScore = trainingStressScore
+        self.intensityFactor = intensityFactor
+        self.work = work
+        self.thresholdPower = thresholdPower
     }
 
     /// The metadata keys, in the order `show` prints them.
@@ -49,6 +72,9 @@ public struct DeviceTotals: Sendable, Hashable {
         ("device_distance_m", \.distance), ("device_timer_time_s", \.timerTime), ("device_elapsed_time_s", \.elapsedTime),
         ("device_ascent_m", \.ascent), ("device_descent_m", \.descent), ("device_energy_kcal", \.calories),
         ("device_heart_rate_avg", \.heartRateAverage), ("device_heart_rate_max", \.heartRateMaximum),
+        ("device_power_avg_w", \.powerAverage), ("device_power_max_w", \.powerMaximum),
+        ("device_normalized_power_w", \.normalizedPower), ("device_training_stress_score", \.trainingStressScore),
+        ("device_intensity_factor", \.intensityFactor), ("device_work_kj", \.work), ("device_threshold_power_w", \.thresholdPower),
     ] }
 
     /// The totals a workout's metadata holds; `nil` when it holds none (a GPX import, a session).
@@ -82,7 +108,9 @@ public struct DeviceTotals: Sendable, Hashable {
     }
 
     /// The sum of several sessions' totals (a multisport activity's legs): distances, times,
-    /// climbs and energy add up; the heart-rate mean is weighted by timer time; the maximum is the largest.
+    /// climbs, energy, work and training stress add up; the heart-rate and power means are
+    /// weighted by timer time, the normalized power as its fourth powers are (the intensity factor
+    /// then over the FTP, when the legs give one); the maxima are the largest.
     static func sum(_ parts: [DeviceTotals]) -> DeviceTotals {
         guard parts.count > 1 else { return parts.first ?? DeviceTotals() }
         func total(_ path: KeyPath<DeviceTotals, Double?>) -> Double? {
@@ -92,10 +120,20 @@ public struct DeviceTotals: Sendable, Hashable {
         var sum = DeviceTotals(
             distance: total(\.distance), timerTime: total(\.timerTime), elapsedTime: total(\.elapsedTime),
             ascent: total(\.ascent), descent: total(\.descent), calories: total(\.calories))
-        let weighted = parts.compactMap { part in part.heartRateAverage.map { ($0, part.timerTime ?? 1) } }
-        let weight = weighted.map(\.1).reduce(0, +)
-        if weight > 0 { sum.heartRateAverage = weighted.map { $0.0 * $0.1 }.reduce(0, +) / weight }
+        func mean(_ path: KeyPath<DeviceTotals, Double?>, power: Double = 1) -> Double? {
+            let weighted = parts.compactMap { part in part[keyPath: path].map { (pow($0, power), part.timerTime ?? 1) } }
+            let weight = weighted.map(\.1).reduce(0, +)
+            return weight > 0 ? pow(weighted.map { $0.0 * $0.1 }.reduce(0, +) / weight, 1 / power) : nil
+        }
+        sum.heartRateAverage = mean(\.heartRateAverage)
         sum.heartRateMaximum = parts.compactMap(\.heartRateMaximum).max()
+        sum.powerAverage = mean(\.powerAverage)
+        sum.powerMaximum = parts.compactMap(\.powerMaximum).max()
+        sum.normalizedPower = mean(\.normalizedPower, power: 4)
+        sum.work = total(\.work)
+        sum.trainingStressScore = total(\.trainingStressScore)
+        sum.thresholdPower = parts.compactMap(\.thresholdPower).first
+        if let normalized = sum.normalizedPower, let ftp = sum.thresholdPower, ftp > 0 { sum.intensityFactor = normalized / ftp }
         return sum
     }
 }

@@ -65,7 +65,8 @@ public struct SensorDistance: Sendable, Hashable {
 
     /// The metadata values that hold it.
     public var metadataValues: [String: String] {
-        var values = [Self.sourceKey: source.rawValue, Self.factorKey: Self.format(factor, digits: 6)]
+        // The factor to the last bit: the store counts a stored workout's distance with it again.
+        var values = [Self.sourceKey: source.rawValue, Self.factorKey: "\(factor)"]
         if let circumference {
             values[Self.circumferenceKey] = Self.format(circumference, digits: 4)
             values[Self.givenKey] = circumferenceIsGiven ? "true" : "false"

@@ -37,12 +37,16 @@ struct SessionPublication: Sendable {
 extension SessionPublication {
     /// The publication of `settlement`, its figures worked out from its route: `feedRoute` feeds
     /// the staged points and distance samples, in time order, to the feed it is given (once, or
-    /// twice where the wheel's calibration is applied). `hasSensorDistance`: whether the session
-    /// has distance samples (its metadata then says how they were counted).
-    init(settlement: SessionSettlement, hasSensorDistance: Bool, feedRoute: (inout TimelineFeed) throws -> Void) rethrows {
+    /// twice where the wheel's calibration is applied). `hasPoints`: whether it has a route
+    /// (readings wait for the fixes around them); `hasSensorDistance`: whether it has distance
+    /// samples (its metadata then says how they were counted).
+    init(
+        settlement: SessionSettlement, hasPoints: Bool, hasSensorDistance: Bool, feedRoute: (inout TimelineFeed) throws -> Void
+    ) rethrows {
         let configuration = settlement.configuration
         var options = SessionTimeline.Options(maximumHorizontalAccuracy: configuration.fixRules.maximumHorizontalAccuracy)
         options.distanceSource = configuration.effectiveDistanceSource
+        options.expectsFixes = hasPoints
         func timeline(factor: Double) throws -> SessionTimeline {
             options.sensorFactor = factor
             var feed = TimelineFeed(options: options, events: settlement.events)
@@ -89,7 +93,8 @@ extension WorkoutStore {
         try db.execute(
             sql: "DELETE FROM quantity_sample WHERE workout = ? AND start_time < ?", arguments: [staging.workoutKey, settlement.start])
         let distances = try distanceSamples(ofWorkoutKey: staging.workoutKey, in: db)
-        return try SessionPublication(settlement: settlement, hasSensorDistance: distances.peek() != nil) { feed in
+        let hasPoints = try Bool.fetchOne(db, sql: "SELECT 1 FROM route_point WHERE route = ? LIMIT 1", arguments: [staging.routeKey]) ?? false
+        return try SessionPublication(settlement: settlement, hasPoints: hasPoints, hasSensorDistance: distances.peek() != nil) { feed in
             let points = try Row.fetchCursor(
                 db, sql: "SELECT \(timelinePointColumns) FROM route_point WHERE route = ? ORDER BY ordinal", arguments: [staging.routeKey])
             try Self.feed(points, distances: distances, to: &feed)

@@ -92,6 +92,9 @@ struct SessionStateMachine: Sendable {
     }
 
     private(set) var lifecycle: Lifecycle = .notStarted
+    /// The engine has settled everything (``settle(at:)``): a sample delivered late, as its source
+    /// stopped, is not taken.
+    private var inputClosed = false
     private(set) var engine: SessionEngine
     private(set) var queue: WriteQueue
     private var watchers: [UInt64: AsyncStream<WorkoutSession.Statistics>.Continuation] = [:]
@@ -217,6 +220,7 @@ struct SessionStateMachine: Sendable {
     /// its time line ends at `time` on the session's clock.
     mutating func settle(at time: Double? = nil) -> Effects {
         if let time { engine.advanceClock(to: time) }
+        inputClosed = true
         queue.add(engine.finish())
         return Effects(broadcast: broadcast())
     }
@@ -276,7 +280,8 @@ struct SessionStateMachine: Sendable {
     /// woken for each would cost more than the rest.
     mutating func take(_ sample: QuantitySample, at now: Duration) -> Effects {
         switch lifecycle {
-        case .recording, .ending: break
+        case .recording: break
+        case .ending where !inputClosed: break
         default: return Effects()
         }
         var changed = false

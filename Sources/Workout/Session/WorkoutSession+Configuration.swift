@@ -87,8 +87,11 @@ extension WorkoutSession {
         /// A lap every this much active time (pauses left out), or `nil`. With both, a lap ends at
         /// whichever comes first, and both count again from there. Manual laps can always be added.
         public var autoLapTime: Duration?
-        /// The saved workout's metadata.
-        public var metadata: WorkoutMetadata
+        /// The saved workout's metadata. It holds the ``sampleAveraging`` rule and the
+        /// ``trainingProfile`` (their keys are set again whenever either, or it, is set).
+        public var metadata: WorkoutMetadata {
+            didSet { keepFiguresMetadata() }
+        }
         /// How fast the activity can go and how inaccurate a fix may be and count (the
         /// activity's ``FixRules/defaults(for:)`` unless given).
         public var fixRules: FixRules
@@ -101,13 +104,26 @@ extension WorkoutSession {
         /// (``InputIssue/backlogFull``) until the store takes what is held. 100,000 by default:
         /// over 27 hours at one fix a second, about 30 MB.
         public var maximumHeldPoints: Int
+        /// Whether the samples' means count zeros (``SampleAveraging``: one rule for every type;
+        /// ``SampleAveraging/includingZeros`` by default). Kept in the saved workout's metadata
+        /// (`sample_averaging`), so that the store's figures follow it.
+        public var sampleAveraging: SampleAveraging {
+            didSet { keepFiguresMetadata() }
+        }
+        /// The athlete's FTP, maximum heart rate and zones, that the training figures are measured
+        /// against (``TrainingFigures``), or `nil`. Kept in the saved workout's metadata (`ftp_w`,
+        /// `max_heart_rate_bpm`, `power_zones`, `heart_rate_zones`).
+        public var trainingProfile: TrainingProfile? {
+            didSet { keepFiguresMetadata() }
+        }
 
         /// A configuration; only the activity is needed.
         public init(
             activityType: WorkoutActivityType, locationType: LocationType = .unknown, distanceSource: DistanceSource = .automatic,
             wheelCircumference: WheelCircumference = .calibrated(assumed: 2.105), autoPause: AutoPause? = nil,
             autoLapDistance: Double? = nil, autoLapTime: Duration? = nil, metadata: WorkoutMetadata = WorkoutMetadata(),
-            fixRules: FixRules? = nil, endTimeout: Duration = .seconds(60), maximumHeldPoints: Int = 100_000
+            fixRules: FixRules? = nil, endTimeout: Duration = .seconds(60), maximumHeldPoints: Int = 100_000,
+            sampleAveraging: SampleAveraging = .default, trainingProfile: TrainingProfile? = nil
         ) {
             self.activityType = activityType
             self.locationType = locationType
@@ -120,11 +136,26 @@ extension WorkoutSession {
             self.fixRules = fixRules ?? .defaults(for: activityType)
             self.endTimeout = endTimeout
             self.maximumHeldPoints = maximumHeldPoints
+            self.sampleAveraging = sampleAveraging
+            self.trainingProfile = trainingProfile
+            keepFiguresMetadata()
+        }
+
+        /// Writes the averaging rule and the training profile into ``metadata``: the saved
+        /// workout keeps them there.
+        private mutating func keepFiguresMetadata() {
+            var values = metadata.values
+            for key in TrainingProfile.metadataKeys { values[key] = nil }
+            values.merge(trainingProfile?.metadataValues ?? [:]) { _, profile in profile }
+            values[SampleAveraging.metadataKey] = sampleAveraging == .default ? nil : sampleAveraging.rawValue
+            guard values != metadata.values else { return }
+            metadata.values = values
         }
 
         private enum CodingKeys: String, CodingKey {
             case activityType, locationType, distanceSource, wheelCircumference, autoPause, autoLapDistance, autoLapTime, metadata,
                  fixRules, endTimeout, maximumHeldPoints
+            case sampleAveraging, trainingProfile
         }
 
         /// Reads a configuration the store kept: what it lacks (kept by an older version) takes
@@ -144,7 +175,9 @@ extension WorkoutSession {
                 metadata: try container.decodeIfPresent(WorkoutMetadata.self, forKey: .metadata) ?? WorkoutMetadata(),
                 fixRules: try container.decodeIfPresent(FixRules.self, forKey: .fixRules),
                 endTimeout: try container.decodeIfPresent(Duration.self, forKey: .endTimeout) ?? .seconds(60),
-                maximumHeldPoints: try container.decodeIfPresent(Int.self, forKey: .maximumHeldPoints) ?? 100_000)
+                maximumHeldPoints: try container.decodeIfPresent(Int.self, forKey: .maximumHeldPoints) ?? 100_000,
+                sampleAveraging: try container.decodeIfPresent(SampleAveraging.self, forKey: .sampleAveraging) ?? .default,
+                trainingProfile: try container.decodeIfPresent(TrainingProfile.self, forKey: .trainingProfile))
         }
     }
 }
@@ -162,6 +195,7 @@ extension WorkoutSession.Configuration {
             autoLapTime: autoLapTime?.seconds)
         options.distanceSource = effectiveDistanceSource
         options.calibratesSensor = locationType != .indoor && wheelCircumference.calibrates
+        options.expectsFixes = locationType != .indoor
         return options
     }
 }

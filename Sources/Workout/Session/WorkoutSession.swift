@@ -64,6 +64,8 @@ public final class WorkoutSession: Sendable {
     private let recording = Locked<Task<Void, Never>?>(nil)
     /// Each sample reader says here when its source's stream has ended.
     private let readerEnds: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
+    /// How many sample sources are read from streams (the others deliver their samples).
+    private let readStreams = Locked(0)
 
     /// A session over `source`'s fixes and the samples of `samples` (heart rate, cadence,
     /// power...). `clock` times the writing of what is held when nothing new comes (within about a
@@ -166,11 +168,16 @@ public final class WorkoutSession: Sendable {
             run(machine.withLock { $0.take(fix) })
         }
         // The sample sources first: one that follows the fixes (a sensor's replay, a fake) must
-        // be listening before the first fix can come, or it misses it.
-        let samples = sampleSources.map { $0.start() }
-        startRecording(reading: samples)
+        // be listening before the first fix can come, or it misses it. One that delivers its
+        // samples is taken from as each comes; the others' streams are read by tasks.
+        var streams: [AsyncStream<QuantitySample>] = []
+        for sampleSource in sampleSources where !sampleSource.start(delivering: { [weak self] sample in self?.take(sample) }) {
+            streams.append(sampleSource.start())
+        }
+        startRecording(reading: streams)
+        readStreams.withLock { $0 = streams.count }
         source?.start()
-        let sources = SessionStateMachine.Sources(observation: observation, readsSamples: !samples.isEmpty)
+        let sources = SessionStateMachine.Sources(observation: observation, readsSamples: !sampleSources.isEmpty)
         // end() or discard() may have come meanwhile: then what was started here stops at once.
         if let leftover = machine.withLock({ $0.attach(sources) }) { stop(leftover) }
     }
@@ -230,7 +237,7 @@ public final class WorkoutSession: Sendable {
         // The wait for the store counts from here: the writer may be in a store call now.
         let began = clock.now
         stop(sources)
-        await stopRecording(readers: sources.readsSamples ? sampleSources.count : 0)
+        await stopRecording(readers: sources.readsSamples ? readStreams.withLock { $0 } : 0)
         let time = indoorTime()
         run(machine.withLock { $0.settle(at: time) })
         do throws(WorkoutSessionError) {
@@ -249,7 +256,7 @@ public final class WorkoutSession: Sendable {
     public func discard() async throws(WorkoutSessionError) {
         let (sources, effects) = try machine.withLock { machine throws(WorkoutSessionError) in try machine.discard() }
         stop(sources)
-        await stopRecording(readers: sources.readsSamples ? sampleSources.count : 0)
+        await stopRecording(readers: sources.readsSamples ? readStreams.withLock { $0 } : 0)
         run(effects)
         do {
             try await store.discardSession(owner: WorkoutStore.sessionOwner(id))
@@ -304,6 +311,12 @@ public final class WorkoutSession: Sendable {
         for watcher in effects.finished { watcher.finish() }
     }
 
+    /// Takes a sample from a sample source.
+    private func take(_ sample: QuantitySample) {
+        let now = clock.now
+        run(machine.withLock { $0.take(sample, at: now) })
+    }
+
     /// Stops what this session started (a source it never started may be someone else's).
     private func stop(_ sources: SessionStateMachine.Sources) {
         if let observation = sources.observation {
@@ -351,8 +364,7 @@ public final class WorkoutSession: Sendable {
                         defer { ended.yield() }
                         for await sample in stream {
                             guard let self else { return }
-                            let now = self.clock.now
-                            run(machine.withLock { $0.take(sample, at: now) })
+                            take(sample)
                         }
                     }
                 }

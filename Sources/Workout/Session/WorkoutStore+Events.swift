@@ -69,6 +69,7 @@ extension WorkoutStore {
         var options = SessionTimeline.Options.asStored
         options.maximumHorizontalAccuracy = try sessionConfiguration(ofWorkoutKey: key, in: db)?.fixRules.maximumHorizontalAccuracy
         let values = try String.fetchOne(db, sql: "SELECT metadata FROM workout WHERE id = ?", arguments: [key]).map { WorkoutRows.decode($0) } ?? [:]
+        options.expectsFixes = try Bool.fetchOne(db, sql: "SELECT 1 FROM route WHERE workout = ? AND point_count > 0", arguments: [key]) ?? false
         return SensorDistance.timelineOptions(options, metadata: WorkoutMetadata(values: values))
     }
 
@@ -86,7 +87,7 @@ extension WorkoutStore {
     }
 
     /// Feeds the points of the workout row `key` and its distance samples to `feed`, in time
-    /// order (a sample after the points up to its end; a point before a sample at its time).
+    /// order (a sample after the points before its middle, ``SensorReading/placement``).
     static func feedRoute(ofWorkoutKey key: Int64, to feed: inout TimelineFeed, in db: Database) throws {
         let points = try Row.fetchCursor(db, sql: """
             SELECT \(timelinePointColumns.split(separator: ",").map { "route_point." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
@@ -106,7 +107,7 @@ extension WorkoutStore {
             let point = TimelinePoint(
                 ordinal: row[0], segment: row[1], time: row[2], latitude: row[3], longitude: row[4], altitude: row.optionalDouble(5),
                 speed: row.optionalDouble(6), horizontalAccuracy: row.optionalDouble(7))
-            while let sample = distances.peek(), sample.end.timeIntervalSince1970 < point.time {
+            while let sample = distances.peek(), SensorReading.placement(of: sample) < point.time {
                 feed.add(sample)
                 distances.advance()
             }
@@ -118,10 +119,10 @@ extension WorkoutStore {
         }
     }
 
-    /// The distance samples of the workout row `key`, by their end.
+    /// The distance samples of the workout row `key`, by their middle.
     static func distanceSamples(ofWorkoutKey key: Int64, in db: Database) throws -> SampleQueue {
         let rows = try Row.fetchAll(db, sql: """
-            SELECT start_time, end_time, value FROM quantity_sample WHERE workout = ? AND type = ? ORDER BY end_time, start_time
+            SELECT start_time, end_time, value FROM quantity_sample WHERE workout = ? AND type = ? ORDER BY start_time + end_time, start_time
             """, arguments: [key, QuantityType.distance.rawValue])
         return SampleQueue(rows.map { row in
             QuantitySample(type: .distance, value: row[2], start: Date(timeIntervalSince1970: row[0]), end: Date(timeIntervalSince1970: row[1]))
@@ -129,7 +130,8 @@ extension WorkoutStore {
     }
 
     /// The figures of each type of sample of a workout (heart rate, cadence, power...), the mean
-    /// weighted by time as ``SampleFigures`` says: what the session showed live when it ended, and
+    /// weighted by time as ``SampleFigures`` says, zeros counted as the workout's metadata says
+    /// (``SampleAveraging``): what the session showed live when it ended, and
     /// what `workout show` prints.
     ///
     /// Throws ``WorkoutStoreError/workoutNotSaved(workoutID:step:)`` when the store does not hold it.
@@ -137,7 +139,14 @@ extension WorkoutStore {
         let figures = try await read { db -> [QuantityType: SampleFigures]? in
             guard let stored = try WorkoutRows.find(workoutID, in: db) else { return nil }
             var figures: [QuantityType: SampleFigures] = [:]
-            try Self.forEachSample(ofWorkoutKey: stored.key, in: db) { figures[$0.type].add($0) }
+            let averaging = try Self.sampleAveraging(ofWorkoutKey: stored.key, in: db)
+            var events = try Self.events(ofWorkoutKey: stored.key, in: db)[...]
+            try Self.forEachSample(ofWorkoutKey: stored.key, in: db) { sample in
+                while let event = events.popFirst(where: { $0.time <= sample.end }) {
+                    for type in figures.keys { figures[type]?.apply(event) }
+                }
+                figures[sample.type].add(sample, averaging: averaging)
+            }
             return figures
         }
         guard let figures else { throw .workoutNotSaved(workoutID: workoutID, step: .read) }
@@ -161,10 +170,15 @@ extension WorkoutStore {
     private static func addSampleFigures(to laps: inout [WorkoutLap], workoutKey: Int64, in db: Database) throws {
         guard !laps.isEmpty else { return }
         var index = 0
+        let averaging = try sampleAveraging(ofWorkoutKey: workoutKey, in: db)
+        var events = try events(ofWorkoutKey: workoutKey, in: db)[...]
         try forEachSample(ofWorkoutKey: workoutKey, in: db) { sample in
+            while let event = events.popFirst(where: { $0.time <= sample.end }) {
+                for lap in laps.indices { for type in laps[lap].samples.keys { laps[lap].samples[type]?.apply(event) } }
+            }
             while index < laps.count - 1, sample.start >= laps[index].end { index += 1 }
             guard sample.start >= laps[index].start, sample.start <= laps[index].end else { return }
-            laps[index].samples[sample.type].add(sample)
+            laps[index].samples[sample.type].add(sample, averaging: averaging)
         }
         for index in laps.indices {
             laps[index].heartRateAverage = laps[index].samples[.heartRate]?.average

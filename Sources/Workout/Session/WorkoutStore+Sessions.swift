@@ -278,12 +278,14 @@ extension WorkoutStore {
             // Admission goes on after the points written (they are replayed past it); the samples go through it again.
             engine.continueAdmission(after: points.map(TimelinePoint.init), counts: inputIssues)
             let given = derives ? events.filter(\.isUserAction) : events
-            let byEnd = samples.sorted { ($0.end, $0.start, $0.type.rawValue) < ($1.end, $1.start, $1.type.rawValue) }
+            let byEnd = samples.sorted {
+                (SensorReading.placement(of: $0), $0.start, $0.type.rawValue) < (SensorReading.placement(of: $1), $1.start, $1.type.rawValue)
+            }
             var nextEvent = given.startIndex
             var nextSample = byEnd.startIndex
             func replay(until time: Double) {
                 while true {
-                    let sampleTime = nextSample < byEnd.endIndex ? byEnd[nextSample].end.timeIntervalSince1970 : .infinity
+                    let sampleTime = nextSample < byEnd.endIndex ? SensorReading.placement(of: byEnd[nextSample]) : .infinity
                     let eventTime = nextEvent < given.endIndex ? given[nextEvent].time.timeIntervalSince1970 : .infinity
                     if sampleTime < time, sampleTime <= eventTime {
                         _ = engine.take(byEnd[nextSample])

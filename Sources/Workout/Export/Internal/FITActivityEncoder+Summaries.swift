@@ -2,6 +2,10 @@ import FIT
 import Foundation
 
 /// Laps, the session (with the workout's ``WorkoutEnvelope`` header in our fields) and the activity.
+/// Both carry our training figures (``TrainingFigures``): a lap its `normalized_power` and
+/// `total_work`, the session those and its `training_stress_score`, `intensity_factor` and the
+/// `threshold_power` they were measured against, so that an import of the file keeps them as the
+/// device's (``DeviceTotals``).
 extension FITActivityEncoder {
     /// The figures of a lap or the session: totals and sample figures.
     struct Summary {
@@ -14,6 +18,8 @@ extension FITActivityEncoder {
         var sport: UInt8
         /// `sub_sport`: 6 indoor cycling, 1 treadmill, 58 a virtual course... (0 outdoors).
         var subSport: UInt8 = 0
+        /// Its training figures (normalized power, work; and for the session TSS, IF and the FTP).
+        var training: TrainingSummary?
     }
 
     /// A `lap`, numbered from 0, with what ended it (0 manual, 1 time, 2 distance, 7 the session's end).
@@ -23,14 +29,15 @@ extension FITActivityEncoder {
                 Self.field(253, .uint32), Self.field(2, .uint32), Self.field(7, .uint32), Self.field(8, .uint32), Self.field(9, .uint32),
                 Self.field(254, .uint16), Self.field(0, .enumeration), Self.field(1, .enumeration), Self.field(24, .enumeration),
                 Self.field(25, .enumeration), Self.field(15, .uint8), Self.field(16, .uint8), Self.field(17, .uint8),
-                Self.field(18, .uint8), Self.field(19, .uint16), Self.field(20, .uint16),
+                Self.field(18, .uint8), Self.field(19, .uint16), Self.field(20, .uint16), Self.field(33, .uint16),
+                Self.field(41, .uint32),
             ])
         }
         writer.write(localType: Local.lap.rawValue, values: [
             .integer(Int64(lap.end)), .integer(Int64(lap.start)), Self.value(lap.elapsed, scale: 1000), Self.value(lap.timer, scale: 1000),
             Self.value(lap.distance, scale: 100), .integer(Int64(index)), .integer(9), .integer(1), .integer(Int64(trigger)),
             .integer(Int64(lap.sport)),
-        ] + Self.figures(lap.samples))
+        ] + Self.figures(lap.samples) + [Self.value(lap.training?.normalizedPower), Self.value(lap.training?.work, scale: 1000)])
     }
 
     private static func value(_ number: Double?, scale: Double = 1) -> FITValue? {
@@ -59,7 +66,8 @@ extension FITActivityEncoder {
                 Self.field(25, .uint16), Self.field(26, .uint16), Self.field(254, .uint16), Self.field(28, .enumeration),
                 Self.field(11, .uint16), Self.field(22, .uint16), Self.field(23, .uint16), Self.field(3, .sint32), Self.field(4, .sint32),
                 Self.field(124, .uint32), Self.field(16, .uint8), Self.field(17, .uint8), Self.field(18, .uint8), Self.field(19, .uint8),
-                Self.field(20, .uint16), Self.field(21, .uint16),
+                Self.field(20, .uint16), Self.field(21, .uint16), Self.field(34, .uint16), Self.field(35, .uint16),
+                Self.field(36, .uint16), Self.field(48, .uint32), Self.field(45, .uint16),
             ],
             developerFields: [
                 FITWorkoutFields.workoutID, FITWorkoutFields.timestampMilliseconds, FITWorkoutFields.startTimeMilliseconds,
@@ -76,6 +84,9 @@ extension FITActivityEncoder {
             startPosition.map { .integer(Int64(FITSemicircles.semicircles($0.longitude))) },
             Self.value(averageSpeed, scale: 1000),
         ] + Self.figures(session.samples) + [
+            Self.value(session.training?.normalizedPower), Self.value(session.training?.trainingStressScore, scale: 10),
+            Self.value(session.training?.intensityFactor, scale: 1000), Self.value(session.training?.work, scale: 1000),
+            Self.value(session.training?.profile.usableFTP),
             .string(header.id.uuidString), end.map { .integer(Int64($0.milliseconds)) }, start.map { .integer(Int64($0.milliseconds)) },
             .integer(header.autoPause ? 1 : 0),
         ])

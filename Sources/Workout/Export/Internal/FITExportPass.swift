@@ -20,6 +20,9 @@ struct FITExportPass {
     private var feed: TimelineFeed
     private var figures: [QuantityType: SampleFigures] = [:]
     private var lapFigures: LapSampleFigures
+    /// The workout's training figures, over every sample.
+    private var training: TrainingFigures
+    private let averaging: SampleAveraging
     private var beatGroup = BeatGroup()
     private var firstPosition: (latitude: Double, longitude: Double)?
     private var points = 0
@@ -34,7 +37,10 @@ struct FITExportPass {
         self.start = start
         encoder = FITActivityEncoder(hasRoute: source.route != nil, types: types, distances: distances)
         feed = TimelineFeed(options: source.timelineOptions, events: source.events)
-        lapFigures = LapSampleFigures(events: source.events)
+        let profile = TrainingProfile(source.workout.metadata) ?? TrainingProfile()
+        averaging = SampleAveraging(source.workout.metadata)
+        lapFigures = LapSampleFigures(events: source.events, profile: profile, averaging: averaging)
+        training = TrainingFigures(profile: profile, start: source.workout.start)
         // The time line begins at the workout's start, as the store reads it back (laps(of:)).
         feed.begin(at: source.workout.start.timeIntervalSince1970)
         lapFigures.begin(at: source.workout.start.timeIntervalSince1970)
@@ -102,8 +108,9 @@ struct FITExportPass {
             // A fix's own speed is the record's: a wheel's speed beside it is not written.
             if instant.point?.location.speed != nil, instant.values.speed != nil { lost += 1 }
             for sample in moments.samples {
-                figures[sample.type].add(sample)
+                figures[sample.type].add(sample, averaging: averaging)
                 lapFigures.add(sample)
+                training.add(sample)
             }
             written += 1
             if written % 4_096 == 0, Task.isCancelled { throw .cancelled(operation: .export) }
@@ -129,6 +136,9 @@ struct FITExportPass {
 
     /// An event of the workout, telling the timer's change, if any.
     private mutating func writeEvent(_ event: WorkoutEvent) {
+        training.apply(event)
+        lapFigures.apply(event)
+        for type in figures.keys { figures[type]?.apply(event) }
         let change = timer.apply(event)
         if let change {
             let time = event.time.timeIntervalSince1970
@@ -179,10 +189,14 @@ struct FITExportPass {
     mutating func finish(from store: WorkoutStore, end: UInt32) async throws(WorkoutStoreError) {
         let workout = source.workout
         var laps = feed.finish(at: workout.end.timeIntervalSince1970).laps
+        training.finish(at: workout.end)
+        lapFigures.finish(at: workout.end.timeIntervalSince1970)
+        var lapTraining: [TrainingSummary?] = Array(repeating: nil, count: laps.count)
         if lapFigures.matches(laps) {
             for index in laps.indices {
                 laps[index].samples = lapFigures.figures[index]
                 laps[index].heartRateAverage = laps[index].samples[.heartRate]?.average
+                lapTraining[index] = lapFigures.training[index].summary
             }
         } else {
             laps = try await store.laps(of: workout.id)
@@ -194,14 +208,17 @@ struct FITExportPass {
             index: 1, start: workout.start, end: workout.end, distance: workout.totals.distance ?? 0, elapsedTime: workout.elapsedTime,
             duration: workout.duration, movingTime: workout.movingTime)
         var fileLaps = laps.isEmpty ? [wholeLap] : laps
-        if laps.isEmpty { fileLaps[0].samples = figures }
+        if laps.isEmpty {
+            fileLaps[0].samples = figures
+            lapTraining = [training.summary]
+        }
         spans.stop(at: workout.end.timeIntervalSince1970)
         let timers = spans.running(in: fileLaps.map { ($0.start.timeIntervalSince1970, $0.end.timeIntervalSince1970) })
         for (index, lap) in fileLaps.enumerated() {
             encoder.lap(FITActivityEncoder.Summary(
                 start: FITWorkoutFields.split(lap.start)?.seconds ?? start, end: FITWorkoutFields.split(lap.end)?.seconds ?? end,
                 elapsed: lap.elapsedTime, timer: timers[index], distance: lap.distance, samples: lap.samples, sport: sport,
-                subSport: subSport),
+                subSport: subSport, training: lapTraining.indices.contains(index) ? lapTraining[index] : nil),
                 index: index, trigger: Self.fitLapTrigger(lap, isLast: index == fileLaps.count - 1))
         }
         let timerTime = spans.running(in: [(workout.start.timeIntervalSince1970, workout.end.timeIntervalSince1970)])[0]
@@ -209,7 +226,7 @@ struct FITExportPass {
             FITActivityEncoder.Summary(
                 start: start, end: end, elapsed: workout.elapsedTime, timer: timerTime,
                 distance: workout.totals.distance ?? (points > 1 || distances ? feed.timeline.distance : nil), samples: figures,
-                sport: sport, subSport: subSport),
+                sport: sport, subSport: subSport, training: training.summary),
             header: source.envelope.header, laps: fileLaps.count, ascent: workout.totals.elevationGain,
             descent: workout.totals.elevationLoss, calories: workout.totals.energy,
             localOffset: workout.metadata.values["utc_offset_s"].flatMap { Int($0) }, startPosition: firstPosition,

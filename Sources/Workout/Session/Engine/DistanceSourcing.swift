@@ -5,14 +5,16 @@ import Foundation
 /// hands the readings on in time order among the fixes.
 ///
 /// With ``DistanceSource/automatic`` a reading counts when it lies in a **gap**: a stretch between
-/// two usable fixes (taken, and accurate enough to count) longer than ``gapLimit``, or before the
-/// first usable fix, or after the last one once the readings have gone on past ``gapLimit``. To
+/// two usable fixes (taken, and accurate enough to count) longer than ``gapLimit``, or from the
+/// first fix to the first usable one, or after the last one once the readings have gone on past
+/// ``gapLimit``; indoors, where no fix is expected, every reading
+/// (a reading is placed at its time, a distance at the middle of its interval). To
 /// know, a reading waits for the next usable fix (or for a reading past the limit): fed the same
 /// fixes and readings in the same time order, live or read back from the store, it decides the
 /// same. ``DistanceSource/sensor`` counts every reading, ``DistanceSource/gps`` none.
 ///
 /// It also works out the speed motion is judged by at each reading that counts: the sensor's last
-/// speed (held at most ``holdTime``), raised to the auto-pause threshold while a crank turns or a
+/// speed (a distance over its interval is one; held at most ``holdTime``), raised to the auto-pause threshold while a crank turns or a
 /// power is measured (a rider pedalling a trainer whose flywheel reports a low speed is moving);
 /// none of them above zero is standing still.
 struct DistanceSourcing: Sendable {
@@ -24,9 +26,15 @@ struct DistanceSourcing: Sendable {
     let source: DistanceSource
     /// The speed below which auto-pause stops (`nil`: no auto-pause, nothing is judged).
     let threshold: Double?
+    /// Whether fixes are expected: outdoors a reading waits for the fix after it; indoors only
+    /// for the readings of its time.
+    let expectsFixes: Bool
 
     /// The time of the last usable fix.
     private var lastUsable: Double?
+    /// The time of the first fix, usable or not: before the first usable one, the stretch without
+    /// one begins there.
+    private var firstFix: Double?
     /// Readings since the last usable fix, in time order, waiting for the next one.
     private var held: [SensorReading] = []
     /// The stretch since the last usable fix is known to be a gap (the readings passed the limit).
@@ -38,10 +46,14 @@ struct DistanceSourcing: Sendable {
     private var latestCadence: (value: Double, time: Double)?
     private var latestPower: (value: Double, time: Double)?
 
-    init(source: DistanceSource, threshold: Double?) {
+    init(source: DistanceSource, threshold: Double?, expectsFixes: Bool = true) {
         self.source = source
         self.threshold = threshold
+        self.expectsFixes = expectsFixes
     }
+
+    /// Where the stretch without a usable fix began: the last usable fix, or the first fix.
+    private var stretchStart: Double? { lastUsable ?? firstFix }
 
     /// Whether a reading waits (for the next fix, or for the next reading's time).
     var isHolding: Bool { !held.isEmpty }
@@ -49,8 +61,9 @@ struct DistanceSourcing: Sendable {
     /// A fix at `time`, `usable` when it is taken and accurate enough: returns the readings that
     /// come before it, decided (those at its time or later wait on).
     mutating func point(at time: Double, usable: Bool) -> [TimelineReading] {
+        if firstFix == nil { firstFix = time }
         guard usable else { return [] }
-        let gap = inGap || lastUsable.map { time - $0 > Self.gapLimit } ?? true
+        let gap = inGap || stretchStart.map { time - $0 > Self.gapLimit } ?? true
         let released = release(before: time, inGap: gap)
         previousWasGap = gap
         lastUsable = time
@@ -61,8 +74,8 @@ struct DistanceSourcing: Sendable {
     /// Whether `reading` would end the wait for a fix (it is past ``gapLimit`` after the last
     /// usable one): a fix held elsewhere before it should come first.
     func endsWait(_ reading: SensorReading) -> Bool {
-        guard !inGap, let lastUsable else { return false }
-        return reading.time - lastUsable > Self.gapLimit
+        guard !inGap, let since = stretchStart else { return false }
+        return reading.placement - since > Self.gapLimit
     }
 
     /// A reading (in time order with the other readings, but for those of one time, which come
@@ -70,15 +83,15 @@ struct DistanceSourcing: Sendable {
     /// once a later reading (or a fix, or the end) shows that all of them came: the motion at a
     /// moment is judged by every measure of that moment.
     mutating func take(_ reading: SensorReading) -> [TimelineReading] {
-        if let lastUsable, reading.time < lastUsable {
-            // Dated before the last fix, which came first: its stretch is decided.
+        if let lastUsable, reading.placement < lastUsable {
+            // Placed before the last fix, which came first: its stretch is decided.
             return release([reading], inGap: previousWasGap)
         }
-        let index = held.lastIndex { $0.time <= reading.time }.map { $0 + 1 } ?? 0
+        let index = held.lastIndex { $0.placement <= reading.placement }.map { $0 + 1 } ?? 0
         held.insert(reading, at: index)
-        if endsWait(reading) { inGap = true }
-        guard inGap || lastUsable == nil else { return [] }
-        return release(before: reading.time, inGap: true)
+        if endsWait(reading) || !expectsFixes { inGap = true }
+        guard inGap else { return [] }
+        return release(before: reading.placement, inGap: true)
     }
 
     /// The input has ended: the readings still waiting come after the last usable fix, within
@@ -87,9 +100,10 @@ struct DistanceSourcing: Sendable {
         release(before: .infinity, inGap: inGap || lastUsable == nil)
     }
 
+
     /// Decides and hands on the readings held before `time`.
     private mutating func release(before time: Double, inGap: Bool) -> [TimelineReading] {
-        let count = held.prefix { $0.time < time }.count
+        let count = held.prefix { $0.placement < time }.count
         guard count > 0 else { return [] }
         let due = Array(held.prefix(count))
         held.removeFirst(count)
@@ -103,15 +117,15 @@ struct DistanceSourcing: Sendable {
         var index = readings.startIndex
         let counts = counts(inGap: inGap)
         while index < readings.endIndex {
-            let time = readings[index].time
+            let time = readings[index].placement
             var end = index
-            while end < readings.endIndex, readings[end].time == time {
+            while end < readings.endIndex, readings[end].placement == time {
                 note(readings[end])
                 end += 1
             }
             let judged = counts ? judgedSpeed(at: time) : nil
             for reading in readings[index..<end] {
-                released.append(TimelineReading(reading: reading, counts: counts, judgedSpeed: judged))
+                released.append(TimelineReading(reading: reading, inGap: inGap, counts: counts, judgedSpeed: judged))
             }
             index = end
         }
@@ -126,10 +140,15 @@ struct DistanceSourcing: Sendable {
         }
     }
 
-    /// Notes a reading's measure as the latest of its kind.
+    /// Notes a reading's measure as the latest of its kind: a distance over an interval is a
+    /// speed too (the wheel turned meanwhile), unless a speed was measured later.
     private mutating func note(_ reading: SensorReading) {
         switch reading.measure {
-        case .distance: break
+        case let .distance(metres, since):
+            let time = reading.placement
+            if reading.time > since, latestSpeed.map({ $0.time <= time }) ?? true {
+                latestSpeed = (metres / (reading.time - since), time)
+            }
         case let .speed(value): latestSpeed = (value, reading.time)
         case let .cadence(value): latestCadence = (value, reading.time)
         case let .power(value): latestPower = (value, reading.time)

@@ -52,6 +52,18 @@ struct SensorReading: Sendable, Hashable {
     var time: Double
     var measure: Measure
 
+    /// Where it is placed among the fixes: its time, or the middle of a distance's interval (a
+    /// wheel's second that ends at a fix belongs to the stretch before that fix).
+    var placement: Double {
+        if case let .distance(_, since) = measure { (since + time) / 2 } else { time }
+    }
+
+    /// Where `sample` is placed among the fixes, as its reading is: see ``placement``.
+    static func placement(of sample: QuantitySample) -> Double {
+        let end = sample.end.timeIntervalSince1970
+        return sample.type == .distance ? (sample.start.timeIntervalSince1970 + end) / 2 : end
+    }
+
     init(time: Double, measure: Measure) {
         self.time = time
         self.measure = measure
@@ -81,8 +93,10 @@ struct SensorReading: Sendable, Hashable {
 /// A reading as ``DistanceSourcing`` released it, in time order among the fixes.
 struct TimelineReading: Sendable, Hashable {
     var reading: SensorReading
+    /// Whether it lies in a gap: a stretch without a usable fix longer than ``DistanceSourcing/gapLimit``.
+    var inGap: Bool
     /// Whether the time line takes it: its distance counts and motion is judged by it (the
-    /// workout's distance source decided so for its stretch). One that does not count still
+    /// workout's distance source decided so for its stretch). One outside a gap, counted or not,
     /// calibrates the sensor against the fixes around it.
     var counts: Bool
     /// The speed motion is judged by at its time, when it counts: the sensor's speed, at least

@@ -57,7 +57,7 @@ struct SessionEngine: Sendable {
         let source = configuration.effectiveDistanceSource
         judgesFixes = source != .sensor
         admission = FixAdmission(rules: configuration.fixRules)
-        sourcing = DistanceSourcing(source: source, threshold: configuration.autoPause?.speedThreshold)
+        sourcing = DistanceSourcing(source: source, threshold: configuration.autoPause?.speedThreshold, expectsFixes: !isIndoor)
         detector = MotionDetector(
             rule: configuration.autoPause, maximumHorizontalAccuracy: configuration.fixRules.maximumHorizontalAccuracy)
         timeline = SessionTimeline(options: configuration.timelineOptions)
@@ -85,7 +85,7 @@ struct SessionEngine: Sendable {
         clockTime = time
         // The detector starts there too, with nothing to judge: an action before the first
         // reading is dated when it happened, not at that reading.
-        feed(detector.add(.reading(TimelineReading(reading: SensorReading(time: time, measure: .speed(0)), counts: false, judgedSpeed: nil))))
+        feed(detector.add(.reading(TimelineReading(reading: SensorReading(time: time, measure: .speed(0)), inGap: true, counts: false, judgedSpeed: nil))))
         return Output()
     }
 

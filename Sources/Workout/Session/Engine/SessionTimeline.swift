@@ -50,6 +50,9 @@ struct SessionTimeline: Sendable {
         /// Whether the factor follows the calibration as it goes (a live session whose wheel's
         /// circumference was not given): ``sensorFactor`` until enough of it is known.
         var calibratesSensor = false
+        /// Whether fixes come: a reading then waits for the fix after it (``DistanceSourcing``);
+        /// not indoors, nor for a stored workout without a route.
+        var expectsFixes = true
 
         /// Every point counts, laps come from events only: a stored workout as it was saved.
         static let asStored = Options()
@@ -77,10 +80,11 @@ struct SessionTimeline: Sendable {
     private(set) var figures = TrackStatistics()
     /// The distance counted: the route's steps and the sensor's readings, as the distance source says.
     private(set) var distance = 0.0
-    /// The distance the sensor's readings counted since the last point counted (a gap's), and
-    /// what the sensor measured meanwhile, counted or not, while moving (to calibrate it).
+    /// The distance the sensor's readings counted since the last point counted (a gap's).
     private var sensorSincePrevious = 0.0
-    private var rawSensorSincePrevious = 0.0
+    /// The time of the last reading that calibrated the sensor: the fixes' steps count beside
+    /// the sensor's readings while it measures.
+    private var lastCalibratingReading: Double?
     /// The sensor's distance against the fixes', over steps between usable fixes no gap apart.
     private(set) var calibration = SensorCalibration()
     /// Moving time up to the last pause or stop, and when the current moving stretch began
@@ -191,7 +195,6 @@ struct SessionTimeline: Sendable {
             segmentStarts.append(point.ordinal)
             previous = nil
             sensorSincePrevious = 0
-            rawSensorSincePrevious = 0
         }
         breaksBeforeNext = false
         lastTime = max(lastTime ?? point.time, point.time)
@@ -240,7 +243,6 @@ struct SessionTimeline: Sendable {
             closedMovingTime += max(0, time - (movingSince ?? time))
             movingSince = nil
             breaksBeforeNext = true
-            rawSensorSincePrevious = 0
             return nil
         }
         movingSince = time
@@ -282,9 +284,13 @@ struct SessionTimeline: Sendable {
             let before = figures.distance
             figures.add(latitude: point.latitude, longitude: point.longitude, elevation: point.altitude, time: point.time)
             let step = figures.distance - before
-            // A step between usable fixes close together, beside the sensor's measure of it, calibrates the sensor.
-            if sensorSincePrevious == 0, rawSensorSincePrevious > 0, point.time - previous.time <= DistanceSourcing.gapLimit {
-                calibration.add(fixes: step, sensor: rawSensorSincePrevious)
+            // A step between usable fixes close together (no gap), while the sensor measures,
+            // calibrates it: measured by the speeds the receiver reported where it did (Doppler
+            // speeds are not inflated by the positions' noise, as their steps are).
+            let seconds = point.time - previous.time
+            if seconds <= DistanceSourcing.gapLimit, let last = lastCalibratingReading, point.time - last <= DistanceSourcing.gapLimit {
+                let reported = previous.speed.flatMap { before in point.speed.map { (before + $0) / 2 * seconds } }
+                calibration.add(fixes: reported ?? step)
             }
             let counted = switch options.distanceSource {
             case .gps: step
@@ -301,7 +307,6 @@ struct SessionTimeline: Sendable {
         fingerprint.add(time: point.time, latitude: point.latitude, longitude: point.longitude)
         previous = point
         sensorSincePrevious = 0
-        rawSensorSincePrevious = 0
     }
 
     /// Takes the next reading: one that counts moves the time line on to its time and, while
@@ -313,7 +318,12 @@ struct SessionTimeline: Sendable {
         if reading.counts { lastTime = max(lastTime ?? time, time) }
         guard isActive else { return }
         if case let .distance(metres, since) = reading.reading.measure {
-            rawSensorSincePrevious += metres
+            // Outside a gap, over a short interval (not the revolutions of a dropout), it is
+            // measured against the fixes' steps.
+            if !reading.inGap, time - since <= DistanceSourcing.gapLimit {
+                calibration.add(sensor: metres)
+                lastCalibratingReading = time
+            }
             if reading.counts {
                 let counted = metres * sensorFactor
                 distance += counted
@@ -427,9 +437,12 @@ struct SessionTimeline: Sendable {
     }
 }
 
-/// A sensor's distance measured against the fixes': over steps between usable fixes at most
-/// ``DistanceSourcing/gapLimit`` apart, while moving, the metres each says. A wheel sensor
-/// reckons its distance by a circumference it is told; the fixes tell how far it really went.
+/// A sensor's distance measured against the fixes': while moving, the steps between usable fixes
+/// at most ``DistanceSourcing/gapLimit`` apart while the sensor measures, and the sensor's
+/// readings outside gaps (each over at most that long), summed apart (the fixes' by the speeds the
+/// receiver reported, where both ends of a step have one, else by their positions). Summed, not
+/// paired step by step: a reading that reaches the session a little late still counts. A wheel
+/// sensor reckons its distance by a circumference it is told; the fixes tell how far it really went.
 public struct SensorCalibration: Sendable, Hashable, Codable {
     /// Metres the fixes covered over the steps compared.
     public private(set) var fixDistance = 0.0
@@ -445,11 +458,14 @@ public struct SensorCalibration: Sendable, Hashable, Codable {
     /// An empty calibration.
     public init() {}
 
-    /// Adds a step: `fixes` metres by the fixes, `sensor` by the sensor.
-    public mutating func add(fixes: Double, sensor: Double) {
-        guard fixes.isFinite, sensor.isFinite, fixes >= 0, sensor > 0 else { return }
-        fixDistance += fixes
-        sensorDistance += sensor
+    /// Adds a step of the fixes, `fixes` metres.
+    public mutating func add(fixes: Double) {
+        if fixes.isFinite, fixes >= 0 { fixDistance += fixes }
+    }
+
+    /// Adds a reading of the sensor, `sensor` metres.
+    public mutating func add(sensor: Double) {
+        if sensor.isFinite, sensor >= 0 { sensorDistance += sensor }
     }
 
     /// What the sensor's distance is multiplied by to agree with the fixes, once

@@ -12,7 +12,7 @@ struct TimelineFeed: Sendable {
 
     init(options: SessionTimeline.Options, events: [WorkoutEvent]) {
         timeline = SessionTimeline(options: options)
-        sourcing = DistanceSourcing(source: options.distanceSource, threshold: nil)
+        sourcing = DistanceSourcing(source: options.distanceSource, threshold: nil, expectsFixes: options.expectsFixes)
         self.events = events
     }
 

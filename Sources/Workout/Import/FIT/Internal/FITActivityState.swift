@@ -264,7 +264,9 @@ struct FITActivityState {
         DeviceTotals(
             distance: session.distance, timerTime: session.timerTime, elapsedTime: session.elapsedTime, ascent: session.ascent,
             descent: session.descent, calories: session.calories, heartRateAverage: session.averageHeartRate,
-            heartRateMaximum: session.maximumHeartRate)
+            heartRateMaximum: session.maximumHeartRate, powerAverage: session.averagePower, powerMaximum: session.maximumPower,
+            normalizedPower: session.normalizedPower, trainingStressScore: session.trainingStressScore,
+            intensityFactor: session.intensityFactor, work: session.work.map { $0 / 1000 }, thresholdPower: session.thresholdPower)
     }
 
     private func workout(
@@ -282,6 +284,9 @@ struct FITActivityState {
         if subSport == FITSubSport.virtualActivity.rawValue { values[WorkoutMetadata.virtualKey] = "true" }
         let indoor = subSport.flatMap(FITSubSport.init(rawValue:))?.isIndoor == true || assembler.points == 0
         values.merge(device.metadataValues) { ours, _ in ours }
+        // The FTP the device measured against is the athlete's, the workout's training profile
+        // (our export writes the profile's there).
+        values["ftp_w"] = device.thresholdPower.flatMap { $0 > 0 ? TrainingProfile.number($0) : nil }
         var totals = assembled.totals
         totals.energy = device.calories
         // Without a route, the records' distances (the time line's sum of them), else the session's.
