@@ -18,7 +18,9 @@ struct FITExportPass {
     private var spans = TimerSpans()
     private var nextEvent = 0
     private var feed: TimelineFeed
-    private var figures: [QuantityType: SampleFigures] = [:]
+    /// The figures of each type's samples, by `QuantityType.hashKey` (an array: a dictionary
+    /// hashed the type's name for each of a million samples).
+    private var figuresByType = [SampleFigures?](repeating: nil, count: QuantityType.allCases.count)
     private var lapFigures: LapSampleFigures
     /// The workout's training figures, over every sample.
     private var training: TrainingFigures
@@ -108,7 +110,7 @@ struct FITExportPass {
             // A fix's own speed is the record's: a wheel's speed beside it is not written.
             if instant.point?.location.speed != nil, instant.values.speed != nil { lost += 1 }
             for sample in moments.samples {
-                figures[sample.type].add(sample, averaging: averaging)
+                figuresByType[sample.type.hashKey].add(sample, averaging: averaging)
                 lapFigures.add(sample)
                 training.add(sample)
             }
@@ -138,7 +140,7 @@ struct FITExportPass {
     private mutating func writeEvent(_ event: WorkoutEvent) {
         training.apply(event)
         lapFigures.apply(event)
-        for type in figures.keys { figures[type]?.apply(event) }
+        for index in figuresByType.indices { figuresByType[index]?.apply(event) }
         let change = timer.apply(event)
         if let change {
             let time = event.time.timeIntervalSince1970
@@ -188,6 +190,8 @@ struct FITExportPass {
     /// totals, so its duration and moving time come back as they were.
     mutating func finish(from store: WorkoutStore, end: UInt32) async throws(WorkoutStoreError) {
         let workout = source.workout
+        var figures: [QuantityType: SampleFigures] = [:]
+        for type in QuantityType.allCases { figures[type] = figuresByType[type.hashKey] }
         var laps = feed.finish(at: workout.end.timeIntervalSince1970).laps
         training.finish(at: workout.end)
         lapFigures.finish(at: workout.end.timeIntervalSince1970)

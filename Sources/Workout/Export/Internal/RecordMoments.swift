@@ -67,19 +67,19 @@ struct RecordMoments {
             started = true
             upcoming = try await find()
         }
-        guard let place = upcoming else { return nil }
-        let following = try await find()
-        upcoming = following
-        let (from, to) = PointSampler.interval(at: place.center, previous: previousCenter, next: following?.center)
+        guard let place = upcoming.take() else { return nil }
+        upcoming = try await find()
+        let isLast = upcoming == nil
+        let (from, to) = PointSampler.interval(at: place.center, previous: previousCenter, next: upcoming?.center)
         previousCenter = place.center
-        var moment = Moment(instant: ExportInstant(time: place.time, point: place.point), through: following == nil ? .infinity : to)
+        var moment = Moment(instant: ExportInstant(time: place.time, point: place.point), through: isLast ? .infinity : to)
         samples.removeAll(keepingCapacity: true)
         for index in samplers.indices {
-            let before = following == nil ? Double.infinity : to
+            let before = isLast ? Double.infinity : to
             if samplers[index].lastStart.map({ $0 < before }) ?? true { try await load(index, before: before) }
             extras.removeAll(keepingCapacity: true)
             let type = samplers[index].type
-            if let taken = samplers[index].take(at: place.center, from: from, to: to, isLast: following == nil, extras: &extras) {
+            if let taken = samplers[index].take(at: place.center, from: from, to: to, isLast: isLast, extras: &extras) {
                 moment.instant.values[type] = taken.value
                 samples.append(Self.sample(type, taken))
             }
