@@ -1,6 +1,6 @@
 import Foundation
 
-/// The records of a FIT export, as a head unit writes them: **one per fix**, and where there is no
+/// The records of a FIT export (and the track points of a TCX export), as a head unit writes them: **one per fix**, and where there is no
 /// fix (indoors, in a tunnel, before the first fix) **one per second in which a sample was taken**,
 /// each holding every sample type's value at its time. A value is taken as the GPX export takes
 /// the values on its points (``PointSampler``): the sample of each type **nearest the record's
@@ -12,7 +12,7 @@ import Foundation
 /// A sample no record takes (one of several of its type in a record's interval: a 4 Hz power
 /// meter, two heart rates in one second) is not written: FIT's records hold one value a type, and
 /// a reader keeps a record's value for the record's time. It is counted (``notWritten``), and
-/// handed with the record it lay beside (``Moment/samples``), so that the figures of the laps and
+/// handed with the record it lay beside (``samples``), so that the figures of the laps and
 /// the session are those of every sample, as the store's are.
 ///
 /// The route is read in batches and the samples a batch of each type at a time, in one pass: the
