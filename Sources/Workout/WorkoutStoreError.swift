@@ -130,6 +130,10 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     /// the file (`nil` when the bytes went to the caller's closure, which threw), `reason` says why.
     /// A file export leaves no partial file behind.
     case exportFailed(workoutID: UUID, path: String?, reason: String)
+    /// Workout `workoutID` cannot be exported as `format`, which has no place for it: a GPX file
+    /// is a track of positions, and a workout without a route (a trainer ride, a treadmill run)
+    /// has none. `instead` names the formats that hold it. Nothing was written.
+    case formatCannotHold(workoutID: UUID, format: WorkoutExportFormat, reason: String, instead: [WorkoutExportFormat])
 
     /// The error as a sentence that names the workout, the step, the point or the file at fault.
     public var description: String {
@@ -175,6 +179,8 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         case let .exportFailed(id, path, reason):
             path.map { "Cannot export workout \(id) to \($0): \(reason). No file was written; check that the folder exists and is writable." }
                 ?? "Cannot export workout \(id): the output refused the bytes: \(reason)."
+        case let .formatCannotHold(id, format, reason, instead):
+            "Cannot export workout \(id) as \(format.rawValue.uppercased()): \(reason). Export it as \(instead.map { $0.rawValue.uppercased() }.joined(separator: " or ")) instead; nothing was written."
         }
     }
 

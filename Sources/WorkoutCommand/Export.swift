@@ -13,13 +13,16 @@ struct Export: AsyncParsableCommand {
             paused, or less accurate than its limit); the store keeps them, and GeoJSON writes them. \
             GPX: a segment per stretch between pauses; on each point the heart rate, cadence, power \
             and temperature taken nearest its time within its interval, and every other sample in \
-            our own extension, which our import reads back. GeoJSON: heart rate and cadence on the \
+            our own extension, which our import reads back; a workout without a route (indoors) is \
+            refused (exit \(ExitStatus.dataError.rawValue)): export it as FIT or TCX. GeoJSON: heart rate and cadence on the \
             points whose time they were taken at; other samples are counted on standard error. FIT: \
-            a record where there is something to record (a point, or a sample at no point's time), \
-            to the second, beat-to-beat intervals as hrv messages, timer events around the pauses, \
-            a lap per lap, the session and the activity (a value FIT cannot hold, such as a heart \
-            rate over 254, is counted on standard error). TCX: the same points and samples as \
-            trackpoints, a new track after each pause, a lap per lap with its totals, power and \
+            a record per fix, and one per second with a sample where there is no fix (indoors), \
+            each with every sensor's value nearest its time; beat-to-beat intervals as hrv \
+            messages, timer events around the pauses and auto-pauses, a lap per lap, the session \
+            (indoor cycling, treadmill... for a workout indoors) and the activity (a second sample \
+            of a type in one record's time, or a value FIT cannot hold, such as a heart rate over \
+            254, is counted on standard error). TCX: the same records as track points \
+            (without a position indoors), a new track after each pause, a lap per lap with its totals, power and \
             speed in ActivityExtension v2 (temperatures, beat-to-beat intervals, and values its \
             fields cannot hold, are counted on standard error). Our own GPX, FIT and TCX files \
             carry the workout's id and its events, so an import finds the workout they came from. \
@@ -65,10 +68,11 @@ struct Export: AsyncParsableCommand {
             }
             Output.error("workout export: \(error)")
             if case .exportFailed = error { throw ExitCode(.cannotCreate) }
+            if case .formatCannotHold = error { throw ExitCode(.dataError) }
             throw ExitCode(.ioError)
         }
         if summary.samplesNotWritten > 0 {
-            Output.error("workout export: \(summary.samplesNotWritten) samples have no place in \(format.rawValue) (between points, or of a type it cannot carry) and were left out.")
+            Output.error("workout export: \(summary.samplesNotWritten) samples have no place in \(format.rawValue) (a second one of a type in one point's or record's time, or a type or value it cannot carry) and were left out.")
         }
         if let output { Output.error("Wrote \(summary.points) points to \(output).") }
     }

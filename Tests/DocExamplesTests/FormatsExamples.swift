@@ -115,6 +115,12 @@ enum FormatsExamples {
         }
     }
 
+    // FIT/Profile/FITSport.swift
+    @ExampleValues static func subSports() -> [Any] {
+        FITSubSport(rawValue: 6)?.isIndoor   // true: indoor_cycling
+        FITSubSport.name(of: 7)               // "sub sport 7"
+    }
+
     // FIT/Activity/FITSummaries.swift
     static func totals(_ message: FITMessage) {
         if let lap = FITTotals(message), let distance = lap.distance { print("lap: \(distance) m") }

@@ -276,6 +276,7 @@ enum WorkoutExamples {
     @ExampleValues static func activityTypes() -> [Any] {
         WorkoutActivityType(fitSport: 2)   // .cycling
         WorkoutActivityType(gpxType: "trail_running")   // .running
+        WorkoutActivityType.cycling.fitSubSport(indoor: true, virtual: false)   // 6
     }
 
     // Workout/Model/WorkoutActivityType.swift

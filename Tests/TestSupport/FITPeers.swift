@@ -37,9 +37,15 @@ public enum FITPeers {
         /// The first session's developer fields as text: by number (Garmin's decoder), or by the
         /// name their `field_description` gives (fitdecode).
         public var sessionDeveloper: [String: String]
+        /// `[sport, sub_sport]` of each session.
+        public var sessionSports: [[Double?]]
+        /// Each record's `distance` (metres), `nil` where it has none.
+        public var recordDistances: [Double?]
 
         enum CodingKeys: String, CodingKey {
             case records, laps, sessions, errors, integrity, error, hrv
+            case sessionSports = "session_sports"
+            case recordDistances = "record_distances"
             case timerEvents = "timer_events"
             case fileTypes = "file_types"
             case sessionDeveloper = "session_developer"

@@ -102,4 +102,25 @@ struct FITCommandTests {
         let object = try firstObject(again.output)
         #expect(object["status"] as? String == "already_imported" && object["id"] as? String == id)
     }
+
+    static let trainerRide = Repository.root.deletingLastPathComponent().appendingPathComponent("shared/corpora/fit/sample-activity-indoor-trainer.fit").path
+
+    /// An indoor ride (the corpus' trainer file: no position) has nothing for a GPX track to hold:
+    /// `workout export --format gpx` exits 65 with the line that says what to do, and writes
+    /// nothing; FIT and TCX write it.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: trainerRide), "the FIT corpus is not at ../shared/corpora/fit"))
+    func anIndoorRideExportedAsGPXExits65AndSaysToExportFITOrTCX() async throws {
+        let imported = try await workout(["import", "--store", store, "--json", Self.trainerRide])
+        let id = try #require(try firstObject(imported.output)["id"] as? String)
+        let file = folder + "/ride.gpx"
+        let gpx = try await workout(["export", "--store", store, id, "--format", "gpx", "-o", file])
+        #expect(gpx.status == 65)
+        #expect(gpx.error == ["workout export: Cannot export workout \(id) as GPX: it has no route (an indoor workout), and a GPX track is a list of positions. Export it as FIT or TCX instead; nothing was written."],
+                "\(gpx.error)")
+        #expect(!FileManager.default.fileExists(atPath: file))
+        for format in ["fit", "tcx"] {
+            let exported = try await workout(["export", "--store", store, id, "--format", format, "-o", folder + "/ride." + format])
+            #expect(exported.status == 0, "\(format): \(exported.error)")
+        }
+    }
 }

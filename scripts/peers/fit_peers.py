@@ -9,7 +9,8 @@ For each file: {"file", "garmin": {...}, "fitdecode": {...}}, each peer giving "
 positions in semicircles, cadence with its fraction, the enhanced altitude and speed when given),
 "laps" and "sessions" as [start, end, timer_time, distance, trigger_or_sport], "timer_events" as
 [time, event_type, trigger], "file_types", "hrv" (every beat-to-beat interval of the hrv messages,
-seconds, in order), "session_developer" (the first session's developer fields as text: by number
+seconds, in order), "session_sports" ([sport, sub_sport] of each session), "record_distances"
+(each record's distance, metres, or null), "session_developer" (the first session's developer fields as text: by number
 for Garmin's, by the name their field_description gives for fitdecode), and what went wrong
 ("errors" for Garmin's, with its integrity check; "error" for fitdecode). Installed by
 scripts/install-fit-peers into .cache/fit-peers.
@@ -56,6 +57,8 @@ def garmin(path):
     out["records"] = [record_row(m.get) for m in messages.get("record_mesgs", [])]
     out["laps"] = [totals_row(m.get, "lap_trigger") for m in messages.get("lap_mesgs", [])]
     out["sessions"] = [totals_row(m.get, "sport") for m in messages.get("session_mesgs", [])]
+    out["session_sports"] = [[number(m.get("sport")), number(m.get("sub_sport"))] for m in messages.get("session_mesgs", [])]
+    out["record_distances"] = [number(m.get("distance")) for m in messages.get("record_mesgs", [])]
     out["timer_events"] = [[number(m.get("timestamp")), number(m.get("event_type")), number(m.get("timer_trigger", m.get("data")))]
                            for m in messages.get("event_mesgs", []) if m.get("event") == 0]
     out["file_types"] = [number(m.get("type")) for m in messages.get("file_id_mesgs", [])]
@@ -68,7 +71,7 @@ def garmin(path):
 def fitdecode_read(path):
     import fitdecode
     out = {"records": [], "laps": [], "sessions": [], "timer_events": [], "file_types": [], "hrv": [], "session_developer": {},
-           "error": None}
+           "session_sports": [], "record_distances": [], "error": None}
     try:
         with fitdecode.FitReader(path, check_crc=fitdecode.CrcCheck.RAISE) as reader:
             for frame in reader:
@@ -78,14 +81,16 @@ def fitdecode_read(path):
                 def get(name, frame=frame):
                     if not frame.has_field(name):
                         return None
-                    value = frame.get_raw_value(name) if name in ("timestamp", "start_time", "sport", "lap_trigger", "event", "event_type", "type", "timer_trigger") else frame.get_value(name)
+                    value = frame.get_raw_value(name) if name in ("timestamp", "start_time", "sport", "sub_sport", "lap_trigger", "event", "event_type", "type", "timer_trigger") else frame.get_value(name)
                     return value
                 if frame.name == "record":
                     out["records"].append(record_row(get))
+                    out["record_distances"].append(number(get("distance")))
                 elif frame.name == "lap":
                     out["laps"].append(totals_row(get, "lap_trigger"))
                 elif frame.name == "session":
                     out["sessions"].append(totals_row(get, "sport"))
+                    out["session_sports"].append([number(get("sport")), number(get("sub_sport"))])
                     if len(out["sessions"]) == 1:
                         out["session_developer"] = {field.name: str(field.value) for field in frame.fields
                                                     if type(field.field_def).__name__ == "DevFieldDefinition"}

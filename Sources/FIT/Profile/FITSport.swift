@@ -82,3 +82,55 @@ public enum FITSport: UInt8, Sendable, Hashable, CaseIterable, CustomStringConve
         }
     }
 }
+
+/// The profile's `sub_sport` values this package names: those that say a workout was done indoors
+/// (on a treadmill, a trainer, a rowing machine) or on a virtual course, and `generic`. The
+/// profile has many more (road, trail, lap swimming...); any other is reported by number.
+///
+/// ```swift
+/// FITSubSport(rawValue: 6)?.isIndoor   // true: indoor_cycling
+/// FITSubSport.name(of: 7)               // "sub sport 7"
+/// ```
+public enum FITSubSport: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// `generic`: no sub sport given.
+    case generic = 0
+    /// `treadmill` (running or walking).
+    case treadmill = 1
+    /// `spin` (a spin class).
+    case spin = 5
+    /// `indoor_cycling` (a trainer).
+    case indoorCycling = 6
+    /// `indoor_rowing` (a rowing machine).
+    case indoorRowing = 14
+    /// `elliptical`.
+    case elliptical = 15
+    /// `indoor_walking`.
+    case indoorWalking = 27
+    /// `indoor_running` (an indoor track).
+    case indoorRunning = 45
+    /// `virtual_activity`: a course on a screen drove the trainer or treadmill (Zwift, Rouvy).
+    case virtualActivity = 58
+
+    /// Whether the sub sport is done indoors: every case but ``generic``.
+    public var isIndoor: Bool { self != .generic }
+
+    /// The profile's name for the value: `indoor_cycling`, or "sub sport N" for one not named here.
+    public static func name(of value: UInt8) -> String {
+        FITSubSport(rawValue: value)?.description ?? "sub sport \(value)"
+    }
+
+    /// The profile's name: `indoor_cycling`.
+    public var description: String {
+        switch self {
+        case .generic: "generic"
+        case .treadmill: "treadmill"
+        case .spin: "spin"
+        case .indoorCycling: "indoor_cycling"
+        case .indoorRowing: "indoor_rowing"
+        case .elliptical: "elliptical"
+        case .indoorWalking: "indoor_walking"
+        case .indoorRunning: "indoor_running"
+        case .virtualActivity: "virtual_activity"
+        }
+    }
+}

@@ -36,14 +36,18 @@ public struct ExportSummary: Sendable, Hashable {
     /// Route segments written (GPX `<trkseg>`s, GeoJSON lines).
     public var segments: Int
     /// Samples written: on the point they belong to (GeoJSON: heart rate and cadence), or every
-    /// sample the format holds (GPX: on the points, or beside them in our extension; FIT, TCX:
-    /// those at no point's time in records or track points of their own).
+    /// sample the format holds (GPX: on the points, or beside them in our extension; FIT, TCX: the
+    /// value of each type a record or track point takes, one a fix and one a second where there is
+    /// no fix; the beat-to-beat intervals in FIT's `hrv` messages; a workout without a route's
+    /// distances, in the records' cumulative distance).
     public var samplesWritten: Int
     /// Samples not written: for GeoJSON, heart rate and cadence samples whose start matches no
     /// point's time (within half a millisecond), and samples of the types it has no place for
-    /// (power, temperature, speed); for GPX, none when the workout has a route; for FIT and TCX,
-    /// the values their fields cannot hold (a heart rate over 254 or 255) and, for TCX,
-    /// temperatures and beat-to-beat intervals.
+    /// (power, temperature, speed); for GPX, none (a workout without a route is refused); for FIT
+    /// and TCX, a second sample of a type in one record's interval (a 4 Hz power meter's other
+    /// readings), a wheel's speed beside a fix's own, the values their fields cannot hold (a heart
+    /// rate over 254 or 255), a wheel's distances beside a route and, for TCX, temperatures and
+    /// beat-to-beat intervals.
     public var samplesNotWritten: Int
     /// Bytes written.
     public var bytes: Int64

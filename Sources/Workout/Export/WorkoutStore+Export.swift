@@ -9,9 +9,11 @@ import GPSCore
 /// ## Samples
 /// GPX puts heart rate, cadence, power and temperature on route points: each point carries the
 /// sample of each type nearest its time within its interval (see the GPX export's notes, and
-/// `PointSampler`). GeoJSON puts heart rate and cadence on the point whose time equals the
-/// sample's start, within half a millisecond. FIT and TCX write every sample they can hold, at
-/// its own time. What a format leaves out is counted in ``ExportSummary/samplesNotWritten``.
+/// `PointSampler`). FIT records and TCX track points are taken the same way, one a fix and one a
+/// second with a sample where there is no fix (`RecordMoments`). GeoJSON puts heart rate and
+/// cadence on the point whose time equals the sample's start, within half a millisecond. What a
+/// format leaves out is counted in ``ExportSummary/samplesNotWritten``. GPX refuses a workout
+/// without a route (``WorkoutStoreError/formatCannotHold(workoutID:format:reason:instead:)``).
 extension WorkoutStore {
     /// Exports the workout `workoutID` in `format`, handing the bytes to `write` in chunks of
     /// about 64 KB as they are produced. The buffer given to `write` is valid only during the call.

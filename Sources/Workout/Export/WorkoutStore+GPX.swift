@@ -5,6 +5,10 @@ import LocationCore
 
 /// GPX 1.1 export: one `<trk>` with one `<trkseg>` per route segment.
 ///
+/// A workout without a route (a trainer ride, a treadmill run) is refused with
+/// ``WorkoutStoreError/formatCannotHold(workoutID:format:reason:instead:)``, which says to export
+/// it as FIT or TCX: a GPX track is a list of positions, and other tools would read an empty one.
+///
 /// A recorded session's export holds the points the session counted, one `<trkseg>` per stretch
 /// between pauses: the points seen while paused (by the user, or auto-paused: the drift of a
 /// receiver at rest) and those less accurate than its limit are left out, though the store keeps
@@ -42,12 +46,16 @@ extension WorkoutStore {
     nonisolated(nonsending)
     func writeGPX(_ source: ExportSource, into output: inout ExportOutput, sink: ExportSink) async throws(WorkoutStoreError) -> ExportSummary {
         let workout = source.workout
+        // A GPX track is its positions: a workout without them (indoors) has nothing to hold its
+        // samples but our extension, which no other tool reads; FIT and TCX hold it as devices write it.
+        guard source.route != nil else {
+            throw .formatCannotHold(
+                workoutID: workout.id, format: .gpx, reason: "it has no route (an indoor workout), and a GPX track is a list of positions",
+                instead: [.fit, .tcx])
+        }
         GPXWriter.appendHeader(creator: "swift-gps-facade", time: workout.start, to: &output.bytes)
-        // A workout without a route has no point to carry its samples: they go with its envelope.
-        let routeless = source.route == nil
         GPXWriter.appendTrackStart(
-            name: source.name, type: workout.activityType.rawValue,
-            extensions: Self.gpxExtensions(source.envelope, samples: routeless ? source.samples : nil), to: &output.bytes)
+            name: source.name, type: workout.activityType.rawValue, extensions: Self.gpxExtensions(source.envelope), to: &output.bytes)
 
         var writer = GPXPointWriter(samples: source.samples)
         // The points the workout counts, as its time line decides (every point of an imported
@@ -75,17 +83,15 @@ extension WorkoutStore {
         GPXWriter.appendTrackEnd(to: &output.bytes)
         GPXWriter.appendFooter(to: &output.bytes)
 
-        // Every sample is in the file: on a point, or beside one in our extension (or in the
-        // track's, for a workout without a route).
-        let written = writer.points > 0 || routeless ? source.samples.count : 0
+        // Every sample is in the file: on a point, or beside one in our extension.
+        let written = writer.points > 0 ? source.samples.count : 0
         return ExportSummary(
             format: .gpx, points: writer.points, segments: writer.segments, samplesWritten: written,
             samplesNotWritten: source.samples.count - written, bytes: 0)
     }
 
-    /// The envelope as the `<trk>`'s extension elements: the header, then each event, then
-    /// (for a workout without a route) every sample.
-    static func gpxExtensions(_ envelope: WorkoutEnvelope, samples: ExportSource.Samples? = nil) -> [String] {
+    /// The envelope as the `<trk>`'s extension elements: the header, then each event.
+    static func gpxExtensions(_ envelope: WorkoutEnvelope) -> [String] {
         var bytes: [UInt8] = []
         WorkoutEnvelope.appendHeader(envelope.header, to: &bytes)
         var fragments = [String(decoding: bytes, as: UTF8.self)]
@@ -93,13 +99,6 @@ extension WorkoutStore {
             bytes.removeAll(keepingCapacity: true)
             WorkoutEnvelope.appendEvent(event, to: &bytes)
             fragments.append(String(decoding: bytes, as: UTF8.self))
-        }
-        for type in QuantityType.allCases {
-            for sample in samples?[type] ?? [] {
-                bytes.removeAll(keepingCapacity: true)
-                WorkoutEnvelope.appendSample(type, sample, to: &bytes)
-                fragments.append(String(decoding: bytes, as: UTF8.self))
-            }
         }
         return fragments
     }
@@ -158,7 +157,7 @@ private struct GPXPointWriter {
         var extras: [PointSampler.Sample] = []
         for index in samplers.indices {
             extras.removeAll(keepingCapacity: true)
-            values[index] = samplers[index].take(at: time, from: from, to: to, isLast: next == nil, extras: &extras)
+            values[index] = samplers[index].take(at: time, from: from, to: to, isLast: next == nil, extras: &extras)?.value
             for extra in extras {
                 var text: [UInt8] = []
                 WorkoutEnvelope.appendSample(samplers[index].type, extra, to: &text)

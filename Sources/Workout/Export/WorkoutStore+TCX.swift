@@ -10,13 +10,19 @@ import TCX
 /// lap's ``WorkoutLap/trigger``, as a `TriggerMethod`), and a `<Track>` per stretch of route segment
 /// within the lap: a new one after each pause, as devices write them.
 ///
-/// Every route point the workout counted (a recorded session's points less accurate than its
-/// limit are left out, as in the FIT export) and every sample TCX can hold is written, merged by
-/// time as the FIT export merges them: a sample at no point's time makes a `<Trackpoint>` without a position; a moment
-/// with nothing TCX can hold makes none. Each point's `DistanceMeters` is the distance the
-/// workout's time line has counted at it. What TCX cannot hold is counted in
-/// ``ExportSummary/samplesNotWritten``: temperatures, beat-to-beat intervals, a wheel's distances,
-/// a heart rate outside 1-255 bpm, a cadence over 254.
+/// The track points are the FIT export's records (``RecordMoments``): one a route point the
+/// workout counted (a recorded session's points less accurate than its limit are left out, as in
+/// the FIT export), and one a second in which a sample was taken where there is no point (a
+/// `<Trackpoint>` without a position), each holding every sensor's value nearest its time; a
+/// sample no track point takes (a second of its type in one point's interval) is not written, and
+/// counted. A moment with nothing TCX can hold makes no track point. Each point's `DistanceMeters` is the distance the
+/// workout's time line has counted at it, and so is a track point's without a position (the
+/// distance so far). A workout without a route (indoors) has track points without `<Position>`,
+/// each with its time, its `DistanceMeters` (the time line's distance from the workout's wheel,
+/// foot pod or trainer `.distance` samples) and sensor values, as a treadmill or trainer writes
+/// them. What TCX cannot hold is counted in ``ExportSummary/samplesNotWritten``: temperatures,
+/// beat-to-beat intervals, a wheel's distances beside a route, a heart rate outside 1-255 bpm, a
+/// cadence over 254.
 ///
 /// ## What our import reads back
 /// The workout's envelope (<doc:OwnFiles>) goes in elements of the namespace
@@ -35,6 +41,7 @@ extension WorkoutStore {
         let workout = source.workout
         let counts = try await sampleCounts(of: workout.id)
         let types = Self.tcxTypes.filter { counts[$0] != nil }
+        let distances = counts[.distance] != nil
         var laps = try await laps(of: workout.id)
         if laps.isEmpty {
             laps = [WorkoutLap(
@@ -47,10 +54,15 @@ extension WorkoutStore {
         var writer = TCXTrackWriter(laps: laps, energy: workout.totals.energy, envelope: envelope)
         var feed = TimelineFeed(options: source.timelineOptions, events: source.events)
         feed.begin(at: workout.start.timeIntervalSince1970)  // as the store reads it back
-        var instants = ExportInstants(store: self, workoutID: workout.id, types: types, options: source.timelineOptions)
+        // The track points are the FIT export's records: one a fix, and one a second with a
+        // sample where there is no fix, each with every sensor's value nearest its time.
+        let momentTypes = types + (distances && source.route == nil ? [.distance] : [])
+        var moments = RecordMoments(store: self, workoutID: workout.id, types: momentTypes, options: source.timelineOptions)
+        var distanceCursor = distances ? SampleCursor(store: self, workoutID: workout.id, type: .distance) : nil
         var (points, segments, written, lost, count) = (0, 0, 0, 0, 0)
         var lastRouteSegment: Int?
-        while let instant = try await instants.next() {
+        while let moment = try await moments.next() {
+            let instant = moment.instant
             var point = TCXTrackpoint(time: GPXTime(date: Date(timeIntervalSince1970: instant.time)))
             (point.heartRate, point.cadence, point.power) = (instant.values.heartRate, instant.values.cadence, instant.values.power)
             let fitting = TCXWriter.fits(heartRate: point.heartRate, cadence: point.cadence)
@@ -63,16 +75,24 @@ extension WorkoutStore {
                     segments += 1
                     lastRouteSegment = route.segment
                 }
+                if distanceCursor != nil { try await feed.addDistances(from: &distanceCursor!, endingBefore: instant.time) }
                 feed.add(TimelinePoint(route))
+                if distanceCursor != nil { try await feed.addDistances(from: &distanceCursor!, endingBefore: moment.through, including: true) }
                 let location = route.location
                 (point.latitude, point.longitude, point.altitude) = (location.latitude, location.longitude, location.altitude)
                 point.distance = feed.timeline.distance
                 point.speed = location.speed ?? instant.values.speed
+                // A fix's own speed is the track point's: a wheel's speed beside it is not written.
+                if location.speed != nil, instant.values.speed != nil { lost += 1 }
                 points += 1
             } else {
                 point.speed = instant.values.speed
+                if distanceCursor != nil { try await feed.addDistances(from: &distanceCursor!, endingBefore: moment.through, including: true) }
                 // A moment with nothing TCX holds (a heart rate over 255 alone) makes no track point.
                 guard fitting.heartRate != nil || fitting.cadence != nil || point.power != nil || point.speed != nil else { continue }
+                // The distance so far: a route's up to its last point, or a workout's without a
+                // route from its wheel's, foot pod's or trainer's distances.
+                if source.route != nil { point.distance = feed.timeline.distance } else if distances { point.distance = feed.distanceDecided }
             }
             writer.add(point, segment: segment, to: &output.bytes)
             try output.flushIfFull(sink)
@@ -84,9 +104,14 @@ extension WorkoutStore {
             notes: workout.metadata.values["description"], creator: workout.metadata.sourceDevice ?? "swift-gps-facade",
             extensions: [Self.xmlText { WorkoutEnvelope.appendHeader(envelope.header, to: &$0) }], to: &output.bytes)
         TCXWriter.appendFooter(to: &output.bytes)
-        let unheld = counts.filter { !Self.tcxTypes.contains($0.key) }.map(\.value).reduce(0, +)
+        // A workout without a route has its distances in its track points' DistanceMeters.
+        let held = Self.tcxTypes + (source.route == nil ? [.distance] : [])
+        let unheld = counts.filter { !held.contains($0.key) }.map(\.value).reduce(0, +)
+            + types.map { moments.notWritten[$0] ?? 0 }.reduce(0, +)
+        let distancesWritten = source.route == nil ? counts[.distance] ?? 0 : 0
         return ExportSummary(
-            format: .tcx, points: points, segments: segments, samplesWritten: written - lost, samplesNotWritten: lost + unheld, bytes: 0)
+            format: .tcx, points: points, segments: segments, samplesWritten: written - lost + distancesWritten,
+            samplesNotWritten: lost + unheld, bytes: 0)
     }
 
     /// The text `body` writes.

@@ -69,9 +69,10 @@ public struct WorkoutLap: Sendable, Hashable, Codable {
     public var distance: Double
     /// Seconds from start to end, pauses included.
     public var elapsedTime: TimeInterval
-    /// Seconds of it not paused by the user (FIT's lap `total_timer_time`).
+    /// Seconds of it not paused by the user (TCX's `TotalTimeSeconds`).
     public var duration: TimeInterval
-    /// Seconds of it moving: neither paused by the user nor stopped (auto-pause).
+    /// Seconds of it moving: neither paused by the user nor stopped (auto-pause): the FIT export's
+    /// lap `total_timer_time`, its timer stopping at both, as a Garmin device's does.
     public var movingTime: TimeInterval
     /// The mean of the heart-rate samples taken in the lap, if any.
     public var heartRateAverage: Double?

@@ -77,10 +77,12 @@ public struct WorkoutTotals: Sendable, Hashable, Codable {
     /// Distance covered, in metres.
     public var distance: Double?
     /// The duration in seconds: the time from start to end less the time paused by the user, as
-    /// `HKWorkout.duration` and FIT's `total_timer_time`; `nil` means the whole time from start to end.
+    /// `HKWorkout.duration` (and FIT's `total_timer_time` of a device whose timer runs through
+    /// auto-pause); `nil` means the whole time from start to end.
     public var duration: TimeInterval?
     /// The moving time in seconds: the duration less the time stopped (auto-pause, or a device's
-    /// automatic timer stops); `nil` means the whole duration.
+    /// automatic timer stops): the FIT export's `total_timer_time`, its timer stopping on
+    /// auto-pause as a Garmin device's does; `nil` means the whole duration.
     public var movingTime: TimeInterval?
     /// Total climb, in metres.
     public var elevationGain: Double?
@@ -109,7 +111,10 @@ public struct WorkoutTotals: Sendable, Hashable, Codable {
 
 /// Where a workout came from, and anything else worth keeping with it.
 public struct WorkoutMetadata: Sendable, Hashable, Codable {
-    /// Whether the workout happened indoors (a treadmill, a trainer); `nil` when unknown.
+    /// Whether the workout happened indoors (a treadmill, a trainer); `nil` when unknown. The FIT
+    /// export writes it as the session's sub sport (indoor cycling, treadmill: see
+    /// ``WorkoutActivityType/fitSubSport(indoor:virtual:)``); the FIT and TCX imports set it for a
+    /// file that says so or has no position at all.
     public var isIndoor: Bool?
     /// The device that recorded it, such as `Garmin Forerunner 255` or `/dev/ttyUSB0`.
     public var sourceDevice: String?

@@ -27,10 +27,10 @@ import Testing
         return workout
     }
 
-    /// Writes a heart rate between two points near the end, at once (the sink is synchronous):
-    /// another record in the second pass, had it seen it.
+    /// Writes a power reading between two points near the end, at once (the sink is synchronous):
+    /// a power field in every record, had the export seen it.
     static func addSampleNow(to workout: WorkoutRecord, in store: WorkoutStore) throws {
-        let sample = QuantitySample(type: .heartRate, value: 150, at: start.addingTimeInterval(Double(count) - 10.5))
+        let sample = QuantitySample(type: .power, value: 150, at: start.addingTimeInterval(Double(count) - 10.5))
         try store.writer.write { db in
             let key = try #require(try WorkoutRows.find(workout.id, in: db)).key
             try store.insert([sample], workoutKey: key, workoutID: workout.id, in: db)

@@ -110,7 +110,8 @@ import Testing
         try #require(laps.count > 2 && written.count == laps.count)
         for (lap, message) in zip(laps, written) {
             #expect(abs((message.distance ?? -1) - lap.distance) <= 0.005, "lap \(lap.index): distance")
-            #expect(abs((message.timerTime ?? -1) - lap.duration) <= 0.000_5, "lap \(lap.index): duration")
+            // The timer stops at pauses and auto-pauses, as the file's timer events say: the lap's moving time.
+            #expect(abs((message.timerTime ?? -1) - lap.movingTime) <= 0.000_5, "lap \(lap.index): timer time \(message.timerTime ?? -1) against moving time \(lap.movingTime)")
             #expect(abs((message.elapsedTime ?? -1) - lap.elapsedTime) <= 0.000_5, "lap \(lap.index): elapsed time")
             let heartRate = try #require(lap.samples[.heartRate])
             #expect(message.averageHeartRate == heartRate.average.rounded() && message.maximumHeartRate == heartRate.maximum,
@@ -118,25 +119,29 @@ import Testing
         }
     }
 
-    /// A workout without a route (an indoor ride: heart rate and power, a pause) exported as GPX
-    /// has no point to carry its samples: they go with its envelope in the track's extensions,
-    /// and the import gives the workout back, which it could not from a track without points.
-    @Test func aWorkoutWithoutARouteComesBackFromGPX() async throws {
+    /// A workout without a route (an indoor ride: heart rate and power) has no position for a
+    /// GPX track to hold: the GPX export refuses it, saying to export FIT or TCX instead, and
+    /// leaves no file.
+    @Test func aWorkoutWithoutARouteIsRefusedByGPX() async throws {
         let store = try WorkoutStore.inMemory()
         let start = Date(timeIntervalSince1970: 1_714_557_600.5)
         let workout = WorkoutRecord(activityType: .cycling, start: start, end: start.addingTimeInterval(600))
-        var samples: [QuantitySample] = []
-        for second in 0..<600 {
-            let time = start.addingTimeInterval(Double(second))
-            samples.append(QuantitySample(type: .heartRate, value: Double(120 + second % 30), at: time.addingTimeInterval(0.25)))
-            samples.append(QuantitySample(type: .power, value: Double(200 + second % 7), at: time.addingTimeInterval(0.5)))
-        }
+        let samples = (0..<600).map { QuantitySample(type: .power, value: Double(200 + $0 % 7), at: start.addingTimeInterval(Double($0))) }
         try await store.saveWorkout(workout, samples: samples, route: [])
         let folder = try TemporaryFolder()
-        let (_, copy, id) = try await roundTrip(workout, of: store, as: .gpx, in: folder)
-        #expect(try await copy.samples(of: id) == store.samples(of: workout.id))
-        let back = try #require(try await copy.workout(id: id))
-        #expect(back.start == workout.start && back.end == workout.end && back.activityType == .cycling)
+        let file = folder.file("ride.gpx")
+        let error = await #expect(throws: WorkoutStoreError.self) {
+            try await store.export(workout.id, format: .gpx, toFileAt: file)
+        }
+        guard case let .formatCannotHold(id, format, _, instead)? = error else {
+            Issue.record("refused with \(String(describing: error))")
+            return
+        }
+        #expect(id == workout.id && format == .gpx && instead == [.fit, .tcx])
+        let text = error?.description ?? ""
+        #expect(text.contains("no route") && text.contains("Export it as FIT or TCX instead"), "\(text)")
+        #expect(!FileManager.default.fileExists(atPath: file), "no file is left")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "nor a temporary one")
     }
 
     static func mean(_ values: [Double]) -> Double {

@@ -14,14 +14,17 @@ import Testing
 /// AvgSpeed, MaxBikeCadence, AvgRunCadence, MaxRunCadence, Steps, AvgWatts, MaxWatts.
 @Suite(.timeLimit(.minutes(2))) struct TCXSchemaTests {
     /// Our exports of a FIT run (laps, a pause, a point without a position, heart rate, cadence,
-    /// speed, power) and of the export fixture (two segments, a name to escape, samples between points).
+    /// speed, power), of the export fixture (two segments, a name to escape, samples between
+    /// points) and of a trainer ride (no position at all: track points with their time, distance
+    /// and sensor values).
     static func exports(in folder: TemporaryFolder) async throws -> [String] {
         let store = try WorkoutStore.inMemory()
         let run = try #require(try await FITImporter(store: store).importFile(at: Repository.fixture("fit/garmin-sdk-run.fit").path).workouts.first)
         let fixture = ExportFixture()
         try await fixture.save(in: store)
+        let indoor = try await IndoorRideFixture.save(in: store)
         var files: [String] = []
-        for (name, id) in [("run.tcx", run.workoutID), ("fixture.tcx", fixture.workout.id)] {
+        for (name, id) in [("run.tcx", run.workoutID), ("fixture.tcx", fixture.workout.id), ("indoor.tcx", indoor.id)] {
             let file = folder.file(name)
             try await store.export(id, format: .tcx, toFileAt: file)
             files.append(file)

@@ -15,6 +15,11 @@ struct FITActivityScript {
         case lap(start: Double, end: Double, trigger: UInt8)
         /// A message of a type no profile knows, of 255 fields of 255 bytes (65 KB).
         case filler
+        /// A `record` at `second` without a position, with the device's `distance` (metres since
+        /// the start: a treadmill's, a trainer's) and a heart rate.
+        case indoorRecord(Double, distance: Double, heartRate: Double = 120)
+        /// A `session` from 0 s to `end`, of `sport` and `subSport`.
+        case session(end: Double, sport: UInt8, subSport: UInt8)
     }
 
     /// 2024-05-01T07:00:00Z.
@@ -52,6 +57,14 @@ struct FITActivityScript {
             writer.define(localType: 4, globalNumber: 0xFF00, fields: (0..<255).map {
                 FITFieldDefinition(number: UInt8($0), baseType: .byte, size: 255)
             })
+            writer.define(localType: 5, globalNumber: FITMessageNumber.record, fields: [
+                FITFieldDefinition(number: 253, baseType: .uint32), FITFieldDefinition(number: 5, baseType: .uint32),
+                FITFieldDefinition(number: 3, baseType: .uint8),
+            ])
+            writer.define(localType: 6, globalNumber: FITMessageNumber.session, fields: [
+                FITFieldDefinition(number: 253, baseType: .uint32), FITFieldDefinition(number: 2, baseType: .uint32),
+                FITFieldDefinition(number: 5, baseType: .enumeration), FITFieldDefinition(number: 6, baseType: .enumeration),
+            ])
             writer.write(localType: 2, values: [.integer(Self.fitTime(0)), .integer(0), .integer(0), .integer(0)])
             for step in steps {
                 switch step {
@@ -69,6 +82,14 @@ struct FITActivityScript {
                     writer.write(localType: 3, values: [.integer(Self.fitTime(end)), .integer(Self.fitTime(start)), .integer(Int64(trigger))])
                 case .filler:
                     writer.write(localType: 4, values: [])
+                case let .indoorRecord(second, distance, heartRate):
+                    writer.write(localType: 5, values: [
+                        .integer(Self.fitTime(second)), .integer(Int64((distance * 100).rounded())), .integer(Int64(heartRate)),
+                    ])
+                case let .session(end, sport, subSport):
+                    writer.write(localType: 6, values: [
+                        .integer(Self.fitTime(end)), .integer(Self.fitTime(0)), .integer(Int64(sport)), .integer(Int64(subSport)),
+                    ])
                 }
             }
         }

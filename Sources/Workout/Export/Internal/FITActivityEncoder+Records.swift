@@ -4,8 +4,8 @@ import Foundation
 /// Records and `hrv` messages, laid out byte by byte (little endian, as the definitions say):
 /// the FIT export writes one per moment of a workout, a million for a long one.
 extension FITActivityEncoder {
-    /// A `record`: the instant's point (position, altitude, speed), `distance` covered so far, and
-    /// its samples; with `segment`, our field saying it begins that route segment. Returns how many
+    /// A `record`: the instant's point (position, altitude, speed), `distance` covered so far (the
+    /// time line's, with or without a position), and its samples; with `segment`, our field saying it begins that route segment. Returns how many
     /// of its samples its fields cannot hold (a heart rate over 254, a temperature past ±127 °C...),
     /// written as invalid.
     @discardableResult
@@ -22,7 +22,7 @@ extension FITActivityEncoder {
             case 1: Self.put(location.map { Int64(FITSemicircles.semicircles($0.longitude)) }, .sint32, to: &bytes)
             case 2: Self.put(Self.scaled(location?.altitude, scale: 5, offset: 500), .uint16, to: &bytes)
             case 78: Self.put(Self.scaled(location?.altitude, scale: 5, offset: 500), .uint32, to: &bytes)
-            case 5: Self.put(location == nil ? nil : Self.scaled(distance, scale: 100), .uint32, to: &bytes)
+            case 5: Self.put(Self.scaled(distance, scale: 100), .uint32, to: &bytes)
             case 6: Self.put(Self.scaled(location?.speed ?? values.speed, scale: 1000), .uint16, to: &bytes)
             case 73:
                 if let speed = location?.speed {

@@ -16,6 +16,8 @@ extension FITActivityEncoder {
         var distance: Double?
         var samples: [QuantityType: SampleFigures]
         var sport: UInt8
+        /// `sub_sport`: 6 indoor cycling, 1 treadmill, 58 a virtual course... (0 outdoors).
+        var subSport: UInt8 = 0
         /// Its training figures (normalized power, work; and for the session TSS, IF and the FTP).
         var training: TrainingSummary?
     }
@@ -76,7 +78,7 @@ extension FITActivityEncoder {
         writer.write(localType: Local.session.rawValue, values: [
             .integer(Int64(session.end)), .integer(Int64(session.start)), Self.value(session.elapsed, scale: 1000),
             Self.value(session.timer, scale: 1000), Self.value(session.distance, scale: 100), .integer(Int64(session.sport)),
-            .integer(0), .integer(8), .integer(1), .integer(0), .integer(Int64(laps)), .integer(0), .integer(0),
+            .integer(Int64(session.subSport)), .integer(8), .integer(1), .integer(0), .integer(Int64(laps)), .integer(0), .integer(0),
             Self.value(calories), Self.value(ascent), Self.value(descent),
             startPosition.map { .integer(Int64(FITSemicircles.semicircles($0.latitude))) },
             startPosition.map { .integer(Int64(FITSemicircles.semicircles($0.longitude))) },

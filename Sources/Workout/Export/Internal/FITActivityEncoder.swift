@@ -19,21 +19,25 @@ struct FITActivityEncoder {
     /// Local message types.
     enum Local: UInt8 {
         case fileID = 0, deviceInfo, event, record, lap, session, activity, hrv, workoutEvent, segmentRecord
-        case developerDataID, fieldDescription
+        case developerDataID, fieldDescription, sport
     }
 
     /// Measuring: it writes the records alone (the caller writes the header and the CRC).
     var writer = FITWriter(dataSize: nil)
     let hasRoute: Bool
     let types: Set<QuantityType>
+    /// Whether records carry a `distance` without a position (a workout without a route whose
+    /// distance a wheel, a foot pod or a trainer measured).
+    let distances: Bool
     /// The layout of a record's fields, in order.
     private(set) var recordFields: [FITFieldDefinition] = []
     /// The bytes of one message's content, reused.
     var scratch: [UInt8] = []
 
-    init(hasRoute: Bool, types: [QuantityType]) {
+    init(hasRoute: Bool, types: [QuantityType], distances: Bool = false) {
         self.hasRoute = hasRoute
         self.types = Set(types)
+        self.distances = distances
         scratch.reserveCapacity(256)
     }
 
@@ -51,10 +55,13 @@ struct FITActivityEncoder {
         if let failure { throw failure }
     }
 
-    /// `file_id`, `device_info`, our developer fields' descriptions, the layouts of events,
-    /// records and `hrv`, and the timer's start (`startMilliseconds` past `start` in our fields,
-    /// with `workout_event` `start`: the workout's start, which its first record may come after).
-    mutating func begin(start: UInt32, startMilliseconds: UInt16, serial: UInt32, device: String, beats: Bool) {
+    /// `file_id`, `device_info`, our developer fields' descriptions, the `sport` (with its
+    /// `sub_sport`: indoor cycling, treadmill...), the layouts of events, records and `hrv`, and
+    /// the timer's start (`startMilliseconds` past `start` in our fields, with `workout_event`
+    /// `start`: the workout's start, which its first record may come after).
+    mutating func begin(
+        start: UInt32, startMilliseconds: UInt16, serial: UInt32, device: String, beats: Bool, sport: UInt8, subSport: UInt8
+    ) {
         writer.define(localType: Local.fileID.rawValue, globalNumber: FITMessageNumber.fileID, fields: [
             Self.field(0, .enumeration), Self.field(1, .uint16), Self.field(2, .uint16), Self.field(3, .uint32z),
             Self.field(4, .uint32), Self.field(8, .string, size: 20),
@@ -72,6 +79,9 @@ struct FITActivityEncoder {
             .integer(100), .string(device),
         ])
         describeOurFields()
+        writer.define(
+            localType: Local.sport.rawValue, globalNumber: FITMessageNumber.sport, fields: [Self.field(0, .enumeration), Self.field(1, .enumeration)])
+        writer.write(localType: Local.sport.rawValue, values: [.integer(Int64(sport)), .integer(Int64(subSport))])
         let eventFields = [
             Self.field(253, .uint32), Self.field(0, .enumeration), Self.field(1, .enumeration), Self.field(3, .uint32), Self.field(4, .uint8),
         ]
@@ -85,8 +95,9 @@ struct FITActivityEncoder {
         ])
         var fields = [Self.field(253, .uint32)]
         if hasRoute {
-            fields += [Self.field(0, .sint32), Self.field(1, .sint32), Self.field(2, .uint16), Self.field(78, .uint32), Self.field(5, .uint32)]
+            fields += [Self.field(0, .sint32), Self.field(1, .sint32), Self.field(2, .uint16), Self.field(78, .uint32)]
         }
+        if hasRoute || distances { fields.append(Self.field(5, .uint32)) }
         if hasRoute || types.contains(.speed) { fields += [Self.field(6, .uint16), Self.field(73, .uint32)] }
         if types.contains(.heartRate) { fields.append(Self.field(3, .uint8)) }
         if types.contains(.cadence) { fields += [Self.field(4, .uint8), Self.field(53, .uint8)] }

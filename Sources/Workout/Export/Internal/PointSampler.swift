@@ -16,7 +16,10 @@ import Foundation
 /// on the point it comes with (the point whose interval it lies in or comes before; the last point
 /// for those after it), so our import reads back every sample the workout holds.
 ///
-/// Points and samples are taken in time order, in one pass.
+/// Points and samples are taken in time order, in one pass. The GPX export gives every sample at
+/// once; the FIT export (``RecordMoments``) feeds them as it reads them (``append(_:)``), ahead of
+/// the points that take them, and forgets those taken (``forget(before:)``), so its memory stays
+/// a batch whatever the workout's length.
 struct PointSampler {
     typealias Sample = (start: Double, end: Double, value: Double)
 
@@ -28,7 +31,11 @@ struct PointSampler {
     /// Whether a point carries this type's value (heart rate, cadence, power, temperature), or
     /// every sample of it is an extra.
     let onPoints: Bool
-    private let samples: [Sample]
+    private var samples: [Sample]
+    /// Samples forgotten from the front of ``samples``: the index, counted from the first sample
+    /// given, of `samples[0]`.
+    private var forgotten = 0
+    /// The first sample in ``samples`` not yet taken.
     private var next = 0
     /// Samples written on a point so far.
     private(set) var matched = 0
@@ -41,8 +48,32 @@ struct PointSampler {
         self.samples = ordered ? samples : samples.sorted { $0.start < $1.start }
     }
 
-    /// How many samples there are.
-    var count: Int { samples.count }
+    /// How many samples were given (at ``init(type:samples:onPoints:)`` and ``append(_:)``).
+    var count: Int { forgotten + samples.count }
+
+    /// The start of the last sample given, if any.
+    var lastStart: Double? { samples.last?.start }
+
+    /// Adds samples after those given, in order, none starting before the last of them.
+    mutating func append(contentsOf more: some Collection<Sample>) {
+        samples.append(contentsOf: more)
+    }
+
+    /// The start of sample `index` (counted from the first given), if it was given and is not forgotten.
+    func start(ofSample index: Int) -> Double? {
+        let local = index - forgotten
+        return local >= 0 && local < samples.count ? samples[local].start : nil
+    }
+
+    /// Forgets the samples taken before sample `index` (counted from the first given), once there
+    /// are enough of them to be worth moving the rest.
+    mutating func forget(before index: Int) {
+        let count = min(next, index - forgotten)
+        guard count >= 4_096, count * 2 >= samples.count else { return }
+        samples.removeFirst(count)
+        forgotten += count
+        next -= count
+    }
 
     /// The interval of a point at `time` between its neighbours' times (`nil` for none), as
     /// ``take(at:from:to:isLast:extras:)`` takes it.
@@ -52,11 +83,12 @@ struct PointSampler {
         return (from, to)
     }
 
-    /// The value for a point at `time` whose interval is `from..<to`: the sample nearest it in the
+    /// The sample for a point at `time` whose interval is `from..<to`: the one nearest it in the
     /// interval (when points carry this type). The samples before `to` that it does not take (and,
     /// for the last point, all those after it) are appended to `extras`. Call with the points'
-    /// intervals in order.
-    mutating func take(at time: Double, from: Double, to: Double, isLast: Bool, extras: inout [Sample]) -> Double? {
+    /// intervals in order, once every sample that starts before `to` (for the last point, every
+    /// sample) was given.
+    mutating func take(at time: Double, from: Double, to: Double, isLast: Bool, extras: inout [Sample]) -> Sample? {
         var best: Int?
         let first = next
         while next < samples.count, isLast || samples[next].start < to {
@@ -70,6 +102,6 @@ struct PointSampler {
         for index in first..<next where index != best { extras.append(samples[index]) }
         guard let best else { return nil }
         matched += 1
-        return samples[best].value
+        return samples[best]
     }
 }

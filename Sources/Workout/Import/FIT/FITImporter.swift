@@ -43,6 +43,14 @@ import LocationCore
 ///   with no record between them make one pause, unless the stop after the start is of the other
 ///   kind (a rider pausing just after auto-pause ended): each pause is then kept as what it was. Laps: a `lap` event at the end of every lap but the last, with its trigger.
 ///   ``WorkoutStore/laps(of:)`` then gives the file's laps, worked out from the points.
+/// - **Indoors**: an activity whose session (or `sport` message) has an indoor sub sport (indoor
+///   cycling, treadmill, virtual activity: `FITSubSport.isIndoor`), or whose records have no
+///   position at all, is ``WorkoutMetadata/isIndoor``; the sub sport is kept in the metadata
+///   (``WorkoutMetadata/subSportKey``, and ``WorkoutMetadata/virtualKey`` `true` for a virtual
+///   course). Without positions, each record's `distance` (the device's, from a wheel, a foot pod
+///   or a trainer) becomes a `.distance` sample, the distance since the record before over the
+///   time between them (a distance that goes back is reported, and counted again from there), so
+///   the workout's distance is the device's.
 /// - **Activity**: ``FITImportOptions/activity`` when set, else the session's sport through
 ///   ``WorkoutActivityType/init(fitSport:)`` (a multisport file's sessions of several sports: ``WorkoutActivityType/other``).
 /// - **Times**: from the session's start (when before the first record) to the last record, or
@@ -62,7 +70,7 @@ import LocationCore
 ///   whole seconds, lies before it), with its events exactly, its route segments where they were,
 ///   and each beat where it was; its timer events and laps then stand for nothing more.
 /// - **Metadata**: the recording device's name as the source device, the values `file`,
-///   `fit_file` (which file of a chain), `sport`, `name` (the sport's name on the device),
+///   `fit_file` (which file of a chain), `sport`, `sub_sport`, `name` (the sport's name on the device),
 ///   `utc_offset_s` and the `device_*` totals.
 ///
 /// A FIT file that is not an activity (settings, a course, monitoring, a workout plan) or has no

@@ -73,6 +73,20 @@ struct ActivityAssembler {
     /// type's name for every value of a million-record file).
     private var lastSample = [(time: Double, value: Double)?](repeating: nil, count: QuantityType.allCases.count)
     private var segmentPending = false
+    /// The device's distance at the last moment without a position that had one, and when: the
+    /// next one's distance less this is a `.distance` sample over the time between them.
+    private var lastDistance: (time: Double, value: Double)?
+    /// Where the time line began (``begin(at:)``): the first distance is counted from there.
+    private var beganAt: Double?
+    /// The `.distance` samples made of the moments' distances: the workout's distance is theirs.
+    private(set) var distanceSamples = 0
+    /// The distance samples of the moments so far, while it is not known whether the activity has
+    /// positions (whose distance is then the points'): they are handed on at its end, or once
+    /// ``distancesHeld`` of them show it is done without positions (`nil` from then on).
+    private var heldDistances: [QuantitySample]? = []
+    /// How many distance samples without a position are held before they are taken for an
+    /// activity without positions (an hour of records a second): memory stays bounded.
+    static let distancesHeld = 3_600
     private var fingerprint = TrackFingerprint()
     private var sampleFingerprint = TrackFingerprint()
     private var feed = TimelineFeed(options: .asStored, events: [])
@@ -156,6 +170,7 @@ struct ActivityAssembler {
     /// may come before its first record (a workout that began with nothing to record).
     mutating func begin(at time: Double) {
         feed.begin(at: time)
+        beganAt = beganAt ?? time
     }
 
     /// The next point begins a new route segment.
@@ -171,8 +186,11 @@ struct ActivityAssembler {
 
     /// Adds a moment whose time ``check(time:at:)`` accepted: its values become samples (one
     /// per type and time; impossible values reported), its position a route point (unless an
-    /// exact repeat of the point before), its speed a sample when it has no position. Returns
-    /// `nil` when nothing of it is kept.
+    /// exact repeat of the point before), its speed a sample when it has no position, and so its
+    /// distance (the device's, since the start) while the activity has no position at all: the
+    /// distance since the moment before that had one, as a `.distance` sample over the time
+    /// between them (the first from the time line's start; none for no distance covered, nor for
+    /// a distance that goes back, which is reported). Returns `nil` when nothing of it is kept.
     mutating func add(
         time: Double, at position: Int, latitude: Double?, longitude: Double?, altitude: Double?, accuracy: Double?,
         values: InstantValues
@@ -190,10 +208,21 @@ struct ActivityAssembler {
         if let heartRate = admitted.samples.first(where: { $0.type == .heartRate }) { self.heartRate.add(heartRate) }
         guard let latitude, let longitude else {
             if let speed = values.speed, let sample = sample(.speed, speed, at: time, position: position) { admitted.samples.append(sample) }
+            if points == 0, let distance = values.distance, let sample = distanceSample(distance, at: time, position: position) {
+                if heldDistances == nil {
+                    admitted.samples.append(sample)
+                    take(sample)
+                } else {
+                    heldDistances?.append(sample)
+                    if (heldDistances?.count ?? 0) >= Self.distancesHeld { admitted.samples += releaseDistances() }
+                }
+            }
             noteSamples(admitted.samples, at: time)
             return admitted.samples.isEmpty ? nil : admitted
         }
         noteSamples(admitted.samples, at: time)
+        // A file with positions takes its distance from them: the device's before the first fix goes.
+        if heldDistances != nil { heldDistances = [] }
         if let last = lastPoint, last.time == time, last.latitude == latitude, last.longitude == longitude, last.altitude == altitude {
             duplicates += 1
             return admitted.samples.isEmpty ? nil : admitted
@@ -233,6 +262,42 @@ struct ActivityAssembler {
         return QuantitySample(type: type, value: value, at: Date(timeIntervalSince1970: time))
     }
 
+    /// The distance samples held (see ``heldDistances``), now taken: the activity has no position
+    /// (at its end, or after ``distancesHeld`` of them). Call before the last samples are saved.
+    mutating func releaseDistances() -> [QuantitySample] {
+        guard let held = heldDistances, points == 0 else { return [] }
+        heldDistances = nil
+        for sample in held { take(sample) }
+        return held
+    }
+
+    /// Counts a distance sample of a workout without positions: its time line counts it, as the
+    /// store's will, so the workout's distance is the device's.
+    private mutating func take(_ sample: QuantitySample) {
+        feed.add(sample)
+        distanceSamples += 1
+        samples += 1
+    }
+
+    /// The distance covered since the last distance given, as a `.distance` sample; `nil` for
+    /// none covered, or for one that goes back (a device's reset: reported, and counted from there).
+    private mutating func distanceSample(_ distance: Double, at time: Double, position: Int) -> QuantitySample? {
+        guard distance.isFinite, distance >= 0 else {
+            skip(position, "a distance of \(distance) m is not possible; the value was dropped")
+            return nil
+        }
+        let last = lastDistance ?? (beganAt ?? time, 0)
+        lastDistance = (time, distance)
+        guard distance >= last.value else {
+            skip(position, "its distance \(distance) m is less than the \(moment) before's (\(last.value) m): counted again from there")
+            return nil
+        }
+        guard distance > last.value else { return nil }
+        return QuantitySample(
+            type: .distance, value: distance - last.value, start: Date(timeIntervalSince1970: min(last.time, time)),
+            end: Date(timeIntervalSince1970: time))
+    }
+
     /// Feeds the identity of a workout without a route: its samples' times and values. Once the
     /// workout has a point its identity is its points' (see ``assemble(start:end:lapEnds:samplesPrefix:)``),
     /// and the samples' is no longer worked out.
@@ -250,7 +315,8 @@ struct ActivityAssembler {
         var all = timeline.events
         if !laps.isEmpty { all = (events + laps).enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element) }
         var totals = timeline.totals(end: end)
-        if points < 2 { totals.distance = nil }
+        // Without two points, the distance is the device's distances' (when it gave any).
+        if points < 2, distanceSamples == 0 { totals.distance = nil }
         let lapCount = all.filter { $0.kind == .lap && $0.time.timeIntervalSince1970 > start && $0.time.timeIntervalSince1970 < end }.count
         return Assembled(
             events: all, laps: lapCount + 1, totals: totals, rawElevationGain: timeline.figures.elevationGain,

@@ -20,6 +20,10 @@ import TCX
 ///   one out and is skipped (as in ``FITImporter``).
 /// - **Samples**: heart rate, cadence (a bike's `<Cadence>`, else the extension's `RunCadence`)
 ///   and watts of every point, and the speed of points without a position.
+/// - **Indoors**: an activity whose points have no position at all (a treadmill, a trainer) is
+///   ``WorkoutMetadata/isIndoor``, and each point's `DistanceMeters` becomes a `.distance` sample:
+///   the distance since the point before, over the time between them, so the workout's distance is
+///   the device's.
 /// - **Laps**: a `lap` event where each lap but the first begins (its `StartTime`), with the
 ///   previous lap's `TriggerMethod` (`Manual`, `Distance`, `Time`; others give none).
 /// - **Pauses**: a second `<Track>` in a lap is where the device paused: a `pause` at the last

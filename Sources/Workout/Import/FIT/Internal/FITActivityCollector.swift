@@ -273,6 +273,7 @@ final class FITActivityCollector {
             let (start, end) = state.bounds(first: first, last: last)
             batch.samples += state.releaseBeats(until: end, start: start, ending: true)
         }
+        batch.samples += state.assembler.releaseDistances()
         try flush()
         let collected = state.collected(file: file, options: options)
         try deliver(.activityEnd(collected))

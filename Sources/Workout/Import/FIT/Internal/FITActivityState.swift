@@ -154,7 +154,8 @@ struct FITActivityState {
         if ourIndex == nil { settlePauses(before: time) }
         if beats.base == nil { beats.base = time }
         var values = InstantValues(
-            heartRate: record.heartRate, cadence: record.cadence, power: record.power, temperature: record.temperature, speed: record.speed)
+            heartRate: record.heartRate, cadence: record.cadence, power: record.power, temperature: record.temperature, speed: record.speed,
+            distance: record.distance)
         var altitude = record.altitude
         var unclaimed: [FITDeveloperValue] = []
         for developer in record.developerValues where developer.field.developerIndex != ourIndex {
@@ -277,18 +278,25 @@ struct FITActivityState {
         values["sport"] = sports.isEmpty ? sportValue.map(FITSport.name(of:)) : sports.map(FITSport.name(of:)).joined(separator: ", ")
         values["name"] = sport?.name
         values["utc_offset_s"] = utcOffset.map(String.init)
+        // Indoors: a sub sport that says so (a trainer, a treadmill, a virtual course), or no position at all.
+        let subSport = sessions.lazy.compactMap(\.subSport).first ?? sport?.subSport
+        values[WorkoutMetadata.subSportKey] = subSport.map(FITSubSport.name(of:))
+        if subSport == FITSubSport.virtualActivity.rawValue { values[WorkoutMetadata.virtualKey] = "true" }
+        let indoor = subSport.flatMap(FITSubSport.init(rawValue:))?.isIndoor == true || assembler.points == 0
         values.merge(device.metadataValues) { ours, _ in ours }
         // The FTP the device measured against is the athlete's, the workout's training profile
         // (our export writes the profile's there).
         values["ftp_w"] = device.thresholdPower.flatMap { $0 > 0 ? TrainingProfile.number($0) : nil }
         var totals = assembled.totals
         totals.energy = device.calories
-        if assembler.points < 2 { totals.distance = device.distance }
+        // Without a route, the records' distances (the time line's sum of them), else the session's.
+        if assembler.points < 2, assembler.distanceSamples == 0 { totals.distance = device.distance }
         return WorkoutRecord(
             id: isOurs ? header!.id : UUID(),
             activityType: options.activity ?? sportValue.map(WorkoutActivityType.init(fitSport:)) ?? .other,
             start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: end), totals: totals,
             metadata: WorkoutMetadata(
-                sourceDevice: creator ?? fileID?.deviceName, sourceApp: options.sourceApp, externalID: assembled.externalID, values: values))
+                isIndoor: indoor ? true : nil, sourceDevice: creator ?? fileID?.deviceName, sourceApp: options.sourceApp,
+                externalID: assembled.externalID, values: values))
     }
 }

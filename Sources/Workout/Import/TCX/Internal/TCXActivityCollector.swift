@@ -178,6 +178,7 @@ final class TCXActivityCollector {
             try refuseSkipsIfStrict()
             guard var state = activity else { return }
             activity = nil
+            batch.samples += state.assembler.releaseDistances()
             try flush()
             try deliver(.activityEnd(Self.collected(&state, whole, file: file, options: options)))
         case let .course(course):
@@ -212,7 +213,7 @@ final class TCXActivityCollector {
             }
         }
         if activity!.lapKept, let index = activity!.lapStarts.indices.last, activity!.lapStarts[index] == nil { activity!.lapStarts[index] = time }
-        let values = InstantValues(heartRate: point.heartRate, cadence: point.cadence, power: point.power, speed: point.speed)
+        let values = InstantValues(heartRate: point.heartRate, cadence: point.cadence, power: point.power, speed: point.speed, distance: point.distance)
         guard let admitted = activity!.assembler.add(
             time: time, at: point.line, latitude: point.latitude, longitude: point.longitude, altitude: point.altitude,
             accuracy: nil, values: values)
@@ -284,13 +285,17 @@ final class TCXActivityCollector {
         var totals = assembled.totals
         // Our own export says the workout's energy exactly (its laps hold whole kilocalories).
         totals.energy = header?.energy ?? device.calories
-        // A workout without a route has its device's distance; our own export says it whole.
-        if assembler.points < 2 { totals.distance = header?.distance ?? device.distance }
+        // A workout without a route has its points' DistanceMeters (the time line's sum of them),
+        // else its device's distance; our own export says it whole.
+        if assembler.points < 2 { totals.distance = header?.distance ?? (assembler.distanceSamples > 0 ? totals.distance : device.distance) }
         result.workout = WorkoutRecord(
             id: header?.id ?? UUID(),
             activityType: options.activity ?? whole.sport.map(WorkoutActivityType.init(tcxSport:)) ?? .other,
             start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: end), totals: totals,
-            metadata: WorkoutMetadata(sourceDevice: whole.creator, sourceApp: options.sourceApp, externalID: assembled.externalID, values: values))
+            // No position at all: done indoors (a treadmill, a trainer), as a FIT import says.
+            metadata: WorkoutMetadata(
+                isIndoor: assembler.points == 0 ? true : nil, sourceDevice: whole.creator, sourceApp: options.sourceApp,
+                externalID: assembled.externalID, values: values))
         return result
     }
 

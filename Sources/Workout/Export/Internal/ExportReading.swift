@@ -38,7 +38,8 @@ struct InstantValues: Sendable {
 }
 
 /// One moment of a workout, as the FIT and TCX exports write it (a `record`, a `Trackpoint`): a
-/// route point with the samples taken at its time, or samples taken at a time no point has.
+/// route point with the samples taken nearest its time, or a second's samples where there is no
+/// point (``RecordMoments``).
 struct ExportInstant: Sendable {
     /// Seconds since 1970.
     var time: Double
@@ -46,56 +47,43 @@ struct ExportInstant: Sendable {
     var values = InstantValues()
 }
 
-/// A workout's route points and samples merged into ``ExportInstant``s in time order, read in
-/// batches (the route by ordinal, each sample type by start), so memory stays a few batches
-/// whatever the workout's length, and no sample is left out: one that no point has the time of
-/// makes an instant of its own. A sample belongs to an instant when it starts within half a
-/// millisecond of it (the GPX export's rule), one per type. A point less accurate than the
-/// workout's limit (a recorded session's: it counted for nothing) is left out, as the GPX export
-/// leaves it out: FIT and TCX cannot say how accurate a point was, and an import would count it.
-struct ExportInstants {
-    static let batchSize = 4_096
-
+/// The route points of a workout that an export writes, in order, read in batches: all of them,
+/// but for a recorded session's points less accurate than its limit (they counted for nothing).
+struct ExportRoute {
     private var route: RouteBatches.Iterator
     private var points: [RoutePoint] = []
-    private var pointIndex = 0
-    private var routeDone = false
-    private var streams: [SampleCursor]
+    private var index = 0
+    private var done = false
     private let options: SessionTimeline.Options
 
-    /// The instants of `workoutID`, whose samples are of `types`, its points kept as `options`
-    /// (the workout's time line) counts them.
-    init(store: WorkoutStore, workoutID: UUID, types: [QuantityType], options: SessionTimeline.Options) {
-        route = store.routePoints(of: workoutID, batchSize: Self.batchSize).makeAsyncIterator()
-        streams = types.map { SampleCursor(store: store, workoutID: workoutID, type: $0) }
+    init(store: WorkoutStore, workoutID: UUID, options: SessionTimeline.Options) {
+        route = store.routePoints(of: workoutID, batchSize: SampleCursor.batchSize).makeAsyncIterator()
         self.options = options
     }
 
-    /// The next instant, or `nil` after the last.
-    mutating func next() async throws(WorkoutStoreError) -> ExportInstant? {
-        while pointIndex >= points.count, !routeDone {
+    /// A point's time, seconds since 1970: its fix's, else when it was received.
+    static func time(of point: RoutePoint) -> Double {
+        (point.location.time ?? point.location.receivedAt).timeIntervalSince1970
+    }
+
+    /// The next point, without taking it; `nil` after the last.
+    mutating func head() async throws(WorkoutStoreError) -> RoutePoint? {
+        while index >= points.count, !done {
             let batch = try await route.next() ?? []
             points = options.maximumHorizontalAccuracy == nil ? batch : batch.filter { options.isAccurate($0.location.horizontalAccuracy) }
-            pointIndex = 0
-            routeDone = batch.isEmpty
+            index = 0
+            done = batch.isEmpty
         }
-        let point = pointIndex < points.count ? points[pointIndex] : nil
-        var time = point.map { ($0.location.time ?? $0.location.receivedAt).timeIntervalSince1970 } ?? .infinity
-        for index in streams.indices {
-            if let head = try await streams[index].head(), head.start < time { time = head.start }
-        }
-        guard time.isFinite else { return nil }
-        var instant = ExportInstant(time: time)
-        if let point, (point.location.time ?? point.location.receivedAt).timeIntervalSince1970 <= time + SampleAligner.tolerance {
-            instant.point = point
-            pointIndex += 1
-        }
-        for index in streams.indices {
-            guard let head = try await streams[index].head(), head.start <= time + SampleAligner.tolerance else { continue }
-            instant.values[streams[index].type] = head.value
-            streams[index].advance()
-        }
-        return instant
+        return index < points.count ? points[index] : nil
+    }
+
+    /// The next point if it is read already: ``head()`` without a suspension point, which a
+    /// million points' awaits made a tenth of the FIT export's time.
+    var buffered: RoutePoint? { index < points.count ? points[index] : nil }
+
+    /// Takes the point ``head()`` gave.
+    mutating func advance() {
+        index += 1
     }
 }
 
@@ -103,6 +91,9 @@ struct ExportInstants {
 /// after the last read.
 struct SampleCursor {
     typealias Sample = (start: Double, end: Double, value: Double)
+
+    /// How many samples (or route points, for ``ExportRoute``) a read takes.
+    static let batchSize = 4_096
 
     let type: QuantityType
     private let store: WorkoutStore
@@ -123,6 +114,12 @@ struct SampleCursor {
         return index < buffer.count ? buffer[index] : nil
     }
 
+    /// Takes every sample read and not yet taken (after ``head()`` gave one): a batch at once.
+    mutating func takeBuffered() -> ArraySlice<Sample> {
+        defer { index = buffer.count }
+        return buffer[min(index, buffer.count)...]
+    }
+
     /// Takes the sample ``head()`` gave.
     mutating func advance() {
         index += 1
@@ -130,7 +127,7 @@ struct SampleCursor {
 
     private mutating func refill() async throws(WorkoutStoreError) {
         let after = buffer.last.map { ($0.start, $0.end) } ?? (-Double.infinity, -Double.infinity)
-        let (workoutID, type, limit) = (workoutID, type, ExportInstants.batchSize)
+        let (workoutID, type, limit) = (workoutID, type, Self.batchSize)
         let batch = try await store.read { db -> [Sample] in
             guard let stored = try WorkoutRows.find(workoutID, in: db) else { return [] }
             let statement = try db.cachedStatement(sql: """
