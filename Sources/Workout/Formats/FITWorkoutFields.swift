@@ -2,8 +2,8 @@ import FIT
 import Foundation
 
 /// The FIT developer fields of this package's own FIT files: the ``WorkoutEnvelope`` (the
-/// workout's id, start and end to the millisecond, whether auto-pause decided its stops, its
-/// events exactly), where its route segments begin, and when the beats of each `hrv` message
+/// workout's id, start and end to the millisecond, whether auto-pause decided its stops, how its
+/// distance was counted and whether indoors, its events exactly), where its route segments begin, and when the beats of each `hrv` message
 /// were, so that importing the file gives back the workout it was exported from.
 ///
 /// They belong to the developer data index 0, whose `developer_data_id` names this package by its
@@ -21,9 +21,15 @@ import Foundation
 /// | 6 | `segment` | uint16 | `record` | the route segment the record begins (only on the first record of each) |
 /// | 7 | `beat_time` | uint32, s | `hrv` | the FIT time of the message's first beat (the end of its first interval) |
 /// | 8 | `beat_time_ms` | uint16, ms | `hrv` | milliseconds past it |
+/// | 9 | `distance_source` | string (10) | `event` (the first timer start) | the workout's ``DistanceSource`` (`gps`, `sensor`, `automatic`) |
+/// | 10 | `sensor_factor` | float64 | `event` (the first timer start) | what the sensor's distance was multiplied by |
+/// | 11 | `indoor` | uint8 | `event` (the first timer start) | 1 indoors, 0 outdoors (invalid: not known) |
 ///
 /// The first timer start carries `workout_event` `start` and `timestamp_ms`: the workout's start
-/// (which its first record may come after). Each event of the workout is an `event` message
+/// (which its first record may come after); and, when the workout's metadata says
+/// (``SensorDistance``), how its distance was counted, and whether it was done indoors: there, not
+/// in the session (which comes after the records), an import knows before the first record how
+/// to read the records' distances. Each event of the workout is an `event` message
 /// carrying `workout_event`: a pause or resume
 /// that stops or starts the timer is the standard timer event (`stop_all` or `start`, with
 /// `timer_trigger` `auto` for auto-pause), one that does not (a pause while auto-paused) a timer
@@ -59,11 +65,17 @@ enum FITWorkoutFields {
     static let segment = Field(number: 6, name: "segment", type: .uint16, size: 2)
     static let beatTime = Field(number: 7, name: "beat_time", type: .uint32, size: 4, units: "s")
     static let beatTimeMilliseconds = Field(number: 8, name: "beat_time_ms", type: .uint16, size: 2, units: "ms")
+    static let distanceSource = Field(number: 9, name: "distance_source", type: .string, size: 10)
+    static let sensorFactor = Field(number: 10, name: "sensor_factor", type: .float64, size: 8)
+    static let indoor = Field(number: 11, name: "indoor", type: .uint8, size: 1)
 
     /// The `workout_event` of the first timer start: the workout's start, to the millisecond.
     static let workoutStart = "start"
 
-    static let all = [workoutID, timestampMilliseconds, startTimeMilliseconds, autoPause, workoutEvent, markerName, segment, beatTime, beatTimeMilliseconds]
+    static let all = [
+        workoutID, timestampMilliseconds, startTimeMilliseconds, autoPause, workoutEvent, markerName, segment, beatTime,
+        beatTimeMilliseconds, distanceSource, sensorFactor, indoor,
+    ]
 
     /// `hrv` (78): its field 0, `time`, holds up to five beat-to-beat intervals (uint16, 1/1000 s).
     static let hrvMessage: UInt16 = 78

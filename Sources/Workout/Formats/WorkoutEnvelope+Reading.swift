@@ -61,7 +61,9 @@ private final class MarksReceiver: XMLSAXReceiver {
             marks.header = WorkoutEnvelope.Header(
                 id: id, start: start, end: end, autoPause: values["autoPause"] == "true",
                 distance: values["distance"].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil },
-                energy: values["energy"].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil })
+                energy: values["energy"].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil },
+                counting: WorkoutEnvelope.DistanceCounting(source: values["distanceSource"], sensorFactor: values["sensorFactor"].flatMap(Double.init)),
+                isIndoor: values["indoor"].flatMap { $0 == "true" ? true : $0 == "false" ? false : nil })
         case "event":
             guard let kind = values["kind"].flatMap(WorkoutEvent.Kind.init(rawValue:)),
                   let time = values["time"].flatMap(RFC3339.parse)?.date else { return }
@@ -90,5 +92,16 @@ private final class MarksReceiver: XMLSAXReceiver {
     func refuse(_ reason: String) {
         isStopped = true
         parser?.stop()
+    }
+}
+
+extension WorkoutEnvelope.DistanceCounting {
+    /// The counting the attributes (or FIT fields) say: `nil` unless the source is one we know
+    /// and the factor a positive number (a damaged file: the import then counts as for another
+    /// tool's file, by the points).
+    init?(source: String?, sensorFactor: Double?) {
+        guard let source = source.flatMap(DistanceSource.init(rawValue:)), let factor = sensorFactor, factor.isFinite, factor > 0
+        else { return nil }
+        self.init(source: source, sensorFactor: factor)
     }
 }

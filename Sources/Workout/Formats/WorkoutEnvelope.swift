@@ -3,8 +3,9 @@ import GPSCore
 
 /// What this package's own GPX, TCX and FIT files carry beyond the points and samples, so that
 /// importing one gives back the workout it was exported from: its id, start and end, whether
-/// auto-pause decided its stops, and its events exactly (kind, time to the millisecond, a lap's
-/// trigger, a marker's name).
+/// auto-pause decided its stops, how its distance was counted (``SensorDistance``'s source and
+/// factor) and whether it was done indoors, and its events exactly (kind, time to the
+/// millisecond, a lap's trigger, a marker's name).
 ///
 /// Where a format has a standard place for a fact it goes there too (FIT timer events and laps,
 /// GPX segments, TCX tracks), for other tools; the envelope is what our importers read back.
@@ -15,6 +16,8 @@ import GPSCore
 /// <sgf:workout xmlns:sgf="urn:swift-gps-facade:workout:1" id="…" start="2024-05-01T10:00:00.123Z"
 ///     end="2024-05-01T10:42:00.000Z" autoPause="true"/>
 /// <sgf:workout xmlns:sgf="urn:swift-gps-facade:workout:1" id="…" start="…" end="…" autoPause="false" distance="5012.4" energy="312"/>
+/// <sgf:workout xmlns:sgf="urn:swift-gps-facade:workout:1" id="…" start="…" end="…" autoPause="true"
+///     distanceSource="automatic" sensorFactor="0.9957244655581926" indoor="false"/>
 /// <sgf:event xmlns:sgf="urn:swift-gps-facade:workout:1" kind="pause" time="2024-05-01T10:12:03.000Z"/>
 /// <sgf:event xmlns:sgf="urn:swift-gps-facade:workout:1" kind="lap" time="…" trigger="distance"/>
 /// <sgf:event xmlns:sgf="urn:swift-gps-facade:workout:1" kind="marker" time="…" name="Summit"/>
@@ -47,6 +50,28 @@ struct WorkoutEnvelope: Sendable, Hashable {
         /// The workout's energy, kilocalories, when it has one: GPX has no place for it, and
         /// TCX's laps hold whole kilocalories (and 0 for none).
         var energy: Double? = nil
+        /// How the distance was counted, when the workout's metadata says (a recorded session's:
+        /// ``SensorDistance``): an import counts the file's distance the same way.
+        var counting: DistanceCounting? = nil
+        /// Whether it was done indoors, when known (``WorkoutMetadata/isIndoor``).
+        var isIndoor: Bool? = nil
+    }
+
+    /// Where a workout's distance came from and what its sensor's distance was multiplied by:
+    /// the `distanceSource` and `sensorFactor` attributes, FIT's `distance_source` and
+    /// `sensor_factor` fields.
+    struct DistanceCounting: Sendable, Hashable {
+        var source: DistanceSource
+        /// What the sensor's distance was multiplied by (its calibration against the fixes).
+        var sensorFactor: Double
+
+        /// The metadata values of a workout imported with the sensor's own samples (GPX's), which
+        /// the factor multiplies (``SensorDistance``'s keys), so that the store counts its distance
+        /// as the original's. (FIT's records and TCX's track points hold the distance counted, the
+        /// factor in it: their imports keep the source with a factor of 1.)
+        var metadataValues: [String: String] {
+            SensorDistance(source: source, factor: sensorFactor).metadataValues
+        }
     }
 
     var header: Header
@@ -76,6 +101,13 @@ struct WorkoutEnvelope: Sendable, Hashable {
             TextBytes.appendShortest(energy, to: &bytes)
             TextBytes.append("\"", to: &bytes)
         }
+        if let counting = header.counting, counting.sensorFactor.isFinite {
+            bytes.append(contentsOf: " distanceSource=\"\(counting.source.rawValue)\" sensorFactor=\"".utf8)
+            // The shortest decimal that reads back as the same factor: the import counts with it again.
+            TextBytes.appendShortest(counting.sensorFactor, to: &bytes)
+            TextBytes.append("\"", to: &bytes)
+        }
+        if let indoor = header.isIndoor { bytes.append(contentsOf: " indoor=\"\(indoor)\"".utf8) }
         TextBytes.append("/>", to: &bytes)
     }
 
@@ -128,10 +160,12 @@ extension ExportSource {
     /// The envelope of the workout exported.
     var envelope: WorkoutEnvelope {
         let autoPause = autoPaused || events.contains { $0.kind == .motionPaused || $0.kind == .motionResumed }
+        let counting = SensorDistance(workout.metadata).map { WorkoutEnvelope.DistanceCounting(source: $0.source, sensorFactor: $0.factor) }
         return WorkoutEnvelope(
             header: WorkoutEnvelope.Header(
                 id: workout.id, start: workout.start, end: workout.end, autoPause: autoPause,
-                distance: (route?.pointCount ?? 0) < 2 ? workout.totals.distance : nil, energy: workout.totals.energy),
+                distance: (route?.pointCount ?? 0) < 2 ? workout.totals.distance : nil, energy: workout.totals.energy,
+                counting: counting, isIndoor: workout.metadata.isIndoor),
             events: events)
     }
 }

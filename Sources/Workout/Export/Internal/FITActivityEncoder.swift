@@ -19,7 +19,7 @@ struct FITActivityEncoder {
     /// Local message types.
     enum Local: UInt8 {
         case fileID = 0, deviceInfo, event, record, lap, session, activity, hrv, workoutEvent, segmentRecord
-        case developerDataID, fieldDescription, sport
+        case developerDataID, fieldDescription, sport, workoutStart
     }
 
     /// Measuring: it writes the records alone (the caller writes the header and the CRC).
@@ -58,9 +58,11 @@ struct FITActivityEncoder {
     /// `file_id`, `device_info`, our developer fields' descriptions, the `sport` (with its
     /// `sub_sport`: indoor cycling, treadmill...), the layouts of events, records and `hrv`, and
     /// the timer's start (`startMilliseconds` past `start` in our fields, with `workout_event`
-    /// `start`: the workout's start, which its first record may come after).
+    /// `start`: the workout's start, which its first record may come after; and how the distance
+    /// was counted, and whether indoors, when known: the import needs them before the records).
     mutating func begin(
-        start: UInt32, startMilliseconds: UInt16, serial: UInt32, device: String, beats: Bool, sport: UInt8, subSport: UInt8
+        start: UInt32, startMilliseconds: UInt16, serial: UInt32, device: String, beats: Bool, sport: UInt8, subSport: UInt8,
+        counting: WorkoutEnvelope.DistanceCounting?, indoor: Bool?
     ) {
         writer.define(localType: Local.fileID.rawValue, globalNumber: FITMessageNumber.fileID, fields: [
             Self.field(0, .enumeration), Self.field(1, .uint16), Self.field(2, .uint16), Self.field(3, .uint32z),
@@ -89,9 +91,16 @@ struct FITActivityEncoder {
         writer.define(
             localType: Local.workoutEvent.rawValue, globalNumber: FITMessageNumber.event, fields: eventFields,
             developerFields: [FITWorkoutFields.timestampMilliseconds, FITWorkoutFields.workoutEvent, FITWorkoutFields.markerName].map(\.definition))
-        writer.write(localType: Local.workoutEvent.rawValue, values: [
+        writer.define(
+            localType: Local.workoutStart.rawValue, globalNumber: FITMessageNumber.event, fields: eventFields,
+            developerFields: [
+                FITWorkoutFields.timestampMilliseconds, FITWorkoutFields.workoutEvent, FITWorkoutFields.distanceSource,
+                FITWorkoutFields.sensorFactor, FITWorkoutFields.indoor,
+            ].map(\.definition))
+        writer.write(localType: Local.workoutStart.rawValue, values: [
             .integer(Int64(start)), .integer(Int64(FITEventMessage.timer)), .integer(Int64(FITWorkoutFields.Event.start)), .integer(0),
-            .integer(0), .integer(Int64(startMilliseconds)), .string(FITWorkoutFields.workoutStart), nil,
+            .integer(0), .integer(Int64(startMilliseconds)), .string(FITWorkoutFields.workoutStart),
+            counting.map { .string($0.source.rawValue) }, counting.map { .float($0.sensorFactor) }, indoor.map { .integer($0 ? 1 : 0) },
         ])
         var fields = [Self.field(253, .uint32)]
         if hasRoute {

@@ -61,7 +61,8 @@ struct FITExportPass {
         encoder.begin(
             start: start, startMilliseconds: FITWorkoutFields.split(workout.start)?.milliseconds ?? 0, serial: max(1, UInt32(serial.0) << 24 | UInt32(serial.1) << 16 | UInt32(serial.2) << 8 | UInt32(serial.3)),
             device: workout.metadata.sourceDevice ?? "swift-gps-facade", beats: beats,
-            sport: workout.activityType.fitSport, subSport: workout.activityType.fitSubSport(indoor: isIndoor, virtual: workout.metadata.isVirtual))
+            sport: workout.activityType.fitSport, subSport: workout.activityType.fitSubSport(indoor: isIndoor, virtual: workout.metadata.isVirtual),
+            counting: source.envelope.header.counting, indoor: workout.metadata.isIndoor)
         spans.start(at: workout.start.timeIntervalSince1970)
         let events = source.events
         let synthesizesPauses = !events.contains { [.pause, .resume, .motionPaused, .motionResumed].contains($0.kind) }
