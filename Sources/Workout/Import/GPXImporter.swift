@@ -34,7 +34,9 @@ import LocationCore
 ///   (<doc:OwnFiles>: id, start, end and every event to the millisecond) give the workout
 ///   back as it was: under its id (so importing it into the store that holds it finds it there),
 ///   from its start to its end, with its pauses, auto-pauses, laps and markers exactly (its
-///   segment breaks then stand for no pause of their own).
+///   segment breaks then stand for no pause of their own), and a sensor's `.distance` samples
+///   beside the points counted as the workout counted them (its ``DistanceSource`` and sensor
+///   factor, kept in the metadata: ``SensorDistance``).
 /// - **Identity**: the external id `gpx-track:HASH:COUNT` is a hash of the kept points' times and
 ///   positions, so importing the same track again, from the same file or from a copy that says
 ///   the same, finds the stored workout (``SaveOutcome/alreadySaved(existingID:matchedBy:)``)
@@ -241,15 +243,22 @@ public struct GPXImporter: Sendable {
         values["description"] = track.info.description
         if statistics.elevationCount > 1 { values["elevation_gain_raw_m"] = String(format: "%.1f", statistics.elevationGain) }
         var totals = timeline.totals(end: end.timeIntervalSince1970)
-        // Our own export says the workout's energy, for which GPX has no place.
-        if bounds.id != nil { totals.energy = track.marks.header?.energy }
+        // Our own export says the workout's energy, for which GPX has no place, and how its
+        // distance was counted: the wheel's samples beside the points come back as it measured
+        // them, so the factor is kept, and the store counts them as the session did.
+        let header = bounds.id == nil ? nil : track.marks.header
+        if let header {
+            totals.energy = header.energy
+            if let counting = header.counting { values.merge(counting.metadataValues) { _, ours in ours } }
+        }
         return WorkoutRecord(
             id: id,
             activityType: options.activity ?? track.info.type.map(WorkoutActivityType.init(gpxType:)) ?? .other,
             start: start, end: end,
             totals: totals,
             metadata: WorkoutMetadata(
-                sourceDevice: track.creator, sourceApp: options.sourceApp, externalID: track.externalID, values: values))
+                isIndoor: header?.isIndoor, sourceDevice: track.creator, sourceApp: options.sourceApp, externalID: track.externalID,
+                values: values))
     }
 
     /// The report, with the reader's skips given to the track whose lines hold them.

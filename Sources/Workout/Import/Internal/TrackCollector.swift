@@ -134,8 +134,14 @@ final class TrackCollector {
             track!.marks = WorkoutEnvelope.marks(in: info.extensions)
             if let header = track!.marks.header {
                 // Our own export: its events, and its start, before its first point when the
-                // session began before a fix it counted (as the store reads the workout back).
-                track!.figures = TimelineFeed(options: .asStored, events: track!.marks.events)
+                // session began before a fix it counted (as the store reads the workout back),
+                // and its sensor's distance (beside the points) counted as the session counted it.
+                var options = SessionTimeline.Options.asStored
+                if let counting = header.counting {
+                    options.distanceSource = counting.source
+                    options.sensorFactor = counting.sensorFactor
+                }
+                track!.figures = TimelineFeed(options: options, events: track!.marks.events)
                 track!.figures.begin(at: header.start.timeIntervalSince1970)
             }
             batch.newSegment = false
@@ -188,14 +194,21 @@ final class TrackCollector {
             extras = WorkoutEnvelope.marks(in: point.unknownExtensions).samples.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
             point.unknownExtensions.removeAll { $0.contains(WorkoutEnvelope.namespace) }
         }
-        for extra in extras where extra.start < time { addExtra(extra, line: point.line) }
+        // A wheel's distances among them, for the time line: those placed before the point come
+        // before it, as the store feeds them (``SensorReading/placement``).
+        var distances: [QuantitySample] = []
+        for extra in extras where extra.start < time {
+            if addExtra(extra, line: point.line), extra.type == .distance { distances.append(extra) }
+        }
         // Each value becomes a sample, or is dropped from the point when impossible (no array per
         // point: this runs for every point of the file).
         point.heartRate = sample(.heartRate, point.heartRate, at: time, line: point.line)
         point.cadence = sample(.cadence, point.cadence, at: time, line: point.line)
         point.power = sample(.power, point.power, at: time, line: point.line)
         point.airTemperature = sample(.temperature, point.airTemperature, at: time, line: point.line)
-        for extra in extras where extra.start >= time { addExtra(extra, line: point.line) }
+        for extra in extras where extra.start >= time {
+            if addExtra(extra, line: point.line), extra.type == .distance { distances.append(extra) }
+        }
         track!.statistics.add(point)
         let seconds = time.timeIntervalSince1970
         if track!.pauseBeforeNext, let pausedAt = track!.lastKept {
@@ -203,9 +216,11 @@ final class TrackCollector {
             track!.figures.append(WorkoutEvent(.resume, at: time))
             track!.pauseBeforeNext = false
         }
+        for distance in distances where SensorReading.placement(of: distance) < seconds { track!.figures.add(distance) }
         track!.figures.add(TimelinePoint(
             ordinal: track!.points, segment: track!.statistics.segmentCount - 1, time: seconds, latitude: point.latitude,
             longitude: point.longitude, altitude: point.elevation, speed: point.speed, horizontalAccuracy: nil))
+        for distance in distances where SensorReading.placement(of: distance) >= seconds { track!.figures.add(distance) }
         track!.lastKept = seconds
         track!.points += 1
         track!.fingerprint.add(time: time.timeIntervalSince1970, latitude: point.latitude, longitude: point.longitude)
@@ -246,20 +261,20 @@ final class TrackCollector {
     }
 
     /// Adds a sample our own export wrote beside a point, unless impossible (reported) or the
-    /// same as the last of its type.
-    private func addExtra(_ sample: QuantitySample, line: Int) {
+    /// same as the last of its type. Returns whether a sample over an interval was kept: a
+    /// wheel's distance then counts where the workout's fixes cannot (a tunnel), as it did live.
+    private func addExtra(_ sample: QuantitySample, line: Int) -> Bool {
         guard sample.start == sample.end else {
             guard sample.value.isFinite, sample.value >= 0 || sample.type.allowsNegativeValues else {
                 track!.skipped.append(GPXSkip(line: line, column: 0, reason: "a \(sample.type) of \(sample.value) \(sample.type.unit) is not possible; the value was dropped"))
-                return
+                return false
             }
             batch.samples.append(sample)
             track!.sampleCount += 1
-            // A wheel's distance counts where the workout's fixes cannot (a tunnel), as it did live.
-            if sample.type == .distance { track!.figures.add(sample) }
-            return
+            return true
         }
         addSample(sample.type, sample.value, at: sample.start, line: line)
+        return false
     }
 
     private func flush() throws {
