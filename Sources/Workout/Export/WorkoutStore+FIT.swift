@@ -9,8 +9,9 @@ import LocationCore
 /// One `record` a fix, and where there is no fix (indoors, in a tunnel, before the first fix) one
 /// a second in which a sample was taken, as a head unit writes them (``RecordMoments``). A fix's
 /// record holds its position, altitude, speed and the distance the workout's time line has counted
-/// at it; a record without a fix the distance so far (a workout without a route: the time line's
-/// distance from its wheel's, foot pod's or trainer's `.distance` samples). Each record holds every
+/// by its time (a wheel's across a tunnel too, where the workout counts it); a record without a
+/// fix the distance so far (a workout without a route: the time line's distance from its wheel's,
+/// foot pod's or trainer's `.distance` samples, through the record's second). Each record holds every
 /// sample type's value at its time: heart rate, cadence, power, temperature and speed (a fix's own
 /// speed first), each the sample of its type **nearest the record's time within its interval**
 /// (halfway to the records either side, at most 5 s), taken as the GPX export takes the values on
@@ -26,7 +27,8 @@ import LocationCore
 /// sampled at most once a record, and close to it otherwise (the mean of a 4 Hz power meter's
 /// quarter-seconds, against that of its values nearest each second). A heart rate or cadence over
 /// 254, a temperature past ±127 °C cannot be held either, and is counted, as are a wheel's
-/// distances beside a route (FIT's `distance` is then the points'). A recorded session's points
+/// distances beside a route (FIT's `distance` is then the time line's: the points', and the
+/// wheel's where the workout counted it, which our import takes back). A recorded session's points
 /// less accurate than its limit are left out, as the GPX export leaves them out: they counted for
 /// nothing, FIT cannot say how accurate a point was, and an import would count them.
 ///
@@ -105,7 +107,8 @@ extension WorkoutStore {
         }
         output.bytes += [UInt8(crc.value & 0xFF), UInt8(crc.value >> 8)]
         // A wheel's distances are in the records' `distance` of a workout without a route (the time
-        // line's, which counts them); a workout with a route takes its distance from its points.
+        // line's, which counts them); beside a route they are not written (the records' distance
+        // holds the metres they counted, not the samples).
         if types.contains(.distance) {
             let count = try await sampleCounts(of: workout.id)[.distance] ?? 0
             if source.route == nil { summary.samplesWritten += count } else { summary.samplesNotWritten += count }

@@ -16,8 +16,8 @@ import TCX
 /// `<Trackpoint>` without a position), each holding every sensor's value nearest its time; a
 /// sample no track point takes (a second of its type in one point's interval) is not written, and
 /// counted. A moment with nothing TCX can hold makes no track point. Each point's `DistanceMeters` is the distance the
-/// workout's time line has counted at it, and so is a track point's without a position (the
-/// distance so far). A workout without a route (indoors) has track points without `<Position>`,
+/// workout's time line has counted by its time (a wheel's across a tunnel too, where the workout
+/// counts it), and so is a track point's without a position (the distance so far). A workout without a route (indoors) has track points without `<Position>`,
 /// each with its time, its `DistanceMeters` (the time line's distance from the workout's wheel,
 /// foot pod or trainer `.distance` samples) and sensor values, as a treadmill or trainer writes
 /// them. What TCX cannot hold is counted in ``ExportSummary/samplesNotWritten``: temperatures,
@@ -27,8 +27,9 @@ import TCX
 /// ## What our import reads back
 /// The workout's envelope (<doc:OwnFiles>) goes in elements of the namespace
 /// `urn:swift-gps-facade:workout:1` (which the schema's `Extensions` take, `processContents="lax"`):
-/// `sgf:workout` (id, start, end) in the `<Activity>`'s `<Extensions>`, and in the first track
-/// point's, so that an import knows from the first point that the file is ours; each event as an
+/// `sgf:workout` (id, start, end, how the distance was counted) in the `<Activity>`'s
+/// `<Extensions>`, and in the first track point's, so that an import knows from the first point
+/// that the file is ours (and how to read its distances); each event as an
 /// `sgf:event` in the `<Extensions>` of the track point it came after (the first point for an
 /// event before it); `sgf:segment` on the first point of each route segment after the first.
 /// Other tools see the pauses as the breaks between tracks.
@@ -77,22 +78,22 @@ extension WorkoutStore {
                 }
                 if distanceCursor != nil { try await feed.addDistances(from: &distanceCursor!, endingBefore: instant.time) }
                 feed.add(TimelinePoint(route))
-                if distanceCursor != nil { try await feed.addDistances(from: &distanceCursor!, endingBefore: moment.through, including: true) }
                 let location = route.location
                 (point.latitude, point.longitude, point.altitude) = (location.latitude, location.longitude, location.altitude)
-                point.distance = feed.timeline.distance
+                point.distance = try await feed.recordDistance(
+                    at: instant.time, through: moment.through, from: &distanceCursor, hasRoute: true, afterFirstPoint: true)
                 point.speed = location.speed ?? instant.values.speed
                 // A fix's own speed is the track point's: a wheel's speed beside it is not written.
                 if location.speed != nil, instant.values.speed != nil { lost += 1 }
                 points += 1
             } else {
                 point.speed = instant.values.speed
-                if distanceCursor != nil { try await feed.addDistances(from: &distanceCursor!, endingBefore: moment.through, including: true) }
+                // The distance so far: a route's (its points' and a wheel's), or a workout's without
+                // a route from its wheel's, foot pod's or trainer's distances.
+                point.distance = try await feed.recordDistance(
+                    at: instant.time, through: moment.through, from: &distanceCursor, hasRoute: source.route != nil, afterFirstPoint: points > 0)
                 // A moment with nothing TCX holds (a heart rate over 255 alone) makes no track point.
                 guard fitting.heartRate != nil || fitting.cadence != nil || point.power != nil || point.speed != nil else { continue }
-                // The distance so far: a route's up to its last point, or a workout's without a
-                // route from its wheel's, foot pod's or trainer's distances.
-                if source.route != nil { point.distance = feed.timeline.distance } else if distances { point.distance = feed.distanceDecided }
             }
             writer.add(point, segment: segment, to: &output.bytes)
             try output.flushIfFull(sink)

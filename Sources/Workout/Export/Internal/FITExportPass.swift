@@ -103,9 +103,8 @@ struct FITExportPass {
                 points += 1
                 firstPosition = firstPosition ?? (point.location.latitude, point.location.longitude)
             }
-            // The distance through the record's interval: a wheel's samples that end in it too.
-            if distanceCursor != nil { try await feed.addDistances(from: &distanceCursor!, endingBefore: moment.through, including: true) }
-            let distance = source.route != nil ? feed.timeline.distance : distances ? feed.distanceDecided : nil
+            let distance = try await feed.recordDistance(
+                at: instant.time, through: moment.through, from: &distanceCursor, hasRoute: source.route != nil, afterFirstPoint: points > 0)
             lost += encoder.record(instant, at: time, distance: distance, segment: newSegment)
             for type in types where instant.values[type] != nil { held += 1 }
             // A fix's own speed is the record's: a wheel's speed beside it is not written.

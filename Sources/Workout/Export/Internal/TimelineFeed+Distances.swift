@@ -16,6 +16,38 @@ extension TimelineFeed {
         }
     }
 
+    /// Feeds the distances up to a record (a FIT record, a TCX track point) at `time`, whose point,
+    /// if it holds one, is fed; returns the distance the record carries (`nil` for none: no route
+    /// and no distances).
+    ///
+    /// - With a route, the distance counted by the record's time: the distances that end by then
+    ///   fed, and, where the workout counts a sensor's (its source the sensor, or automatic once a
+    ///   point came: `afterFirstPoint`), the readings the time line still holds decided as if
+    ///   nothing came after (``distanceDecided``). A tunnel's wheel is released a reading behind,
+    ///   and the one before a stop only after it: the record at the stop then carries it, and our
+    ///   import, which turns the records' differences back into the sensor's samples, counts it
+    ///   before the stop, as the session did. (Automatic's readings in the first 5 s after a fix
+    ///   wait for the stretch to be known as a gap: they come in the record that knows it.)
+    /// - Without a route, the distance through the record's interval (`through`: its second, a
+    ///   trainer's distance over it), decided.
+    mutating func recordDistance(
+        at time: Double, through: Double, from cursor: inout SampleCursor?, hasRoute: Bool, afterFirstPoint: Bool
+    ) async throws(WorkoutStoreError) -> Double? {
+        guard cursor != nil else { return hasRoute ? timeline.distance : nil }
+        guard hasRoute else {
+            try await addDistances(from: &cursor!, endingBefore: through, including: true)
+            return distanceDecided
+        }
+        try await addDistances(from: &cursor!, endingBefore: time, including: true)
+        let decides = switch timeline.options.distanceSource {
+        case .gps: false
+        case .sensor: true
+        // Before the first fix a reading waits for it, and would count only if none came.
+        case .automatic: afterFirstPoint
+        }
+        return decides ? distanceDecided : timeline.distance
+    }
+
     /// The distance counted once the readings fed so far are decided: the time line holds a
     /// sensor's reading until the next input shows what came with it (``DistanceSourcing``), so a
     /// record's distance, the last's above all, would lag a reading behind. Worked out on a copy:
