@@ -68,7 +68,15 @@ import LocationCore
 ///   was, under its id (so importing it into the store that holds it finds it there), from its
 ///   start to its end (to the millisecond; a second earlier at most, where its first record,
 ///   whole seconds, lies before it), with its events exactly, its route segments where they were,
-///   and each beat where it was; its timer events and laps then stand for nothing more.
+///   and each beat where it was; its timer events and laps then stand for nothing more. Its first
+///   timer start says how its distance was counted: the records' distances where the workout
+///   counted a sensor's (every record with ``DistanceSource/sensor``; with
+///   ``DistanceSource/automatic`` those of each stretch of more than 5 s between fixes, and at the
+///   fix that ends it) become `.distance` samples, the distance since the record before, so a
+///   wheel's distance across a tunnel comes back; the metadata keeps the source (``SensorDistance``,
+///   with a factor of 1: the records' distances have it in them). Another device's records'
+///   distances beside positions are not taken: outdoors they are often its GPS's, which the
+///   points measure again.
 /// - **Metadata**: the recording device's name as the source device, the values `file`,
 ///   `fit_file` (which file of a chain), `sport`, `sub_sport`, `name` (the sport's name on the device),
 ///   `utc_offset_s` and the `device_*` totals.

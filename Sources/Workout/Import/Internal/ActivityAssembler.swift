@@ -90,6 +90,12 @@ struct ActivityAssembler {
     private var fingerprint = TrackFingerprint()
     private var sampleFingerprint = TrackFingerprint()
     private var feed = TimelineFeed(options: .asStored, events: [])
+    /// Our own file's record distances, once it says how its distance was counted
+    /// (``countDistance(as:)``); `nil` for another device's file.
+    private var own: OwnRecordDistances?
+    /// The distance source the time line counts with, when our own file gave it: the imported
+    /// workout's metadata says it (``SensorDistance``, factor 1), so the store counts as the import did.
+    var ownSource: DistanceSource? { own?.source }
 
     /// Moments and values skipped, listed or not.
     private(set) var skipCount = 0
@@ -166,6 +172,22 @@ struct ActivityAssembler {
         samples += count
     }
 
+    /// Counts the distance as our own file says its workout counted it, from the first moment on:
+    /// the time line takes `source`, and the records' distances where it counted the sensor become
+    /// `.distance` samples (``OwnRecordDistances``), already multiplied by the sensor's factor (the
+    /// time line's factor is 1). Another device's file keeps the rule of
+    /// ``add(time:at:latitude:longitude:altitude:accuracy:values:)``: outdoors a device's record
+    /// distance is often its GPS's, which the points measure again (and the corpora's expected
+    /// figures hold imports to that).
+    mutating func countDistance(as source: DistanceSource) {
+        guard moments == 0 else { return }
+        var options = SessionTimeline.Options.asStored
+        options.distanceSource = source
+        feed = TimelineFeed(options: options, events: events)
+        if let beganAt { feed.begin(at: beganAt) }
+        own = OwnRecordDistances(source: source)
+    }
+
     /// Begins the time line at `time`, before the first moment: our own export's start, which
     /// may come before its first record (a workout that began with nothing to record).
     mutating func begin(at time: Double) {
@@ -187,10 +209,11 @@ struct ActivityAssembler {
     /// Adds a moment whose time ``check(time:at:)`` accepted: its values become samples (one
     /// per type and time; impossible values reported), its position a route point (unless an
     /// exact repeat of the point before), its speed a sample when it has no position, and so its
-    /// distance (the device's, since the start) while the activity has no position at all: the
-    /// distance since the moment before that had one, as a `.distance` sample over the time
-    /// between them (the first from the time line's start; none for no distance covered, nor for
-    /// a distance that goes back, which is reported). Returns `nil` when nothing of it is kept.
+    /// distance (the device's, since the start) while the activity has no position at all, or, in
+    /// our own file, where its workout counted the sensor (``countDistance(as:)``): the distance
+    /// since the moment before that had one, as a `.distance` sample over the time between them
+    /// (the first from the time line's start; none for no distance covered, nor for a distance
+    /// that goes back, which is reported). Returns `nil` when nothing of it is kept.
     mutating func add(
         time: Double, at position: Int, latitude: Double?, longitude: Double?, altitude: Double?, accuracy: Double?,
         values: InstantValues
@@ -208,7 +231,10 @@ struct ActivityAssembler {
         if let heartRate = admitted.samples.first(where: { $0.type == .heartRate }) { self.heartRate.add(heartRate) }
         guard let latitude, let longitude else {
             if let speed = values.speed, let sample = sample(.speed, speed, at: time, position: position) { admitted.samples.append(sample) }
-            if points == 0, let distance = values.distance, let sample = distanceSample(distance, at: time, position: position) {
+            if let own, own.source == .sensor || points > 0 {
+                let sample = values.distance.flatMap { distanceSample($0, at: time, position: position) }
+                admitted.samples += ownDistances(sample, at: time, fix: nil)
+            } else if points == 0, let distance = values.distance, let sample = distanceSample(distance, at: time, position: position) {
                 if heldDistances == nil {
                     admitted.samples.append(sample)
                     take(sample)
@@ -219,6 +245,12 @@ struct ActivityAssembler {
             }
             noteSamples(admitted.samples, at: time)
             return admitted.samples.isEmpty ? nil : admitted
+        }
+        if own != nil {
+            // Our own file: the record's distance where the sensor counted, before the point, as the
+            // store feeds a sample placed before it.
+            let sample = values.distance.flatMap { distanceSample($0, at: time, position: position) }
+            admitted.samples += ownDistances(sample, at: time, fix: (latitude, longitude))
         }
         noteSamples(admitted.samples, at: time)
         // A file with positions takes its distance from them: the device's before the first fix goes.
@@ -271,8 +303,20 @@ struct ActivityAssembler {
         return held
     }
 
-    /// Counts a distance sample of a workout without positions: its time line counts it, as the
-    /// store's will, so the workout's distance is the device's.
+    /// The samples our own file's record at `time` gives (its distance since the record before
+    /// being `sample`; `fix`: its position), counted by the time line now.
+    private mutating func ownDistances(_ sample: QuantitySample?, at time: Double, fix: (latitude: Double, longitude: Double)?) -> [QuantitySample] {
+        let step = fix.flatMap { fix in
+            lastPoint.map { Geodesy.distance($0.latitude, $0.longitude, fix.latitude, fix.longitude) }
+        }
+        let samples = own?.take(sample, at: time, isFix: fix != nil, step: step) ?? []
+        for sample in samples { take(sample) }
+        return samples
+    }
+
+    /// Counts a distance sample of a workout without positions, or of our own file where its
+    /// workout counted the sensor: the time line counts it, as the store's will, so the workout's
+    /// distance is the device's (the original's).
     private mutating func take(_ sample: QuantitySample) {
         feed.add(sample)
         distanceSamples += 1

@@ -32,7 +32,9 @@ import TCX
 ///   the activity and its points): the workout comes back as it was, under its id (so importing
 ///   it into the store that holds it finds it there), from its start to its end, with its pauses,
 ///   auto-pauses, laps and markers exactly and its route segments where they were; its tracks and
-///   laps then stand for nothing more.
+///   laps then stand for nothing more. Where the workout counted a sensor's distance (its
+///   `sgf:workout` says how), the points' `DistanceMeters` become `.distance` samples as a FIT
+///   import's records' do (``FITImporter``), so a wheel's distance across a tunnel comes back.
 /// - **Activity**: ``TCXImportOptions/activity`` when set, else its `Sport` through
 ///   ``WorkoutActivityType/init(tcxSport:)``.
 /// - **Totals**: as for FIT (``FITImporter``): from the points by the session engine's time line,

@@ -18,8 +18,16 @@ extension FITActivityState {
         guard case let .string(kindName)? = values[FITWorkoutFields.workoutEvent.number], let time else { return ourIndex != nil }
         let exact = FITWorkoutFields.time(time, milliseconds: values[FITWorkoutFields.timestampMilliseconds.number]?.number)
         if kindName == FITWorkoutFields.workoutStart {
-            // The workout's start: the time line begins there, before its first record.
-            if assembler.moments == 0 { assembler.begin(at: exact) }
+            // The workout's start: the time line begins there, before its first record, counting
+            // the distance as the workout did.
+            var source: String?
+            if case let .string(text)? = values[FITWorkoutFields.distanceSource.number] { source = text }
+            counting = WorkoutEnvelope.DistanceCounting(source: source, sensorFactor: values[FITWorkoutFields.sensorFactor.number]?.number)
+            isIndoor = values[FITWorkoutFields.indoor.number]?.number.flatMap { $0 == 1 ? true : $0 == 0 ? false : nil }
+            if assembler.moments == 0 {
+                if let counting { assembler.countDistance(as: counting.source) }
+                assembler.begin(at: exact)
+            }
             return true
         }
         guard let kind = WorkoutEvent.Kind(rawValue: kindName) else { return true }
@@ -45,7 +53,7 @@ extension FITActivityState {
             id: id,
             start: Date(timeIntervalSince1970: FITWorkoutFields.time(start, milliseconds: values[FITWorkoutFields.startTimeMilliseconds.number]?.number)),
             end: Date(timeIntervalSince1970: FITWorkoutFields.time(end, milliseconds: values[FITWorkoutFields.timestampMilliseconds.number]?.number)),
-            autoPause: values[FITWorkoutFields.autoPause.number]?.number == 1)
+            autoPause: values[FITWorkoutFields.autoPause.number]?.number == 1, counting: counting, isIndoor: isIndoor)
     }
 
     /// Whether a record of our own export begins a route segment (our `segment` field).

@@ -51,8 +51,12 @@ struct FITActivityState {
     /// Our developer data index, when the file is our own export (``FITWorkoutFields``): its
     /// events are then read from our fields, and its timer events and laps infer nothing.
     var ourIndex: UInt8?
-    /// Our own export's header, from its session.
+    /// Our own export's header, from its session (with what its first timer start says).
     var header: WorkoutEnvelope.Header?
+    /// How our own export's distance was counted, and whether indoors: its first timer start's
+    /// fields, which come before the records.
+    var counting: WorkoutEnvelope.DistanceCounting?
+    var isIndoor: Bool?
     /// Beat-to-beat intervals read, waiting to lie within the workout (``FITActivityState+Beats``).
     var beats = PendingBeats()
 
@@ -284,6 +288,10 @@ struct FITActivityState {
         if subSport == FITSubSport.virtualActivity.rawValue { values[WorkoutMetadata.virtualKey] = "true" }
         let indoor = subSport.flatMap(FITSubSport.init(rawValue:))?.isIndoor == true || assembler.points == 0
         values.merge(device.metadataValues) { ours, _ in ours }
+        // Our own export: how its distance was counted, as the import counted it (the store then
+        // counts it so again), with a factor of 1: the records' distances, turned into samples
+        // where they were the sensor's, have the factor in them already.
+        if let source = assembler.ownSource { values.merge(SensorDistance(source: source).metadataValues) { ours, _ in ours } }
         // The FTP the device measured against is the athlete's, the workout's training profile
         // (our export writes the profile's there).
         values["ftp_w"] = device.thresholdPower.flatMap { $0 > 0 ? TrainingProfile.number($0) : nil }
@@ -296,7 +304,8 @@ struct FITActivityState {
             activityType: options.activity ?? sportValue.map(WorkoutActivityType.init(fitSport:)) ?? .other,
             start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: end), totals: totals,
             metadata: WorkoutMetadata(
-                isIndoor: indoor ? true : nil, sourceDevice: creator ?? fileID?.deviceName, sourceApp: options.sourceApp,
+                isIndoor: (isOurs ? header?.isIndoor : nil) ?? (indoor ? true : nil), sourceDevice: creator ?? fileID?.deviceName,
+                sourceApp: options.sourceApp,
                 externalID: assembled.externalID, values: values))
     }
 }

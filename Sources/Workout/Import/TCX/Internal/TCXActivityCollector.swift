@@ -190,8 +190,10 @@ final class TCXActivityCollector {
         guard activity != nil else { return }
         let marks = point.extensions.isEmpty ? WorkoutEnvelope.Marks() : WorkoutEnvelope.marks(in: point.extensions)
         if activity!.header == nil, activity!.assembler.moments == 0, let header = marks.header {
-            // Our own export: the time line begins at the workout's start, which its first point may come after.
+            // Our own export: the time line begins at the workout's start, which its first point
+            // may come after, and counts the distance as the workout did.
             activity!.header = header
+            if let counting = header.counting { activity!.assembler.countDistance(as: counting.source) }
             activity!.assembler.begin(at: header.start.timeIntervalSince1970)
         }
         guard let time = activity!.assembler.check(time: point.time.date.timeIntervalSince1970, at: point.line) else {
@@ -282,6 +284,9 @@ final class TCXActivityCollector {
         values["description"] = whole.notes
         values["sport"] = whole.sport
         values.merge(device.metadataValues) { ours, _ in ours }
+        // Our own export: how its distance was counted, as the import counted it from its first
+        // point, with a factor of 1 (as a FIT import's: the distances have it in them already).
+        if let source = assembler.ownSource { values.merge(SensorDistance(source: source).metadataValues) { ours, _ in ours } }
         var totals = assembled.totals
         // Our own export says the workout's energy exactly (its laps hold whole kilocalories).
         totals.energy = header?.energy ?? device.calories
@@ -294,7 +299,7 @@ final class TCXActivityCollector {
             start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: end), totals: totals,
             // No position at all: done indoors (a treadmill, a trainer), as a FIT import says.
             metadata: WorkoutMetadata(
-                isIndoor: assembler.points == 0 ? true : nil, sourceDevice: whole.creator, sourceApp: options.sourceApp,
+                isIndoor: header?.isIndoor ?? (assembler.points == 0 ? true : nil), sourceDevice: whole.creator, sourceApp: options.sourceApp,
                 externalID: assembled.externalID, values: values))
         return result
     }
