@@ -37,6 +37,8 @@ public enum FITPeers {
         /// The first session's developer fields as text: by number (Garmin's decoder), or by the
         /// name their `field_description` gives (fitdecode).
         public var sessionDeveloper: [String: String]
+        /// The first timer start's developer fields, the same way.
+        public var startDeveloper: [String: String]
         /// `[sport, sub_sport]` of each session.
         public var sessionSports: [[Double?]]
         /// Each record's `distance` (metres), `nil` where it has none.
@@ -48,6 +50,7 @@ public enum FITPeers {
             case recordDistances = "record_distances"
             case timerEvents = "timer_events"
             case fileTypes = "file_types"
+            case startDeveloper = "start_developer"
             case sessionDeveloper = "session_developer"
         }
     }

@@ -11,7 +11,8 @@ positions in semicircles, cadence with its fraction, the enhanced altitude and s
 [time, event_type, trigger], "file_types", "hrv" (every beat-to-beat interval of the hrv messages,
 seconds, in order), "session_sports" ([sport, sub_sport] of each session), "record_distances"
 (each record's distance, metres, or null), "session_developer" (the first session's developer fields as text: by number
-for Garmin's, by the name their field_description gives for fitdecode), and what went wrong
+for Garmin's, by the name their field_description gives for fitdecode), "start_developer" (the same of the first timer
+start event), and what went wrong
 ("errors" for Garmin's, with its integrity check; "error" for fitdecode). Installed by
 scripts/install-fit-peers into .cache/fit-peers.
 """
@@ -65,13 +66,15 @@ def garmin(path):
     out["hrv"] = [value for m in messages.get("hrv_mesgs", []) for value in (m.get("time") or []) if value is not None]
     sessions = messages.get("session_mesgs", [])
     out["session_developer"] = {str(key): str(value) for key, value in (sessions[0].get("developer_fields") or {}).items()} if sessions else {}
+    starts = [m for m in messages.get("event_mesgs", []) if m.get("event") == 0 and m.get("event_type") == 0]
+    out["start_developer"] = {str(key): str(value) for key, value in (starts[0].get("developer_fields") or {}).items()} if starts else {}
     return out
 
 
 def fitdecode_read(path):
     import fitdecode
     out = {"records": [], "laps": [], "sessions": [], "timer_events": [], "file_types": [], "hrv": [], "session_developer": {},
-           "session_sports": [], "record_distances": [], "error": None}
+           "start_developer": None, "session_sports": [], "record_distances": [], "error": None}
     try:
         with fitdecode.FitReader(path, check_crc=fitdecode.CrcCheck.RAISE) as reader:
             for frame in reader:
@@ -99,10 +102,14 @@ def fitdecode_read(path):
                     out["hrv"] += [value for value in (values if isinstance(values, (list, tuple)) else [values]) if value is not None]
                 elif frame.name == "event" and get("event") == 0:
                     out["timer_events"].append([number(get("timestamp")), number(get("event_type")), number(get("timer_trigger"))])
+                    if out["start_developer"] is None and get("event_type") == 0:
+                        out["start_developer"] = {field.name: str(field.value) for field in frame.fields
+                                                  if type(field.field_def).__name__ == "DevFieldDefinition"}
                 elif frame.name == "file_id":
                     out["file_types"].append(number(get("type")))
     except Exception as error:  # what fitdecode says when it stops
         out["error"] = f"{type(error).__name__}: {error}"
+    out["start_developer"] = out["start_developer"] or {}
     return out
 
 
