@@ -38,10 +38,11 @@ import LocationCore
 /// tools see the values on the points.
 ///
 /// ## What our import reads back
-/// The `<trk>`'s `<extensions>` hold the workout's envelope (<doc:OwnFiles>): its id, start, end, and
-/// every event to the millisecond (elements `sgf:workout` and `sgf:event` of the namespace
-/// `urn:swift-gps-facade:workout:1`), before the segments, so that an import finds the workout
-/// it came from and its pauses exactly; other tools see the pauses as the segment breaks.
+/// The `<trk>`'s `<extensions>` hold the workout's envelope (<doc:OwnFiles>): its id, start, end,
+/// how its distance was counted, and every event to the millisecond (elements `sgf:workout` and
+/// `sgf:event` of the namespace `urn:swift-gps-facade:workout:1`), before the segments, so that an
+/// import finds the workout it came from, its pauses exactly, and a wheel's distance across a
+/// tunnel as the session counted it; other tools see the pauses as the segment breaks.
 extension WorkoutStore {
     nonisolated(nonsending)
     func writeGPX(_ source: ExportSource, into output: inout ExportOutput, sink: ExportSink) async throws(WorkoutStoreError) -> ExportSummary {
