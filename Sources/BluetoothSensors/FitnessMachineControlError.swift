@@ -57,7 +57,15 @@ public enum FitnessMachineControlError: Error, Sendable, Hashable, CustomStringC
         case let .unknownResult(request, address, code):
             return "The fitness machine \(address) answered \(Self.describe(request)) with the result code \(code), which FTMS does not define."
         case let .outsideRange(error, address):
-            return "Not sent to the fitness machine \(address): \(error)"
+            let target = Self.describe(error.range.kind, error.target)
+            switch error.reason {
+            case .belowMinimum, .aboveMaximum:
+                return "Not sent to the fitness machine \(address): \(target) is outside its range of \(Self.span(of: error.range)); choose one inside it."
+            case .betweenIncrements:
+                let unit = error.range.kind.unit.isEmpty ? "" : " " + error.range.kind.unit
+                return "Not sent to the fitness machine \(address): \(target) falls between its steps of \(Self.number(error.range.increment))\(unit) "
+                    + "from \(Self.number(error.range.minimum))\(unit); choose one on a step."
+            }
         case let .unencodable(error):
             return "Not sent: \(error)"
         case let .timedOut(request, address, timeout):
@@ -91,6 +99,12 @@ public enum FitnessMachineControlError: Error, Sendable, Hashable, CustomStringC
         case let .setTargetedCadence(cadence): return "a targeted cadence of \(number(cadence)) rpm"
         default: return "the request \(request.opCode)"
         }
+    }
+
+    /// A target of a range's kind in words: "a target power of 2,000 W".
+    static func describe(_ kind: SupportedRange.Kind, _ value: Double) -> String {
+        let unit = kind.unit.isEmpty ? "" : " " + kind.unit
+        return "a target \(kind.quantity) of \(number(value))\(unit)"
     }
 
     /// A range in words: "0 W to 1,500 W".

@@ -206,13 +206,14 @@ public final class FakeBluetoothDevice: Sendable {
     // MARK: - Faults
 
     /// Drops the connection, as a device going out of range does: its GATT objects go, then
-    /// `ServicesResolved` and `Connected` become false. With `reachable` false it then refuses
-    /// to connect again until ``comeBack()``.
+    /// `ServicesResolved` and `Connected` become false (a fitness machine lets go of its
+    /// controller, and a trainer of its target). With `reachable` false it then refuses to connect
+    /// again until ``comeBack()``.
     public func disconnect(reachable: Bool = true) {
         let (device, gatt) = state.withLock { state -> (DBusExportedInterface?, [DBusExportedInterface]) in
             state.unreachable = !reachable
-            // A machine whose link dropped lets go of the client's control.
-            state.machine?.releaseControl()
+            // A machine whose link dropped lets go of the client's control, and a trainer of its target.
+            state.machine?.connectionDropped()
             defer {
                 state.gatt = []
                 state.characteristics = [:]

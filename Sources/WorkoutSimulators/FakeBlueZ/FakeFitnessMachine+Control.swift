@@ -89,9 +89,11 @@ extension FakeFitnessMachine {
         return nil
     }
 
-    /// Lets go of its controller, as a machine does when its connection drops or another takes it.
-    mutating func releaseControl() {
+    /// Its connection dropped: it lets go of its controller, and a trainer of its target (back to
+    /// the rider's power on the flat), as many do, so that a client that comes back sets it again.
+    mutating func connectionDropped() {
         controller = nil
+        if kind == .indoorBike { (mode, ergTorque) = (.free, nil) }
     }
 
     // MARK: - Riding
