@@ -13,56 +13,22 @@ extension SensorConnection {
         var controlPoint: String?
     }
 
-    /// The ranges' characteristics, by what they are the range of.
-    static let rangeCharacteristics: [(SupportedRange.Kind, String)] = [
-        (.speed, BluetoothUUID.supportedSpeedRange), (.inclination, BluetoothUUID.supportedInclinationRange),
-        (.resistanceLevel, BluetoothUUID.supportedResistanceLevelRange), (.heartRate, BluetoothUUID.supportedHeartRateRange),
-        (.power, BluetoothUUID.supportedPowerRange),
-    ]
-
     /// Reads a foot pod's RSC Feature, and a fitness machine's Feature, Supported Ranges and
-    /// Training Status, into the status. A value that is not what its specification says is
-    /// counted as dropped, and left out.
+    /// Training Status (``BluetoothDeviceFeatures``), into the status. A value that is not what its
+    /// specification says is counted as dropped, and left out.
     func readFitnessMachine(_ characteristics: [String: String], on bus: DBusConnection) async throws {
-        func path(_ uuid: String) -> String? { characteristics.first { $0.value == uuid }?.key }
-        var dropped: [String: Int] = [:]
-        func value<Value>(_ uuid: String, _ decode: ([UInt8]) throws(MalformedNotification) -> Value) async -> Value? {
-            // A characteristic that cannot be read is one the machine does not give us: left out.
-            guard let path = path(uuid), let bytes = try? await Self.read(path, on: bus) else { return nil }
-            do throws(MalformedNotification) {
-                return try decode(bytes)
-            } catch {
-                runner.logger.debug("a value read was dropped", metadata: ["reason": "\(error)"])
-                dropped[error.reasonKey, default: 0] += 1
-                return nil
-            }
-        }
-        let rscFeature = await value(BluetoothUUID.rscFeature) { bytes throws(MalformedNotification) in try RSCFeature(bytes: bytes) }
-        let uuids = Set(characteristics.values)
-        let kind: BluetoothSensorStatus.FitnessMachine.Kind? =
-            uuids.contains(BluetoothUUID.indoorBikeData) ? .indoorBike
-            : uuids.contains(BluetoothUUID.treadmillData) ? .treadmill
-            : uuids.contains(BluetoothUUID.fitnessMachineFeature) || uuids.contains(BluetoothUUID.fitnessMachineControlPoint) ? .other : nil
-        var feature: FitnessMachineFeature?
-        var ranges: [SupportedRange.Kind: SupportedRange] = [:]
-        var training: TrainingStatus?
-        if kind != nil {
-            feature = await value(BluetoothUUID.fitnessMachineFeature) { bytes throws(MalformedNotification) in try FitnessMachineFeature(bytes: bytes) }
-            for (range, uuid) in Self.rangeCharacteristics {
-                ranges[range] = await value(uuid) { bytes throws(MalformedNotification) in try SupportedRange(range, bytes: bytes) }
-            }
-            training = await value(BluetoothUUID.trainingStatus) { bytes throws(MalformedNotification) in try TrainingStatus(bytes: bytes) }
-        }
+        let features = await BluetoothDeviceFeatures.read(characteristics, on: bus)
+        if !features.dropped.isEmpty { runner.logger.debug("values read were dropped", metadata: ["reasons": "\(features.dropped)"]) }
         runner.update(generation: generation) { status in
-            if let rscFeature { status.rscFeature = rscFeature }
-            status.dropped.merge(dropped, uniquingKeysWith: +)
-            guard let kind else { return }
+            if let rsc = features.rsc { status.rscFeature = rsc }
+            status.dropped.merge(features.dropped, uniquingKeysWith: +)
+            guard let read = features.fitnessMachine else { return }
             // Kept across connections: the targets, the control, what was set again.
-            var machine = status.fitnessMachine ?? BluetoothSensorStatus.FitnessMachine(kind: kind)
-            machine.kind = kind
-            machine.feature = feature ?? machine.feature
-            machine.ranges = ranges.isEmpty ? machine.ranges : ranges
-            machine.trainingStatus = training ?? machine.trainingStatus
+            var machine = status.fitnessMachine ?? BluetoothSensorStatus.FitnessMachine(kind: read.kind)
+            machine.kind = read.kind
+            machine.feature = read.feature ?? machine.feature
+            machine.ranges = read.ranges.isEmpty ? machine.ranges : read.ranges
+            machine.trainingStatus = read.trainingStatus ?? machine.trainingStatus
             status.fitnessMachine = machine
         }
     }

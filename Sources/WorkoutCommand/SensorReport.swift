@@ -84,3 +84,30 @@ final class SensorReport: Sendable {
         Format.duration(seconds(of: duration))
     }
 }
+
+/// What `workout sensors --json` says of a foot pod or a fitness machine: its features, targets
+/// and ranges, under `foot_pod` and `fitness_machine`.
+enum SensorFeaturesReport {
+    static func object(of features: BluetoothDeviceFeatures) -> [String: Any] {
+        var object: [String: Any] = [:]
+        if let rsc = features.rsc { object["foot_pod"] = ["features": rsc.names] }
+        if let machine = features.fitnessMachine {
+            var ranges: [String: Any] = [:]
+            for (kind, range) in machine.ranges {
+                ranges[key(kind)] = ["minimum": range.minimum, "maximum": range.maximum, "increment": range.increment, "unit": kind.unit]
+            }
+            var entry: [String: Any] = ["type": "\(machine.kind)", "ranges": ranges]
+            entry["features"] = machine.feature?.machine.names
+            entry["targets"] = machine.feature?.targets.names
+            entry["training_status"] = machine.trainingStatus.map { "\($0.status)" }
+            object["fitness_machine"] = entry
+        }
+        if !features.dropped.isEmpty { object["dropped"] = features.dropped }
+        return object
+    }
+
+    /// A range's key: `speed`, `inclination`, `resistance_level`, `heart_rate`, `power`.
+    private static func key(_ kind: SupportedRange.Kind) -> String {
+        kind.quantity.replacingOccurrences(of: " ", with: "_")
+    }
+}

@@ -20,6 +20,16 @@ enum TrainerExamples {
         try await trainer.fitnessMachine.setSimulation(IndoorBikeSimulation(grade: 4))
     }
 
+    // BluetoothSensors/BlueZ/BluetoothDeviceFeatures.swift
+    static func listFeatures() async throws {
+        let bluez = try BlueZ()
+        for device in try await bluez.scan(for: .seconds(5)) {
+            print(device.address, try await bluez.features(of: device))
+        }
+        // C0:FF:EE:00:00:10 indoor bike: measures cadence, total distance, resistance level, power; takes resistance
+        //   (0 to 20 by 1), power (0 W to 1,500 W by 1 W), indoor bike simulation
+    }
+
     // WorkoutSimulators/FakeBlueZ/TrainerPhysics.swift
     static func physics() -> TrainerPhysics {
         var bike = TrainerPhysics(mass: 85)
