@@ -97,7 +97,8 @@ final class ControlPoint: Sendable {
         defer { passTurn() }
         guard let link = state.withLock({ $0.link }) else { throw FitnessMachineControlError.notConnected(address: address) }
         do {
-            return try await answer(to: request, bytes: bytes, on: link)
+            // The indication is read as it comes, not at the next of the measurements' spaced reads.
+            return try await link.bus.readingPromptly { try await answer(to: request, bytes: bytes, on: link) }
         } catch is Disconnected {
             throw FitnessMachineControlError.disconnected(request, address: address)
         }

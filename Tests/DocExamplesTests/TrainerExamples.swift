@@ -1,4 +1,5 @@
 import BluetoothSensors
+import DBus
 import Foundation
 import Simulators
 import Testing
@@ -28,6 +29,14 @@ enum TrainerExamples {
         }
         // C0:FF:EE:00:00:10 indoor bike: measures cadence, total distance, resistance level, power; takes resistance
         //   (0 to 20 by 1), power (0 W to 1,500 W by 1 W), indoor bike simulation
+    }
+
+    // DBus/DBusConnection+Typed.swift
+    static func prompt(_ bus: DBusConnection, _ controlPoint: String) async throws -> [DBusValue] {
+        let answer = try await bus.readingPromptly {
+            try await bus.call("org.bluez", path: controlPoint, interface: "org.bluez.GattCharacteristic1", member: "ReadValue", [.variantDictionary([:])])
+        }
+        return answer
     }
 
     // WorkoutSimulators/FakeBlueZ/TrainerPhysics.swift

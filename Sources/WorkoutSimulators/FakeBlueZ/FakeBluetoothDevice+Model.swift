@@ -1,3 +1,4 @@
+import BluetoothSensors
 import Foundation
 import GPSCore
 import LocationCore
@@ -66,9 +67,11 @@ extension FakeBluetoothDevice {
         }
     }
 
-    /// Runs its fitness machine (a treadmill, a trainer) on `clock`: every `interval`, the
-    /// machine moves on (``FakeFitnessMachine/advance(by:)``: the rider's power or the brake, the
-    /// bike's speed, the belt) and sends its data (Indoor Bike Data or Treadmill Data), whether a
+    /// Runs its fitness machine (a treadmill, a trainer), or its foot pod, on `clock`: every
+    /// `interval`, the machine moves on (``FakeFitnessMachine/advance(by:)``: the rider's power or
+    /// the brake, the bike's speed, the belt) and sends its data (Indoor Bike Data or Treadmill
+    /// Data); a foot pod sends a runner's RSC Measurement (3.2 m/s give or take 0.2 over a minute,
+    /// 172 steps a minute, the stride and the total distance that make). It sends whether a
     /// client has notifications on or not, until the returned task is cancelled. On a
     /// `VirtualClock` a test moved by a second finds the second's data sent; on a real clock it
     /// keeps time on a thread of its own.
@@ -81,13 +84,25 @@ extension FakeBluetoothDevice {
     public func run(every interval: Duration = .seconds(1), clock: some Clock<Duration> = ContinuousClock()) -> Task<Void, Never> {
         precondition(interval > .zero, "FakeBluetoothDevice.run: the interval must be longer than zero")
         let seconds = interval.seconds
-        guard let sensor = sensors.first(where: { $0.machineKind != nil }) else { return Task {} }
-        return keepTime(every: interval, clock: clock) { [self] in
-            let data = state.withLock { state -> [UInt8]? in
-                state.machine?.advance(by: seconds)
-                return state.machine?.data
+        if let sensor = sensors.first(where: { $0.machineKind != nil }) {
+            return keepTime(every: interval, clock: clock) { [self] in
+                let data = state.withLock { state -> [UInt8]? in
+                    state.machine?.advance(by: seconds)
+                    return state.machine?.data
+                }
+                if let data { send(data, as: sensor) }
             }
-            if let data { send(data, as: sensor) }
+        }
+        guard sensors.contains(.runningSpeedAndCadence) else { return Task {} }
+        let runner = Locked((time: 0.0, distance: 0.0))
+        return keepTime(every: interval, clock: clock) { [self] in
+            let (time, distance) = runner.withLock { runner in
+                runner.time += seconds
+                runner.distance += (3.2 + 0.2 * sin(runner.time / 60 * 2 * .pi)) * seconds
+                return runner
+            }
+            let speed = 3.2 + 0.2 * sin(time / 60 * 2 * .pi)
+            send(RSCMeasurement(speed: speed, cadence: 172, strideLength: speed * 60 / 86, totalDistance: distance, isRunning: true))
         }
     }
 
