@@ -11,7 +11,11 @@ import WorkoutCore
 
 /// A Bluetooth LE workout sensor read through BlueZ, as a `SampleSource` of a
 /// `WorkoutSession`: a heart-rate strap (heart rate, and the times between beats), a speed and
-/// cadence sensor (wheel speed and distance, cadence), or a power meter (power, cadence, speed).
+/// cadence sensor (wheel speed and distance, cadence), a power meter (power, cadence, speed), a
+/// foot pod (speed, cadence, distance; its stride length in ``status``), or a treadmill or a smart
+/// trainer (speed, cadence, power, heart rate, distance), which ``fitnessMachine`` drives while it
+/// records. A total distance becomes `.distance` samples of the metres since the last notification;
+/// a device that measures a type twice gives one series of it (see the BluetoothSensors article).
 ///
 /// ```swift
 /// let strap = BluetoothSensor(address: "C0:FF:EE:00:00:01")

@@ -62,7 +62,8 @@ extension BluetoothSensorStatus {
         public var targetsRestored = 0
         /// Why setting them again failed, the last time it did (`nil` once it succeeds).
         public var restoreError: FitnessMachineControlError?
-        /// Responses that came when no request of theirs was waiting (after its timeout): dropped.
+        /// Answers that came when no request of theirs was waiting (one that came after its
+        /// request's timeout, or answered another client of the same BlueZ): dropped.
         public var lateResponses = 0
         /// A treadmill's last inclination, in percent.
         public var inclination: Double?

@@ -58,4 +58,9 @@ public struct BluetoothSensorStatus: Sendable, Hashable {
     /// A fitness machine's features, ranges, status and control (its Fitness Machine service),
     /// once connected; `nil` for any other device.
     public var fitnessMachine: FitnessMachine?
+
+    /// The status of a sensor at `address` that has not started: for a test of code that shows one.
+    public init(address: String) {
+        self.address = address
+    }
 }

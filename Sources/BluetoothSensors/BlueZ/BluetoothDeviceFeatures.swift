@@ -2,7 +2,7 @@ import DBus
 
 /// What a foot pod or a fitness machine says it measures and takes, as its GATT characteristics
 /// give it: a foot pod's RSC Feature; a fitness machine's kind (by the data it sends), its Fitness
-/// Machine Feature, its Supported Ranges and its Training Status. ``BlueZ/features(of:timeout:)``
+/// Machine Feature, its Supported Ranges and its Training Status. ``BlueZ/features(of:timeout:clock:)``
 /// reads them for a listing; a ``BluetoothSensor`` reads them on connect, into its status.
 ///
 /// ```swift

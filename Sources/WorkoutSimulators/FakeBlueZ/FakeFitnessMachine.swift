@@ -6,7 +6,7 @@ import Foundation
 /// targets, answering its control point as a real one does. A fake, for tests: the rider is who
 /// the test says (``rider``), and it holds no real brake.
 ///
-/// A **trainer** shows the rider's power in a simulation (``IndoorBikeSimulation``, or flat road
+/// A **trainer** shows the rider's power in a simulation (`IndoorBikeSimulation`, or flat road
 /// with no target), which drives the speed up and down the grade. In ERG (a target power) its
 /// brake holds the target at any cadence: the brake's torque follows the target over the cadence
 /// with a time constant of ``ergSettling``, so a change of the cadence or the target is a step

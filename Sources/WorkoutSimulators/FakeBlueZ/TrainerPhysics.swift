@@ -7,7 +7,7 @@ import Foundation
 /// changes as a real one does and never jumps.
 ///
 /// The forces, with `m` the rider's and the bike's mass, `g` 9.81 m/s², `θ` the slope's angle,
-/// `v` the speed and `w` the headwind (an ``IndoorBikeSimulation``'s grade, coefficients and wind):
+/// `v` the speed and `w` the headwind (an `IndoorBikeSimulation`'s grade, coefficients and wind):
 /// - gravity `m·g·sin θ`, and rolling `Crr·m·g·cos θ`;
 /// - the air `Cw·(v + w)·|v + w|` (`Cw` the wind resistance coefficient in kg/m: half the air's
 ///   density times the drag area, 0.51 kg/m for a rider on the hoods);
