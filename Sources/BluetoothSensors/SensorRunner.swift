@@ -131,26 +131,36 @@ final class SensorRunner: Sendable {
 
     /// Hands the samples of `notifications` measurements to the session reading this sensor: into
     /// the stream, or to the session's hand, outside the lock (on the bus connection's thread,
-    /// which reads the notifications one after the other: they come in order).
+    /// which reads the notifications one after the other: they come in order). The notifications
+    /// are counted once their samples are handed over: a status that counts them is one whose
+    /// samples the session has.
     func deliver(_ samples: [QuantitySample], notifications: Int, generation: UInt64, readings: (inout BluetoothSensorStatus) -> Void = { _ in }) {
-        let deliver = state.withLock { state -> (@Sendable (QuantitySample) -> Void)? in
-            guard state.generation == generation else { return nil }
+        func count(_ state: inout State) {
             state.status.notifications += notifications
             readings(&state.status)
             for sample in samples { state.status.latest[sample.type] = sample.value }
             // No status update for a measurement: it would wake every watcher as often as the
             // sensor sends (a thousand times a second), for counters `status` gives when asked.
+        }
+        let deliver = state.withLock { state -> (@Sendable (QuantitySample) -> Void)? in
+            guard state.generation == generation else { return nil }
             switch state.sink {
             case let .stream(continuation):
                 for sample in samples { continuation.yield(sample) }
+                count(&state)
                 return nil
             case let .delivering(deliver):
                 return deliver
             case nil:
+                count(&state)
                 return nil
             }
         }
-        if let deliver { samples.forEach(deliver) }
+        guard let deliver else { return }
+        samples.forEach(deliver)
+        state.withLock { state in
+            if state.generation == generation { count(&state) }
+        }
     }
 
     /// The connection came up: a gap, if there was one, is over.
