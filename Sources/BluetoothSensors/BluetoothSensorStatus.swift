@@ -30,7 +30,8 @@ public struct BluetoothSensorStatus: Sendable, Hashable {
     public var connection: Connection = .stopped
     /// The name the device gives, once known.
     public var name: String?
-    /// The workout services it has ("heart rate", "speed and cadence", "power"), once connected.
+    /// The workout services it has ("heart rate", "speed and cadence", "power", "running speed and
+    /// cadence", "fitness machine"), once connected.
     public var services: [String] = []
     /// Its battery's charge in percent, when it has a battery service.
     public var batteryPercent: Int?

@@ -163,6 +163,21 @@ struct TrainerControlTests {
         await #expect(throws: FitnessMachineControlError.controlRefused(address: Self.address)) { try await ride.control.requestControl() }
     }
 
+    /// A trainer whose data come truncated (a field its flags announce cut short): each is counted
+    /// as dropped, and the ride goes on with the next.
+    @Test func truncatedIndoorBikeDataIsCountedAndTheRideGoesOn() async throws {
+        let ride = try await Ride()
+        defer { ride.stop() }
+        ride.trainer.truncateMeasurements(2)
+        await ride.clock.advance(by: .seconds(1))
+        await ride.clock.advance(by: .seconds(1))
+        await BlueZClientTests.waitForStatus(ride.sensor) { $0.dropped["truncated"] == 2 }
+        await ride.ride(3)
+        await ride.collected.waitFor(3, of: .power)
+        #expect(ride.sensor.status.notifications == 3 && ride.sensor.status.dropped == ["truncated": 2])
+        #expect(ride.collected.of(.power) == [150, 150, 150] && ride.collected.of(.speed).count == 3)
+    }
+
     /// The control point's object path, as a client finds it.
     static func controlPointPath(on address: DBusConnection.Address) async throws -> String? {
         let bus = try DBusConnection(address)
