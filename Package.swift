@@ -436,6 +436,7 @@ let package = Package(
             name: "gpsbench",
             dependencies: [
                 "BluetoothGATT",
+                "BluetoothSensors",
                 "DBus",
                 "GeoClue",
                 "GPSCore",

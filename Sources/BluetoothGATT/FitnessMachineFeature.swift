@@ -82,6 +82,16 @@ public struct FitnessMachineFeature: Sendable, Hashable {
         public static let forceOnBeltAndPowerOutput = MachineFeatures(rawValue: 1 << 15)
         /// It keeps the user's data (bit 16).
         public static let userDataRetention = MachineFeatures(rawValue: 1 << 16)
+
+        /// The features in words, in the order of their bits: "cadence", "power".
+        public var names: [String] {
+            let words = [
+                "average speed", "cadence", "total distance", "inclination", "elevation gain", "pace", "step count",
+                "resistance level", "stride count", "expended energy", "heart rate", "metabolic equivalent", "elapsed time",
+                "remaining time", "power", "force on belt and power output", "user data retention",
+            ]
+            return FitnessMachineFeature.names(of: rawValue, words)
+        }
     }
 
     /// What a fitness machine can be set to through its control point (the second field).
@@ -128,5 +138,21 @@ public struct FitnessMachineFeature: Sendable, Hashable {
         public static let spinDown = TargetSettings(rawValue: 1 << 15)
         /// A targeted cadence (bit 16).
         public static let targetedCadence = TargetSettings(rawValue: 1 << 16)
+
+        /// The target settings in words, in the order of their bits: "power", "indoor bike simulation".
+        public var names: [String] {
+            let words = [
+                "speed", "inclination", "resistance", "power", "heart rate", "targeted expended energy", "targeted steps",
+                "targeted strides", "targeted distance", "targeted training time", "targeted time in two heart rate zones",
+                "targeted time in three heart rate zones", "targeted time in five heart rate zones", "indoor bike simulation",
+                "wheel circumference", "spin down", "targeted cadence",
+            ]
+            return FitnessMachineFeature.names(of: rawValue, words)
+        }
+    }
+
+    /// The words of the bits set in `bits`; a bit the specification reserves is "bit N".
+    static func names(of bits: UInt32, _ words: [String]) -> [String] {
+        (0..<32).filter { bits & (1 << $0) != 0 }.map { $0 < words.count ? words[$0] : "bit \($0)" }
     }
 }

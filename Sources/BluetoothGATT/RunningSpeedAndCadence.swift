@@ -83,6 +83,12 @@ public struct RSCFeature: OptionSet, Sendable, Hashable {
     /// It can be worn in more than one place (bit 4).
     public static let multipleSensorLocations = RSCFeature(rawValue: 1 << 4)
 
+    /// The features in words, in the order of their bits: "stride length", "total distance".
+    public var names: [String] {
+        let words = ["stride length", "total distance", "walking or running", "calibration", "multiple sensor locations"]
+        return (0..<16).filter { rawValue & (1 << $0) != 0 }.map { $0 < words.count ? words[$0] : "bit \($0)" }
+    }
+
     /// Decodes the characteristic's two bytes (bits the specification reserves are kept). Throws
     /// ``MalformedNotification`` for any other size.
     public init(bytes: [UInt8]) throws(MalformedNotification) {

@@ -11,7 +11,11 @@ import WorkoutCore
 
 /// A Bluetooth LE workout sensor read through BlueZ, as a `SampleSource` of a
 /// `WorkoutSession`: a heart-rate strap (heart rate, and the times between beats), a speed and
-/// cadence sensor (wheel speed and distance, cadence), or a power meter (power, cadence, speed).
+/// cadence sensor (wheel speed and distance, cadence), a power meter (power, cadence, speed), a
+/// foot pod (speed, cadence, distance; its stride length in ``status``), or a treadmill or a smart
+/// trainer (speed, cadence, power, heart rate, distance), which ``fitnessMachine`` drives while it
+/// records. A total distance becomes `.distance` samples of the metres since the last notification;
+/// a device that measures a type twice gives one series of it (see the BluetoothSensors article).
 ///
 /// ```swift
 /// let strap = BluetoothSensor(address: "C0:FF:EE:00:00:01")
@@ -51,11 +55,14 @@ public final class BluetoothSensor: SampleSource {
         public var reconnectDelay: Duration
         /// The longest wait between reconnects.
         public var maximumReconnectDelay: Duration
+        /// How long a fitness machine may take to answer a control request (``FitnessMachineControl``).
+        public var controlTimeout: Duration
 
         /// A configuration for the device at `address` on `bus`.
         public init(
             address: String, bus: DBusConnection.Address = .system, wheelCircumference: Double = 2.105,
-            connectTimeout: Duration = .seconds(20), reconnectDelay: Duration = .seconds(1), maximumReconnectDelay: Duration = .seconds(30)
+            connectTimeout: Duration = .seconds(20), reconnectDelay: Duration = .seconds(1), maximumReconnectDelay: Duration = .seconds(30),
+            controlTimeout: Duration = .seconds(5)
         ) {
             self.address = address.uppercased()
             self.bus = bus
@@ -63,12 +70,17 @@ public final class BluetoothSensor: SampleSource {
             self.connectTimeout = connectTimeout
             self.reconnectDelay = reconnectDelay
             self.maximumReconnectDelay = maximumReconnectDelay
+            self.controlTimeout = controlTimeout
         }
     }
 
     /// How it is read.
     public var configuration: Configuration { runner.configuration }
     private let runner: SensorRunner
+
+    /// The control of a smart trainer or a treadmill (its Fitness Machine Control Point): targets
+    /// set while the sensor records, set again when a dropped connection comes back.
+    public let fitnessMachine: FitnessMachineControl
 
     /// A sensor at `address` on `bus`; its backoff and timeouts timed on `clock`, its samples dated
     /// by `now` (called on the bus connection's thread as each measurement is read: it must be
@@ -91,6 +103,7 @@ public final class BluetoothSensor: SampleSource {
         var logger = logger
         logger[metadataKey: "bluetooth.address"] = "\(configuration.address)"
         runner = SensorRunner(configuration: configuration, clock: ElapsedClock(clock), now: now, logger: logger)
+        fitnessMachine = FitnessMachineControl(runner: runner)
     }
 
     deinit {
@@ -103,9 +116,20 @@ public final class BluetoothSensor: SampleSource {
         runner.start()
     }
 
+    /// Connects and reads the sensor, in a task of its own, handing each sample to `deliver` as
+    /// it is read: on the bus connection's thread (the one the process's sensors share), one at a
+    /// time, in the order measured, until ``stop()``. A session takes each in its place among the
+    /// fixes at once, where one read from ``start()``'s stream waits for the session's reading task.
+    /// `deliver` must be quick and must not wait: the bus's other messages wait for it. Returns
+    /// `true`; `false` while started already (the run goes on as it was, and `deliver` gets nothing).
+    public func start(delivering deliver: @escaping @Sendable (QuantitySample) -> Void) -> Bool {
+        runner.start(delivering: deliver)
+    }
+
     /// Stops reading: notifications off, disconnected (within a couple of seconds), the stream
     /// ended. A device that another program had connected when the sensor came is left connected.
     public func stop() {
+        fitnessMachine.controlTakenBack()
         runner.stop()
     }
 
@@ -132,54 +156,4 @@ public final class BluetoothSensor: SampleSource {
     package func waitUntilIdle() async {
         await runner.waitUntilIdle()
     }
-}
-
-/// What a ``BluetoothSensor`` knows of its device and its connection.
-public struct BluetoothSensorStatus: Sendable, Hashable {
-    /// Where the connection stands.
-    public enum Connection: Sendable, Hashable, CustomStringConvertible {
-        /// Not started, or stopped.
-        case stopped
-        /// Looking for the device and connecting; `attempt` counts from 1 since the last connection.
-        case connecting(attempt: Int)
-        /// Connected, notifications on.
-        case connected
-        /// Waiting to connect again after `after` (`attempt` so far).
-        case waitingToReconnect(after: Duration, attempt: Int)
-
-        public var description: String {
-            switch self {
-            case .stopped: "stopped"
-            case let .connecting(attempt): "connecting (attempt \(attempt))"
-            case .connected: "connected"
-            case let .waitingToReconnect(delay, attempt): "reconnecting in \(LocationError.format(delay)) (attempt \(attempt))"
-            }
-        }
-    }
-
-    /// The device's address.
-    public var address: String
-    /// Where the connection stands.
-    public var connection: Connection = .stopped
-    /// The name the device gives, once known.
-    public var name: String?
-    /// The workout services it has ("heart rate", "speed and cadence", "power"), once connected.
-    public var services: [String] = []
-    /// Its battery's charge in percent, when it has a battery service.
-    public var batteryPercent: Int?
-    /// Where a heart-rate strap says it is worn.
-    public var bodySensorLocation: BodySensorLocation?
-    /// The measurements read (notifications that decoded).
-    public var notifications = 0
-    /// Notifications dropped because they were not what their specification says, by reason
-    /// (`MalformedNotification.reasonKey`).
-    public var dropped: [String: Int] = [:]
-    /// How many times the connection was lost after it was up.
-    public var gaps = 0
-    /// How long the sensor was gone, in all (gaps that ended).
-    public var gapTime = Duration.zero
-    /// The last thing that went wrong.
-    public var lastError: BluetoothError?
-    /// The last value of each type it gave.
-    public var latest: [QuantityType: Double] = [:]
 }

@@ -19,10 +19,15 @@ struct SensorConnection {
 
     let runner: SensorRunner
     let generation: UInt64
-    private var configuration: BluetoothSensor.Configuration { runner.configuration }
+    /// What the run's notifications are read against (revolution counts, total distances).
+    let samples: Locked<SensorSamples>
+    var configuration: BluetoothSensor.Configuration { runner.configuration }
 
     /// The characteristics read for samples.
-    static let measurements: Set<String> = [BluetoothUUID.heartRateMeasurement, BluetoothUUID.cscMeasurement, BluetoothUUID.cyclingPowerMeasurement]
+    static let measurements: Set<String> = [
+        BluetoothUUID.heartRateMeasurement, BluetoothUUID.cscMeasurement, BluetoothUUID.cyclingPowerMeasurement,
+        BluetoothUUID.rscMeasurement, BluetoothUUID.indoorBikeData, BluetoothUUID.treadmillData,
+    ]
 
     func run() async -> Outcome {
         // The process's one connection to the bus, which every sensor and GeoClue share.
@@ -34,9 +39,10 @@ struct SensorConnection {
         }
         let notifying = Locked<(device: String?, characteristics: [String])>((nil, []))
         let connected = Locked(false)
+        let controlLink = Locked<UInt64?>(nil)
         let outcome: Outcome
         do {
-            try await connectAndRead(on: bus, notifying: notifying, connected: connected)
+            try await connectAndRead(on: bus, notifying: notifying, connected: connected, controlLink: controlLink)
             outcome = .failed(.connectionFailed(address: configuration.address, reason: "the bus closed the connection"), wasConnected: true)
         } catch is CancellationError {
             outcome = .stopped
@@ -47,6 +53,8 @@ struct SensorConnection {
         } catch {
             outcome = .failed(.connectionFailed(address: configuration.address, reason: "\(error)"), wasConnected: connected.withLock { $0 })
         }
+        if let link = controlLink.withLock({ $0 }) { runner.controlPoint.detach(link) }
+        ended(wasConnected: connected.withLock { $0 })
         // Notifications off and the device let go, whatever ended the connection: in a task of its
         // own, as this one may be cancelled (which would cancel the calls at once).
         let (device, characteristics) = notifying.withLock { $0 }
@@ -64,7 +72,9 @@ struct SensorConnection {
 
     /// Finds the device, connects, subscribes to its measurements, and hands their samples to the
     /// runner until the device disconnects (returns) or the task is cancelled (throws).
-    private func connectAndRead(on bus: DBusConnection, notifying: Locked<(device: String?, characteristics: [String])>, connected: Locked<Bool>) async throws {
+    private func connectAndRead(
+        on bus: DBusConnection, notifying: Locked<(device: String?, characteristics: [String])>, connected: Locked<Bool>, controlLink: Locked<UInt64?>
+    ) async throws {
         var objects = try await BlueZObjects.load(from: bus)
         guard let firstAdapter = objects.adapters.first else { throw BluetoothError.noAdapter(bus: "\(configuration.bus)") }
         guard let adapter = objects.adapters.first(where: \.isPowered) else { throw BluetoothError.adapterOff(adapter: firstAdapter.name) }
@@ -103,6 +113,7 @@ struct SensorConnection {
             throw BluetoothError.noWorkoutService(address: configuration.address, services: current.serviceUUIDs.map(BluetoothUUID.serviceName))
         }
         try await readOnce(characteristics, device: current, on: bus)
+        try await readFitnessMachine(characteristics, on: bus)
         // Measurements are read on the bus's thread, straight from the messages: one handler per
         // characteristic, whose match rule names it (so its path and interface need not be
         // read), in batches. A sensor sending faster than one notification per read interval
@@ -110,24 +121,32 @@ struct SensorConnection {
         // handed to the session together: the connection's thread and the session's reader then
         // wake once per interval, not once per notification, which at a thousand a second cost
         // more than everything else about a measurement.
-        let samples = Locked(SensorSamples(wheelCircumference: configuration.wheelCircumference))
         var handlers: [DBusRegistration] = []
         defer { handlers.forEach { $0.cancel() } }
         for (path, uuid) in measured {
             handlers.append(try await bus.onSignals(
                 matching: .propertiesChanged(sender: BlueZ.service, path: path, interface: "org.bluez.GattCharacteristic1"), as: NotifiedValue.self,
                 readingAtMostEvery: Self.readInterval
-            ) { [runner, generation] notifications in
-                Self.measured(notifications, of: uuid, samples: samples, runner: runner, generation: generation)
+            ) { [self] notifications in
+                take(notifications, of: uuid)
             })
         }
-        for path in measured.keys.sorted() {
+        let machine = try await subscribeToFitnessMachine(characteristics, on: bus)
+        handlers += machine.handlers
+        for path in measured.keys.sorted() + machine.notified {
             _ = try await bus.call(BlueZ.service, path: path, interface: "org.bluez.GattCharacteristic1", member: "StartNotify", timeout: configuration.connectTimeout)
             notifying.withLock { $0.characteristics.append(path) }
+        }
+        if let controlPoint = machine.controlPoint {
+            let link = runner.controlPoint.attach(bus: bus, path: controlPoint)
+            controlLink.withLock { $0 = link }
         }
         connected.withLock { $0 = true }
         runner.update(generation: generation) { $0.services = current.workoutServices.filter { $0 != "battery" } }
         runner.connected(generation: generation)
+        // A machine set before the connection dropped is set again, while its data are read.
+        let restoring = Task { [runner, generation] in await FitnessMachineControl(runner: runner).restore(generation: generation) }
+        defer { restoring.cancel() }
         while let change = await iterator.next() {
             try Task.checkCancellation()
             let properties = change.arguments.changed
@@ -145,26 +164,41 @@ struct SensorConnection {
 
     /// A measurement's notifications of one read of the bus, on the bus's thread: their samples
     /// handed to the runner together (or their malformations counted).
-    private static func measured(
-        _ notifications: [NotifiedValue], of uuid: String, samples: Locked<SensorSamples>, runner: SensorRunner, generation: UInt64
-    ) {
+    private func take(_ notifications: [NotifiedValue], of uuid: String) {
         var taken: [QuantitySample] = []
         var read = 0
         var dropped: [String: Int] = [:]
-        samples.withLock { samples in
+        // A machine's heart rate waits while a strap gives one (asked once a batch).
+        let strapGives = (uuid == BluetoothUUID.indoorBikeData || uuid == BluetoothUUID.treadmillData)
+            && StrapHeartRates.anyGiving(on: "\(configuration.bus)")
+        let (readings, strapChanged) = samples.withLock { samples -> (MeasuredReadings, Bool?) in
+            let before = samples.readings.strapGivesHeartRate
             for notification in notifications {
                 guard let bytes = notification.bytes else { continue }
                 do throws(MalformedNotification) {
-                    taken += try samples.samples(of: uuid, bytes, at: runner.now(), now: runner.clock.now)
+                    taken += try samples.samples(of: uuid, bytes, at: runner.now(), now: runner.clock.now, strapGivesHeartRate: strapGives)
                     read += 1
                 } catch {
                     runner.logger.debug("a notification was dropped", metadata: ["reason": "\(error)"])
                     dropped[error.reasonKey, default: 0] += 1
                 }
             }
+            let after = samples.readings.strapGivesHeartRate
+            return (samples.readings, after != before ? after : nil)
         }
-        if read > 0 { runner.deliver(taken, notifications: read, generation: generation) }
+        if let strapChanged { StrapHeartRates.set(strapChanged, bus: "\(configuration.bus)", address: configuration.address) }
+        if read > 0 { runner.deliver(taken, notifications: read, generation: generation) { readings.apply(to: &$0) } }
         if !dropped.isEmpty { runner.update(generation: generation) { $0.dropped.merge(dropped, uniquingKeysWith: +) } }
+    }
+
+    /// The connection ended: a strap no longer gives a heart rate; a machine's control is lost.
+    private func ended(wasConnected: Bool) {
+        samples.withLock { $0.readings.strapGivesHeartRate = nil }
+        StrapHeartRates.set(false, bus: "\(configuration.bus)", address: configuration.address)
+        guard wasConnected else { return }
+        runner.update(generation: generation) { status in
+            if status.fitnessMachine?.control == .granted { status.fitnessMachine?.control = .lost }
+        }
     }
 
     /// Scans until BlueZ knows the device (it advertises), for at most the connect timeout.

@@ -16,17 +16,28 @@ final class SensorRunner: Sendable {
     let clock: ElapsedClock
     let now: @Sendable () -> Date
     let logger: Logger
+    /// A fitness machine's control point, across the run's connections.
+    let controlPoint: ControlPoint
+    /// Whether the machine gave control, and did not take it back since (``FitnessMachineControl``).
+    let wantsControl = Locked(false)
 
     private struct State: Sendable {
         var generation: UInt64 = 0
         var task: Task<Void, Never>?
         var lastTask: Task<Void, Never>?
-        var samples: AsyncStream<QuantitySample>.Continuation?
+        var sink: Sink?
         var status: BluetoothSensorStatus
         /// When the connection was lost, while it is.
         var lostAt: Duration?
         var watchers: [UInt64: AsyncStream<BluetoothSensorStatus>.Continuation] = [:]
         var nextWatcher: UInt64 = 0
+    }
+
+    /// Where the samples of a run go: a stream's reader, or a session's hand that takes each
+    /// where it is read (``BluetoothSensor/start(delivering:)``).
+    private enum Sink: Sendable {
+        case stream(AsyncStream<QuantitySample>.Continuation)
+        case delivering(@Sendable (QuantitySample) -> Void)
     }
 
     /// Observed, so that a test can await a change no update is sent for (a notification read).
@@ -37,11 +48,17 @@ final class SensorRunner: Sendable {
         self.clock = clock
         self.now = now
         self.logger = logger
+        controlPoint = ControlPoint(address: configuration.address, clock: clock, timeout: configuration.controlTimeout)
         state = ObservedState(State(status: BluetoothSensorStatus(address: configuration.address)))
     }
 
     var status: BluetoothSensorStatus {
         state.withLock { $0.status }
+    }
+
+    /// The run under way (or the last one's, once stopped: no update is then taken).
+    var generation: UInt64 {
+        state.withLock { $0.generation }
     }
 
     /// Returns once `condition` holds for the status (at once if it does now).
@@ -51,16 +68,25 @@ final class SensorRunner: Sendable {
 
     func start() -> AsyncStream<QuantitySample> {
         let (stream, continuation) = AsyncStream.makeStream(of: QuantitySample.self)
-        let started = state.withLock { state -> Bool in
+        if !start(into: .stream(continuation)) { continuation.finish() }
+        return stream
+    }
+
+    /// Starts a run whose samples go to `deliver`, on the bus connection's thread as they are read.
+    /// Returns `false` when a run is under way already (it goes on as it was).
+    func start(delivering deliver: @escaping @Sendable (QuantitySample) -> Void) -> Bool {
+        start(into: .delivering(deliver))
+    }
+
+    private func start(into sink: Sink) -> Bool {
+        state.withLock { state -> Bool in
             guard state.task == nil else { return false }
             state.generation += 1
             let generation = state.generation
-            state.samples = continuation
+            state.sink = sink
             state.task = Task { [self] in await run(generation: generation) }
             return true
         }
-        if !started { continuation.finish() }
-        return stream
     }
 
     func stop() {
@@ -103,17 +129,37 @@ final class SensorRunner: Sendable {
         }
     }
 
-    /// Hands the samples of `notifications` measurements to the session reading this sensor.
-    func deliver(_ samples: [QuantitySample], notifications: Int, generation: UInt64) {
-        state.withLock { state in
-            guard state.generation == generation else { return }
+    /// Hands the samples of `notifications` measurements to the session reading this sensor: into
+    /// the stream, or to the session's hand, outside the lock (on the bus connection's thread,
+    /// which reads the notifications one after the other: they come in order). The notifications
+    /// are counted once their samples are handed over: a status that counts them is one whose
+    /// samples the session has.
+    func deliver(_ samples: [QuantitySample], notifications: Int, generation: UInt64, readings: (inout BluetoothSensorStatus) -> Void = { _ in }) {
+        func count(_ state: inout State) {
             state.status.notifications += notifications
-            for sample in samples {
-                state.status.latest[sample.type] = sample.value
-                state.samples?.yield(sample)
-            }
+            readings(&state.status)
+            for sample in samples { state.status.latest[sample.type] = sample.value }
             // No status update for a measurement: it would wake every watcher as often as the
             // sensor sends (a thousand times a second), for counters `status` gives when asked.
+        }
+        let deliver = state.withLock { state -> (@Sendable (QuantitySample) -> Void)? in
+            guard state.generation == generation else { return nil }
+            switch state.sink {
+            case let .stream(continuation):
+                for sample in samples { continuation.yield(sample) }
+                count(&state)
+                return nil
+            case let .delivering(deliver):
+                return deliver
+            case nil:
+                count(&state)
+                return nil
+            }
+        }
+        guard let deliver else { return }
+        samples.forEach(deliver)
+        state.withLock { state in
+            if state.generation == generation { count(&state) }
         }
     }
 
@@ -145,8 +191,8 @@ final class SensorRunner: Sendable {
     /// The run ends (stopped): the stream of samples too, and the status says so.
     private func finish() {
         state.withLock { state in
-            state.samples?.finish()
-            state.samples = nil
+            if case let .stream(continuation) = state.sink { continuation.finish() }
+            state.sink = nil
             state.status.connection = .stopped
             for watcher in state.watchers.values { watcher.yield(state.status) }
         }
@@ -154,12 +200,15 @@ final class SensorRunner: Sendable {
 
     private func run(generation: UInt64) async {
         defer { finish() }
+        // One for the run, not one a connection: a machine's total distance counted on across a
+        // dropped connection covers the gap (a treadmill's belt ran on).
+        let samples = Locked(SensorSamples(wheelCircumference: configuration.wheelCircumference))
         var attempt = 0
         var delay = configuration.reconnectDelay
         while !Task.isCancelled {
             attempt += 1
             update(generation: generation) { $0.connection = .connecting(attempt: attempt) }
-            let outcome = await SensorConnection(runner: self, generation: generation).run()
+            let outcome = await SensorConnection(runner: self, generation: generation, samples: samples).run()
             switch outcome {
             case .stopped:
                 return

@@ -7,8 +7,11 @@ import WorkoutCore
 
 /// Turns one sensor's notifications into workout samples: heart rate and the times between beats
 /// from a strap; speed, distance and cadence from a speed and cadence sensor; power, cadence and
-/// speed from a power meter. It keeps what the next notification is read against (the last
-/// revolution counts), so it lives as long as one connection.
+/// speed from a power meter; speed, cadence and distance from a foot pod; speed, cadence, power,
+/// heart rate and distance from a fitness machine (`SensorSamples+FitnessMachines.swift`). It
+/// keeps what the next notification is read against (the last revolution counts and total
+/// distances), so it lives as long as a sensor's run: a distance counted on across a dropped
+/// connection covers the gap. Each type comes from one characteristic at a time (``SampleSelection``).
 struct SensorSamples: Sendable {
     /// The wheel's circumference in metres: the distance of one revolution.
     let wheelCircumference: Double
@@ -18,33 +21,54 @@ struct SensorSamples: Sendable {
     private var powerCrank = RevolutionCounter(counterBits: 16, eventTimeUnit: 1.0 / 1024)
     /// When the last wheel revolution was counted (for a distance sample's start).
     private var lastWheelSample: Date?
+    var selection = SampleSelection()
+    var footPodDistance = TotalDistance.footPod
+    var bikeDistance = TotalDistance.fitnessMachine(maximumSpeed: TotalDistance.cyclingSpeed)
+    var treadmillDistance = TotalDistance.fitnessMachine(maximumSpeed: TotalDistance.runningSpeed)
+    /// What the measurements say beside their samples, for the sensor's status.
+    var readings = MeasuredReadings()
 
     init(wheelCircumference: Double) {
         self.wheelCircumference = wheelCircumference
     }
 
     /// The samples of the notification `bytes` of the characteristic `uuid`, received at `date`
-    /// (`now` on a monotonic clock). Throws ``MalformedNotification``.
-    mutating func samples(of uuid: String, _ bytes: [UInt8], at date: Date, now: Duration) throws(MalformedNotification) -> [QuantitySample] {
+    /// (`now` on a monotonic clock); a machine's heart rate is left out while `strapGivesHeartRate`.
+    /// Throws ``MalformedNotification``.
+    mutating func samples(
+        of uuid: String, _ bytes: [UInt8], at date: Date, now: Duration, strapGivesHeartRate: Bool = false
+    ) throws(MalformedNotification) -> [QuantitySample] {
+        let source: SampleSelection.Source
+        var samples: [QuantitySample]
         switch uuid {
         case BluetoothUUID.heartRateMeasurement:
-            return heartRate(try HeartRateMeasurement(bytes: bytes), at: date)
+            let measurement = try HeartRateMeasurement(bytes: bytes)
+            readings.strapGivesHeartRate = measurement.heartRate != nil
+            (source, samples) = (.heartRate, heartRate(measurement, at: date))
         case BluetoothUUID.cscMeasurement:
             let measurement = try CSCMeasurement(bytes: bytes)
-            var samples: [QuantitySample] = []
+            samples = []
             if let data = measurement.wheel { samples += wheelSamples(wheel.add(data, receivedAt: now), at: date) }
             if let data = measurement.crank { samples += cadence(crank.add(data, receivedAt: now), at: date) }
-            return samples
+            source = .cyclingSpeedAndCadence
         case BluetoothUUID.cyclingPowerMeasurement:
             let measurement = try CyclingPowerMeasurement(bytes: bytes)
             // Power put into the pedals (below 0) is no power out of them.
-            var samples = [QuantitySample(type: .power, value: Double(max(0, measurement.power)), at: date)]
+            samples = [QuantitySample(type: .power, value: Double(max(0, measurement.power)), at: date)]
             if let data = measurement.crank { samples += cadence(powerCrank.add(data, receivedAt: now), at: date) }
             if let data = measurement.wheel { samples += wheelSamples(powerWheel.add(data, receivedAt: now), at: date) }
-            return samples
+            source = .cyclingPower
+        case BluetoothUUID.rscMeasurement:
+            (source, samples) = (.runningSpeedAndCadence, footPod(try RSCMeasurement(bytes: bytes), at: date, now: now))
+        case BluetoothUUID.indoorBikeData:
+            (source, samples) = (.indoorBike, indoorBike(try IndoorBikeData(bytes: bytes), at: date, now: now))
+        case BluetoothUUID.treadmillData:
+            (source, samples) = (.treadmill, treadmill(try TreadmillData(bytes: bytes), at: date, now: now))
         default:
             return []
         }
+        if strapGivesHeartRate, source != .heartRate { samples.removeAll { $0.type == .heartRate } }
+        return selection.keep(samples, from: source, now: now)
     }
 
     /// A heart rate when the strap has one, and one sample per beat interval, the last ending at

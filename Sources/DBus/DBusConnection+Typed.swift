@@ -126,6 +126,23 @@ extension DBusConnection {
             handler: handler, ended: ended))
     }
 
+    /// Runs `body`, the bus read as messages come meanwhile, though a batching handler
+    /// (``onSignals(matching:as:readingAtMostEvery:ended:_:)``) spaces the reads out: for an answer
+    /// awaited on a connection that also carries a stream read in batches, as a trainer's answer
+    /// to a request written while its sensor's measurements come every 20 ms. The reads are spaced
+    /// out again once every such `body` has returned.
+    ///
+    /// ```swift
+    /// let answer = try await bus.readingPromptly {
+    ///     try await bus.call("org.bluez", path: controlPoint, interface: "org.bluez.GattCharacteristic1", member: "ReadValue", [.variantDictionary([:])])
+    /// }
+    /// ```
+    public func readingPromptly<Result>(during body: () async throws -> Result) async rethrows -> Result {
+        loop.beginPromptReads()
+        defer { loop.endPromptReads() }
+        return try await body()
+    }
+
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
 }
 

@@ -30,6 +30,7 @@ final class SensorReport: Sendable {
                     return "\(name) is back after \(Self.seconds(status.gapTime)) gone in all (\(status.gaps) gap\(status.gaps == 1 ? "" : "s"))."
                 }
                 var parts = ["\(name) connected: " + (status.services.isEmpty ? "no workout service" : status.services.joined(separator: ", "))]
+                if let machine = status.fitnessMachine { parts.append((machine.kind == .indoorBike ? "an " : "a ") + "\(machine.kind)") }
                 if let battery = status.batteryPercent { parts.append("battery \(battery)%") }
                 if let location = status.bodySensorLocation, location != .other { parts.append("worn on the \(location)") }
                 return parts.joined(separator: ", ") + "."
@@ -61,6 +62,9 @@ final class SensorReport: Sendable {
             parts.append("\(dropped) malformed dropped (\(reasons.joined(separator: ", ")))")
         }
         if let battery = status.batteryPercent { parts.append("battery \(battery)%") }
+        if let machine = status.fitnessMachine, machine.targetsRestored > 0 {
+            parts.append("its targets set again \(machine.targetsRestored) time\(machine.targetsRestored == 1 ? "" : "s")")
+        }
         return "\(name): " + parts.joined(separator: ", ") + "."
     }
 
@@ -73,6 +77,15 @@ final class SensorReport: Sendable {
         object["name"] = status.name
         object["battery"] = status.batteryPercent
         object["body_location"] = status.bodySensorLocation.map { "\($0)" }
+        object["stride_length"] = status.strideLength
+        if let machine = status.fitnessMachine {
+            var entry: [String: Any] = [
+                "type": "\(machine.kind)", "control": "\(machine.control)", "targets_restored": machine.targetsRestored,
+                "late_responses": machine.lateResponses,
+            ]
+            entry["restore_error"] = machine.restoreError.map { "\($0)" }
+            object["fitness_machine"] = entry
+        }
         return object
     }
 
@@ -82,5 +95,32 @@ final class SensorReport: Sendable {
 
     private static func seconds(_ duration: Duration) -> String {
         Format.duration(seconds(of: duration))
+    }
+}
+
+/// What `workout sensors --json` says of a foot pod or a fitness machine: its features, targets
+/// and ranges, under `foot_pod` and `fitness_machine`.
+enum SensorFeaturesReport {
+    static func object(of features: BluetoothDeviceFeatures) -> [String: Any] {
+        var object: [String: Any] = [:]
+        if let rsc = features.rsc { object["foot_pod"] = ["features": rsc.names] }
+        if let machine = features.fitnessMachine {
+            var ranges: [String: Any] = [:]
+            for (kind, range) in machine.ranges {
+                ranges[key(kind)] = ["minimum": range.minimum, "maximum": range.maximum, "increment": range.increment, "unit": kind.unit]
+            }
+            var entry: [String: Any] = ["type": "\(machine.kind)", "ranges": ranges]
+            entry["features"] = machine.feature?.machine.names
+            entry["targets"] = machine.feature?.targets.names
+            entry["training_status"] = machine.trainingStatus.map { "\($0.status)" }
+            object["fitness_machine"] = entry
+        }
+        if !features.dropped.isEmpty { object["dropped"] = features.dropped }
+        return object
+    }
+
+    /// A range's key: `speed`, `inclination`, `resistance_level`, `heart_rate`, `power`.
+    private static func key(_ kind: SupportedRange.Kind) -> String {
+        kind.quantity.replacingOccurrences(of: " ", with: "_")
     }
 }

@@ -8,11 +8,15 @@ import Foundation
 struct Sensors: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sensors",
-        abstract: "List the Bluetooth LE workout sensors in range: heart rate, speed and cadence, power.",
+        abstract: "List the Bluetooth LE workout sensors in range: heart rate, speed and cadence, power, foot pods, treadmills, trainers.",
         discussion: """
             Scans for --scan seconds for devices that advertise a heart rate, a cycling speed and \
-            cadence or a cycling power service, then lists them with those BlueZ knew already: \
-            address, name, services, signal strength and battery. Give an address to \
+            cadence, a cycling power, a running speed and cadence (a foot pod) or a fitness machine \
+            service (a treadmill, a smart trainer), then lists them with those BlueZ knew already: \
+            address, name, services, signal strength and battery. A foot pod or a fitness machine is \
+            connected for a moment (unless another program has it connected) and what it says it \
+            supports is listed below it: what it measures, the targets it takes (power, resistance, \
+            a simulated grade, speed, inclination) and their ranges. Give an address to \
             `workout record --sensor ADDRESS`. A sensor that is not listed may be asleep (wear the \
             strap, turn the pedals) or connected to another receiver. Exits \
             \(ExitStatus.unavailable.rawValue) when BlueZ is not on the bus, or has no adapter, or \
@@ -34,16 +38,26 @@ struct Sensors: AsyncParsableCommand {
 
     func run() async throws {
         let address = bus.map(DBusConnection.Address.address) ?? .system
-        let devices: [BluetoothDevice]
+        let devices: [(device: BluetoothDevice, features: Result<BluetoothDeviceFeatures, any Error>)]
         do {
             let bluez = try BlueZ(bus: address)
             defer { bluez.close() }
+            let found: [BluetoothDevice]
             if scan > 0 {
-                devices = try await bluez.scan(for: .milliseconds(Int64(scan * 1000))).filter { !Self.measuring($0).isEmpty }
+                found = try await bluez.scan(for: .milliseconds(Int64(scan * 1000))).filter { !Self.measuring($0).isEmpty }
             } else {
                 _ = try await bluez.poweredAdapter()
-                devices = try await bluez.devices().filter { !Self.measuring($0).isEmpty }
+                found = try await bluez.devices().filter { !Self.measuring($0).isEmpty }
             }
+            var read: [(device: BluetoothDevice, features: Result<BluetoothDeviceFeatures, any Error>)] = []
+            for device in found {
+                do {
+                    read.append((device, .success(try await bluez.features(of: device))))
+                } catch {
+                    read.append((device, .failure(error)))
+                }
+            }
+            devices = read
         } catch let error as BluetoothError {
             Output.error("workout sensors: \(error)")
             throw ExitCode(.unavailable)
@@ -51,13 +65,17 @@ struct Sensors: AsyncParsableCommand {
             Output.error("workout sensors: \(error)")
             throw ExitCode(.unavailable)
         }
-        for device in devices {
+        for (device, features) in devices {
             let services = Self.measuring(device)
             if json {
                 var object: [String: Any] = ["address": device.address, "services": services, "connected": device.isConnected]
                 object["name"] = device.name
                 object["rssi"] = device.rssi
                 object["battery"] = device.batteryPercent
+                switch features {
+                case let .success(features): object.merge(SensorFeaturesReport.object(of: features)) { $1 }
+                case let .failure(error): object["features_error"] = "\(error)"
+                }
                 Output.line(Format.jsonLine(object))
             } else {
                 var parts = [device.address, device.name ?? "(no name)", services.joined(separator: ", ")]
@@ -65,6 +83,11 @@ struct Sensors: AsyncParsableCommand {
                 if let battery = device.batteryPercent { parts.append("battery \(battery)%") }
                 if device.isConnected { parts.append("connected") }
                 Output.line(parts.joined(separator: "  "))
+                switch features {
+                case let .success(features) where !features.description.isEmpty: Output.line("  " + features.description)
+                case .success: break
+                case let .failure(error): Output.line("  what it supports could not be read: \(error)")
+                }
             }
         }
         if devices.isEmpty, !json {

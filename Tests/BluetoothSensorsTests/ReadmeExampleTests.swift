@@ -30,6 +30,36 @@ struct ReadmeExampleTests {
         sensor.stop()
     }
 
+    /// The README's trainer example, as printed, against the fake trainer: its samples come, it
+    /// takes control, a target power and a grade, and refuses 2,000 W before it is sent.
+    @Test func aTrainerIsDrivenWhileItRecords() async throws {
+        let privateBus = try await PrivateBus()
+        let fake = try await FakeBlueZ(bus: privateBus.address)
+        defer { fake.stop(); privateBus.stop() }
+        let kickr = try await fake.add(FakeBluetoothDevice(address: "C0:FF:EE:00:00:10", name: "KICKR", sensors: [.indoorBike]))
+        let riding = kickr.run(every: .milliseconds(100))
+        defer { riding.cancel() }
+        let bluetooth = DBusConnection.Address.address(privateBus.address)
+
+        let trainer = BluetoothSensor(address: "C0:FF:EE:00:00:10", bus: bluetooth)
+        _ = trainer.start(delivering: { sample in print(sample.type, sample.value) })  // speed, cadence, power, distance
+        for await status in trainer.statusUpdates() where status.connection == .connected { break }
+        try await trainer.fitnessMachine.requestControl()
+        try await trainer.fitnessMachine.setTargetPower(200)                       // ERG: 200 W at any cadence
+        try await trainer.fitnessMachine.setSimulation(IndoorBikeSimulation(grade: 4))   // or ride up a 4 % grade
+        do {
+            try await trainer.fitnessMachine.setTargetPower(2_000)                 // refused before it is sent:
+        } catch let error as FitnessMachineControlError {
+            print(error)  // ...a target power of 2,000 W is outside its range of 0 W to 1,500 W; choose one inside it.
+        }
+
+        // On real time (the fake on a thread of its own): its data keep coming, a tenth of a second apart.
+        await trainer.waitUntil { $0.notifications >= 5 }
+        #expect(kickr.fitnessMachine?.mode == .simulation(IndoorBikeSimulation(grade: 4)))
+        #expect(kickr.controlPointWrites.count == 3, "the 2,000 W were not sent")
+        trainer.stop()
+    }
+
     /// The README's D-Bus example, as printed (for the system bus).
     func batteryOnTheSystemBus() async throws -> Int? {
         struct Battery: DBusKeyedDecodable {             // what a program reads of org.bluez.Battery1

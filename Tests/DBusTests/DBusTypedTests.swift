@@ -168,6 +168,32 @@ struct DBusTypedTests {
         #expect(got.count < 10 && got.contains { $0.count > 1 }, "\(got.map(\.count))")
     }
 
+    /// While a batching handler spaces the reads out by an hour, signals and a call's reply awaited
+    /// in `readingPromptly` come as they are sent (without it, this test waits out its time limit),
+    /// and so did the bus's confirmation of the handler's own match.
+    @Test func aPromptWaitIsReadAsItComesThoughABatchingHandlerSpacesTheReads() async throws {
+        let test = try await DBusTestBus()
+        defer { test.stop() }
+        let (batches, received) = AsyncStream.makeStream(of: [Tick].self)
+        let registration = try await test.client.onSignals(
+            matching: DBusMatchRule(sender: DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "Tick"),
+            as: Tick.self, readingAtMostEvery: .seconds(3_600)
+        ) { batch in received.yield(batch) }
+        defer { registration.cancel() }
+        var iterator = batches.makeAsyncIterator()
+        for count in 1...2 {
+            let batch = try await test.client.readingPromptly {
+                try test.exported.emit("Tick", [.uint32(UInt32(count)), .uint64(0)])
+                return await iterator.next()
+            }
+            #expect(batch?.map(\.count) == [UInt32(count)])
+        }
+        let echoed = try await test.client.readingPromptly {
+            try await test.client.call(DBusTestBus.service, path: DBusTestBus.path, interface: DBusTestBus.interface, member: "Swap", ["a", .int32(1), .double(2)])
+        }
+        #expect(echoed == [.double(2), .int32(1), "a"])
+    }
+
     /// Read from values in hand, a type reads as it does from a message: variants looked
     /// through, integers of any width that fit, keys it does not read passed over.
     @Test func valuesInHandReadAsMessagesDo() throws {

@@ -74,6 +74,50 @@ struct SensorCommandTests {
         #expect(objects.first?["battery"] as? Int == 64 && objects.last?["battery"] == nil)
     }
 
+    /// A foot pod, a treadmill and a trainer are listed with what they say they support: what they
+    /// measure, the targets they take and their ranges (a speed in km/h in the text, m/s in the
+    /// JSON), each connected for the reading and let go again; `--help` says so.
+    @Test func sensorsListsFootPodsTreadmillsAndTrainersWithWhatTheySupport() async throws {
+        let bus = try await PrivateBus()
+        let bluez = try await FakeBlueZ(bus: bus.address)
+        defer {
+            bluez.stop()
+            bus.stop()
+        }
+        let pod = try await bluez.add(FakeBluetoothDevice(address: "C0:FF:EE:00:00:05", name: "Stryd", sensors: [.runningSpeedAndCadence], batteryPercent: nil))
+        let treadmill = try await bluez.add(FakeBluetoothDevice(address: "C0:FF:EE:00:00:0A", name: "Treadmill", sensors: [.treadmill], batteryPercent: nil))
+        let trainer = try await bluez.add(FakeBluetoothDevice(address: "C0:FF:EE:00:00:10", name: "KICKR", sensors: [.indoorBike, .power], batteryPercent: nil))
+
+        let listed = try await run(["sensors", "--scan", "0", "--bus", bus.address])
+        #expect(listed.status == 0, "\(listed.error)")
+        #expect(listed.output == [
+            "C0:FF:EE:00:00:05  Stryd  running speed and cadence  -58 dBm",
+            "  foot pod: measures speed, cadence, stride length, total distance, walking or running",
+            "C0:FF:EE:00:00:0A  Treadmill  fitness machine  -58 dBm",
+            "  treadmill: measures total distance, inclination; takes speed (1 km/h to 20 km/h by 0.01 km/h), inclination (-3 % to 15 % by 0.5 %)",
+            "C0:FF:EE:00:00:10  KICKR  power, fitness machine  -58 dBm",
+            "  indoor bike: measures cadence, total distance, resistance level, power; takes resistance (0 to 20 by 1), power (0 W to 1,500 W by 1 W), indoor bike simulation",
+        ], "\(listed.output)")
+        #expect(!pod.isConnected && !treadmill.isConnected && !trainer.isConnected, "each let go after the reading")
+        #expect(pod.connections == 1 && trainer.connections == 1)
+
+        let json = try await run(["sensors", "--scan", "0", "--bus", bus.address, "--json"])
+        #expect(json.status == 0, "\(json.error)")
+        let objects = try json.output.map(self.json)
+        #expect((objects[0]["foot_pod"] as? [String: Any])?["features"] as? [String] == ["stride length", "total distance", "walking or running"])
+        let machine = try #require(objects[2]["fitness_machine"] as? [String: Any])
+        #expect(machine["type"] as? String == "indoor bike" && machine["training_status"] as? String == "idle")
+        #expect(machine["targets"] as? [String] == ["resistance", "power", "indoor bike simulation"])
+        let power = try #require((machine["ranges"] as? [String: Any])?["power"] as? [String: Any])
+        #expect(power["minimum"] as? Double == 0 && power["maximum"] as? Double == 1_500 && power["increment"] as? Double == 1 && power["unit"] as? String == "W")
+        let speed = try #require(((objects[1]["fitness_machine"] as? [String: Any])?["ranges"] as? [String: Any])?["speed"] as? [String: Any])
+        #expect(speed["unit"] as? String == "m/s" && abs((speed["maximum"] as? Double ?? 0) - 20 / 3.6) < 1e-9)
+
+        let help = try await run(["sensors", "--help"])
+        #expect(help.output.joined(separator: " ").contains("foot pods, treadmills, trainers"), "\(help.output)")
+        #expect(help.output.joined(separator: " ").contains("the targets it takes"), "\(help.output)")
+    }
+
     /// No BlueZ on the bus, BlueZ without an adapter, an adapter powered off, no bus at all: each
     /// exits 69 with what is missing and what to do, before anything is recorded.
     @Test func withoutBlueZOrAPoweredAdapterSensorsAndRecordExit69() async throws {

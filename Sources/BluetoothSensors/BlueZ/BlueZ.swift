@@ -39,7 +39,8 @@ public struct BluetoothDevice: Sendable, Hashable {
     /// Its battery's charge in percent, when BlueZ reads it (`org.bluez.Battery1`).
     public var batteryPercent: Int?
 
-    /// The workout services among its services, by name: "heart rate", "speed and cadence", "power", "battery".
+    /// The workout services among its services, by name: "heart rate", "speed and cadence", "power",
+    /// "running speed and cadence", "fitness machine", "battery".
     public var workoutServices: [String] {
         BluetoothUUID.workoutServices.filter { serviceUUIDs.contains($0) }.map(BluetoothUUID.serviceName)
     }

@@ -26,7 +26,7 @@ public enum BluetoothError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .connectionFailed(address, reason):
             "Could not connect to the Bluetooth device \(address): \(reason)."
         case let .noWorkoutService(address, services):
-            "The Bluetooth device \(address) offers no heart rate, speed and cadence or power service (it offers: \(services.isEmpty ? "none" : services.joined(separator: ", ")))."
+            "The Bluetooth device \(address) offers no heart rate, speed and cadence, power, running speed and cadence or fitness machine service (it offers: \(services.isEmpty ? "none" : services.joined(separator: ", ")))."
         }
     }
 }

@@ -110,6 +110,18 @@ final class BusLoop: Sendable {
         if !queued { job(nil) }
     }
 
+    /// Someone waits for an answer promptly (``DBusConnection/readingPromptly(during:)``): the bus
+    /// is read as messages come until ``endPromptReads()``, whatever batching handler spaces the
+    /// reads out.
+    func beginPromptReads() {
+        enqueue { [owned] bus in if bus != nil { owned.promptReaders += 1 } }
+    }
+
+    /// The wait ``beginPromptReads()`` began has ended.
+    func endPromptReads() {
+        enqueue { [owned] bus in if bus != nil { owned.promptReaders -= 1 } }
+    }
+
     /// Closes the connection: pending calls fail, signal streams end, exported objects go away.
     /// Returns at once; ``waitUntilClosed()`` waits for it.
     func close() {
@@ -164,8 +176,10 @@ final class BusLoop: Sendable {
             _ = sd_bus_get_timeout(bus.pointer, &deadline)
             var now = Self.monotonicMicroseconds()
             // The bus is read when its turn has come (at once, unless a batching handler spaces
-            // the reads out), or when sd-bus has a deadline due (a call's timeout).
-            if now >= owned.nextRead || deadline <= now {
+            // the reads out and no one waits for an answer promptly), or when sd-bus has a
+            // deadline due (a call's timeout).
+            let prompt = owned.promptReaders > 0
+            if prompt || now >= owned.nextRead || deadline <= now {
                 var result: Int32
                 repeat {
                     result = sd_bus_process(bus.pointer, nil)
@@ -181,7 +195,7 @@ final class BusLoop: Sendable {
             }
             if shared.withLock({ !$0.jobs.isEmpty }) { continue }
             // Until the next read, the bus's descriptor is left out (poll passes over a negative one).
-            let reading = now >= owned.nextRead
+            let reading = prompt || now >= owned.nextRead
             descriptors[0] = pollfd(
                 fd: reading ? sd_bus_get_fd(bus.pointer) : -1, events: Int16(truncatingIfNeeded: sd_bus_get_events(bus.pointer)), revents: 0)
             descriptors[1] = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
@@ -253,6 +267,9 @@ fileprivate final class LoopOwned: @unchecked Sendable {
     /// reference to its message (and so to the bus) until it is answered or the bus closes.
     var calls: [UInt64: OpaquePointer] = [:]
     var nextCall: UInt64 = 0
+
+    /// How many wait for an answer promptly: while any does, the bus is read as messages come.
+    var promptReaders = 0
 
     /// How often each batching handler lets the bus be read, in microseconds, by handler.
     var readIntervals: [ObjectIdentifier: UInt64] = [:]
@@ -494,15 +511,18 @@ extension BusLoop {
         }, ended: ended)
     }
 
-    /// Adds `rule`; `installed` runs on the bus's thread once the match is registered there, and
-    /// `received` with each matching message, as it is read.
+    /// Adds `rule`; `installed` runs on the bus's thread once the bus has confirmed the match (its
+    /// reply to AddMatch read), and `received` with each matching message, as it is read. (Run as
+    /// soon as the match was sent, a batching handler's interval spaced out the reading of that
+    /// very reply: every match a sensor added took up to its 20 ms more, and a long interval
+    /// outlasted the call's timeout.)
     private func addMatch(
         _ rule: String, installed: @escaping @Sendable () -> Void, received: @escaping (OpaquePointer) -> Void,
         ended: @escaping @Sendable () -> Void
     ) async throws -> SlotBox {
         let pending = Pending<Void>()
         let registration = SlotBox(loop: self)
-        let box = MatchBox(registration: registration, installed: pending, received: received, ended: ended, busName: name, rule: rule)
+        let box = MatchBox(registration: registration, installed: pending, confirmed: installed, received: received, ended: ended, busName: name, rule: rule)
         defer { if pending.wasCancelled { registration.remove() } }
         try await pending.wait { [self] in
             enqueue { [self] bus in
@@ -522,7 +542,6 @@ extension BusLoop {
                 }
                 registration.slot = slot
                 Slots.adopt(slot, destroy: matchBoxDestroyed)
-                installed()
             }
         }
         return registration
@@ -565,6 +584,8 @@ extension BusLoop {
 private final class MatchBox: @unchecked Sendable {
     let registration: SlotBox
     let installed: Pending<Void>
+    /// Runs on the bus's thread once the bus confirmed the match.
+    let confirmed: @Sendable () -> Void
     /// Reads a matching signal and hands it on (on the bus's thread).
     let received: (OpaquePointer) -> Void
     let ended: @Sendable () -> Void
@@ -572,11 +593,12 @@ private final class MatchBox: @unchecked Sendable {
     let rule: String
 
     init(
-        registration: SlotBox, installed: Pending<Void>, received: @escaping (OpaquePointer) -> Void,
+        registration: SlotBox, installed: Pending<Void>, confirmed: @escaping @Sendable () -> Void, received: @escaping (OpaquePointer) -> Void,
         ended: @escaping @Sendable () -> Void, busName: String, rule: String
     ) {
         self.registration = registration
         self.installed = installed
+        self.confirmed = confirmed
         self.received = received
         self.ended = ended
         self.busName = busName
@@ -599,6 +621,7 @@ private let matchInstalled: sd_bus_message_handler_t = { message, userData, _ in
             destination: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "AddMatch")))
         box.registration.remove()
     } else {
+        box.confirmed()
         box.installed.finish(.success(()))
     }
     return 1

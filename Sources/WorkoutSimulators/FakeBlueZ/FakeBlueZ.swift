@@ -3,8 +3,9 @@ import DBus
 import GPSCore
 
 /// A fake BlueZ on a bus of your own: the `org.bluez` service with an adapter and the devices you
-/// give it, each with the GATT services of a heart-rate strap, a speed and cadence sensor or a
-/// power meter, for tests of code that reads Bluetooth sensors, without Bluetooth or BlueZ.
+/// give it, each with the GATT services of a heart-rate strap, a speed and cadence sensor, a
+/// power meter, a foot pod, a treadmill or a smart trainer, for tests of code that reads (and
+/// drives) Bluetooth sensors, without Bluetooth or BlueZ.
 ///
 /// ```swift
 /// let bus = try await PrivateBus()
@@ -20,7 +21,11 @@ import GPSCore
 /// for each device (`Connect`, `Disconnect`, `Connected`, `ServicesResolved`, `UUIDs`, `RSSI`)
 /// with `org.bluez.Battery1` for its battery, as BlueZ's battery plugin gives it; and, once
 /// connected, `GattService1` and `GattCharacteristic1` objects below the device, with
-/// `StartNotify`, `StopNotify`, `ReadValue` and notifications as `PropertiesChanged` of `Value`.
+/// `StartNotify`, `StopNotify`, `ReadValue`, `WriteValue` (with its options dictionary, for a
+/// fitness machine's control point, whose `Flags` say `write` and `indicate`) and notifications
+/// and indications as `PropertiesChanged` of `Value`. A fitness machine advertises its FTMS
+/// Service Data (`ServiceData` of `Device1`). Notifications are on for a characteristic while any
+/// client has them on: unlike BlueZ, the fake does not count its clients.
 /// A device that advertises only (``FakeBluetoothDevice/knownBeforeScan`` false) appears when a
 /// scan starts.
 public final class FakeBlueZ: Sendable {

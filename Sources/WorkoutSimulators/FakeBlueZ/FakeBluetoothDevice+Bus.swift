@@ -35,6 +35,12 @@ extension FakeBluetoothDevice {
         device.addProperty("ServicesResolved", false)
         device.addProperty("RSSI", .int16(-58))
         device.addProperty("UUIDs", .stringArray(sensors.map(\.serviceUUID) + (state.withLock { $0.batteryPercent } == nil ? [] : [BluetoothUUID.batteryService])))
+        // A fitness machine advertises its Service Data (FTMS 3.1: "available", and its type), as
+        // BlueZ gives it; pyftms finds a machine by it.
+        if let kind = state.withLock({ $0.machine?.kind }) {
+            let type: UInt8 = kind == .treadmill ? 0x01 : 0x20
+            device.addProperty("ServiceData", .variantDictionary([BluetoothUUID.fitnessMachineService: .bytes([0x01, type, 0x00])]))
+        }
         device.addMethod("Connect") { [self] _ in
             try await connect()
             return []
@@ -71,7 +77,8 @@ extension FakeBluetoothDevice {
         var objects: [DBusExportedInterface] = []
         var characteristics: [String: DBusExportedInterface] = [:]
         for (index, sensor) in sensors.enumerated() {
-            let servicePath = path + "/service" + Self.handle(0x10 * (index + 1))
+            // Handles as a device's: 0x20 apart, room for a Fitness Machine service's ten.
+            let servicePath = path + "/service" + Self.handle(0x20 * (index + 1))
             var service = DBusInterface("org.bluez.GattService1")
             service.addProperty("UUID", .string(sensor.serviceUUID))
             service.addProperty("Device", .objectPath(path))
@@ -79,14 +86,11 @@ extension FakeBluetoothDevice {
             let exportedService = try await bluez.connection.export(service, at: servicePath)
             exportedService.announce()
             objects.append(exportedService)
-            var measured = [(sensor.measurementUUID, ["notify"], [UInt8]())]
-            if sensor == .heartRate { measured.append((BluetoothUUID.bodySensorLocation, ["read"], [BodySensorLocation.chest.rawValue])) }
-            for (offset, (uuid, flags, value)) in measured.enumerated() {
-                let characteristic = try await exportCharacteristic(
-                    uuid: uuid, flags: flags, value: value, at: servicePath + "/char" + Self.handle(0x10 * (index + 1) + 2 * offset + 1),
-                    service: servicePath, on: bluez)
-                objects.append(characteristic)
-                characteristics[uuid] = characteristic
+            for (offset, characteristic) in gattCharacteristics(of: sensor).enumerated() {
+                let exported = try await exportCharacteristic(
+                    characteristic, at: servicePath + "/char" + Self.handle(0x20 * (index + 1) + 2 * offset + 1), service: servicePath, on: bluez)
+                objects.append(exported)
+                characteristics[characteristic.uuid] = exported
             }
         }
         state.withLock { state in
@@ -98,8 +102,9 @@ extension FakeBluetoothDevice {
     }
 
     private func exportCharacteristic(
-        uuid: String, flags: [String], value: [UInt8], at path: String, service: String, on bluez: FakeBlueZ
+        _ gatt: Characteristic, at path: String, service: String, on bluez: FakeBlueZ
     ) async throws -> DBusExportedInterface {
+        let (uuid, flags, value) = (gatt.uuid, gatt.flags, gatt.value)
         var characteristic = DBusInterface("org.bluez.GattCharacteristic1")
         characteristic.addProperty("UUID", .string(uuid))
         characteristic.addProperty("Service", .objectPath(service))
@@ -110,8 +115,17 @@ extension FakeBluetoothDevice {
         characteristic.addMethod("ReadValue", input: "a{sv}", output: "ay") { _ in
             [exported.withLock { $0 }?.value(of: "Value") ?? .bytes([])]
         }
+        characteristic.addMethod("WriteValue", input: "aya{sv}") { [self] call in
+            guard flags.contains("write"), let bytes = call.arguments.first?.bytesValue else {
+                throw DBusError(name: "org.bluez.Error.NotPermitted", message: "Write not permitted", bus: "")
+            }
+            try written(bytes, to: uuid, by: call.sender ?? "")
+            return []
+        }
         characteristic.addMethod("StartNotify") { [self] _ in
-            guard flags.contains("notify") else { throw DBusError(name: "org.bluez.Error.NotSupported", message: "Operation is not supported", bus: "") }
+            guard flags.contains("notify") || flags.contains("indicate") else {
+                throw DBusError(name: "org.bluez.Error.NotSupported", message: "Operation is not supported", bus: "")
+            }
             state.withLock { _ = $0.notifying.insert(uuid) }
             try exported.withLock { $0 }?.setValue(true, for: "Notifying")
             return []

@@ -174,6 +174,8 @@ struct SamplePlayer: Sendable {
                 guard let power = value(.power).map({ Int($0.rounded()) }) else { continue }
                 lastPower = power
                 due.append((.power, CyclingPowerMeasurement(power: power, crank: crank.time == nil ? nil : crank.data(eventUnit: 1.0 / 1024)).bytes))
+            case .runningSpeedAndCadence, .treadmill, .indoorBike:
+                continue  // a ride's samples are a cyclist's: a foot pod and a machine send their own (`send`, `run`)
             }
         }
         return due

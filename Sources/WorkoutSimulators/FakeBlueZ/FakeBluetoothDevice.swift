@@ -2,9 +2,11 @@ import BluetoothSensors
 import DBus
 import GPSCore
 
-/// A device of a ``FakeBlueZ``: a heart-rate strap, a speed and cadence sensor, a power meter
-/// (or several in one), whose notifications the test sends, and which can drop its connection,
-/// send malformed values, and run out of battery.
+/// A device of a ``FakeBlueZ``: a heart-rate strap, a speed and cadence sensor, a power meter, a
+/// foot pod, a treadmill or a smart trainer (or several in one), whose notifications the test
+/// sends, and which can drop its connection, send malformed values, and run out of battery. A
+/// treadmill or a trainer has a ``FakeFitnessMachine`` behind its Fitness Machine service, which
+/// answers its control point and rides on a clock (``run(every:clock:)``).
 public final class FakeBluetoothDevice: Sendable {
     /// What the device measures: the GATT service it has for it.
     public enum Sensor: Sendable, Hashable, CaseIterable {
@@ -14,20 +16,43 @@ public final class FakeBluetoothDevice: Sendable {
         case speedAndCadence
         /// Cycling Power service (`0x1818`): Cycling Power Measurement.
         case power
+        /// Running Speed and Cadence service (`0x1814`), a foot pod: RSC Measurement, RSC Feature.
+        case runningSpeedAndCadence
+        /// Fitness Machine service (`0x1826`) of a treadmill: Treadmill Data, Feature, Supported
+        /// Speed and Inclination Ranges, Training Status, Fitness Machine Status, Control Point.
+        case treadmill
+        /// Fitness Machine service (`0x1826`) of a smart trainer: Indoor Bike Data, Feature, Supported
+        /// Power and Resistance Level Ranges, Training Status, Fitness Machine Status, Control Point.
+        case indoorBike
 
         var serviceUUID: String {
             switch self {
             case .heartRate: BluetoothUUID.heartRateService
             case .speedAndCadence: BluetoothUUID.cyclingSpeedAndCadenceService
             case .power: BluetoothUUID.cyclingPowerService
+            case .runningSpeedAndCadence: BluetoothUUID.rscService
+            case .treadmill, .indoorBike: BluetoothUUID.fitnessMachineService
             }
         }
 
+        /// The characteristic its measurements are notified on.
         var measurementUUID: String {
             switch self {
             case .heartRate: BluetoothUUID.heartRateMeasurement
             case .speedAndCadence: BluetoothUUID.cscMeasurement
             case .power: BluetoothUUID.cyclingPowerMeasurement
+            case .runningSpeedAndCadence: BluetoothUUID.rscMeasurement
+            case .treadmill: BluetoothUUID.treadmillData
+            case .indoorBike: BluetoothUUID.indoorBikeData
+            }
+        }
+
+        /// The fitness machine it is, if it is one.
+        var machineKind: FakeFitnessMachine.Kind? {
+            switch self {
+            case .treadmill: .treadmill
+            case .indoorBike: .indoorBike
+            default: nil
             }
         }
     }
@@ -43,6 +68,8 @@ public final class FakeBluetoothDevice: Sendable {
     public let knownBeforeScan: Bool
     /// Its object path.
     public let path: String
+    /// What a foot pod says it measures (its RSC Feature).
+    public let rscFeature: RSCFeature
 
     struct State {
         var bluez: FakeBlueZ?
@@ -59,19 +86,34 @@ public final class FakeBluetoothDevice: Sendable {
         /// Whether it refuses connections (its battery is empty, or it is out of range).
         var unreachable = false
         var sent = 0
+        /// The fitness machine behind its Fitness Machine service.
+        var machine: FakeFitnessMachine?
+        /// Every value written to its control point, in order.
+        var writes: [[UInt8]] = []
+        /// Control point answers held back (``holdResponses()``), in order.
+        var heldResponses: [[UInt8]]?
+        /// How many more notifications to send a byte short.
+        var truncating = 0
     }
 
     let state: ObservedState<State>
 
     /// A device at `address`, advertising `name`, measuring `sensors`, with a battery at
-    /// `batteryPercent` (`nil`: no battery service).
-    public init(address: String, name: String, sensors: [Sensor], batteryPercent: Int? = 90, knownBeforeScan: Bool = true) {
+    /// `batteryPercent` (`nil`: no battery service). A treadmill or a trainer is `machine` (by
+    /// default ``FakeFitnessMachine``'s of its kind); a foot pod says `rscFeature`. A device has one
+    /// Fitness Machine service at most: the first of `sensors` that is one.
+    public init(
+        address: String, name: String, sensors: [Sensor], batteryPercent: Int? = 90, knownBeforeScan: Bool = true,
+        machine: FakeFitnessMachine? = nil, rscFeature: RSCFeature = [.strideLength, .totalDistance, .walkingOrRunningStatus]
+    ) {
         self.address = address.uppercased()
         self.name = name
-        self.sensors = sensors
+        let kind = sensors.lazy.compactMap(\.machineKind).first
+        self.sensors = sensors.filter { $0.machineKind == nil || $0.machineKind == kind }
         self.knownBeforeScan = knownBeforeScan
+        self.rscFeature = rscFeature
         path = FakeBlueZ.adapterPath + "/dev_" + address.uppercased().replacingOccurrences(of: ":", with: "_")
-        state = ObservedState(State(batteryPercent: batteryPercent))
+        state = ObservedState(State(batteryPercent: batteryPercent, machine: kind.map { machine ?? FakeFitnessMachine($0) }))
     }
 
     /// How many times a client has connected to it.
@@ -102,18 +144,27 @@ public final class FakeBluetoothDevice: Sendable {
     // MARK: - Sending
 
     /// Sends `bytes` as a notification of the measurement of `sensor`, as they are (malformed
-    /// ones too). Returns whether a client had notifications on.
+    /// ones too; a byte short while ``truncateMeasurements(_:)`` says so). Returns whether a
+    /// client had notifications on.
     @discardableResult
     public func send(_ bytes: [UInt8], as sensor: Sensor) -> Bool {
-        let characteristic = state.withLock { state -> DBusExportedInterface? in
-            guard state.notifying.contains(sensor.measurementUUID) else { return nil }
+        let sent = state.withLock { state -> (DBusExportedInterface, [UInt8])? in
+            guard state.notifying.contains(sensor.measurementUUID), let characteristic = state.characteristics[sensor.measurementUUID] else { return nil }
             state.sent += 1
-            return state.characteristics[sensor.measurementUUID]
+            guard state.truncating > 0, !bytes.isEmpty else { return (characteristic, bytes) }
+            state.truncating -= 1
+            return (characteristic, Array(bytes.dropLast()))
         }
-        guard let characteristic else { return false }
-        // The same value twice is still two notifications: BlueZ signals each one.
-        try? characteristic.announce(.bytes(bytes), for: "Value")
+        guard let (characteristic, bytes) = sent else { return false }
+        notify(characteristic, bytes)
         return true
+    }
+
+    /// Announces `bytes` as the value of `characteristic`: a notification, or an indication.
+    func notify(_ characteristic: DBusExportedInterface, _ bytes: [UInt8]) {
+        // The same value twice is still two notifications: BlueZ signals each one. A device that
+        // went meanwhile sends nothing (the characteristic is off the bus): nothing to do.
+        try? characteristic.announce(.bytes(bytes), for: "Value")
     }
 
     /// Sends a heart-rate measurement.
@@ -134,14 +185,35 @@ public final class FakeBluetoothDevice: Sendable {
         send(measurement.bytes, as: .power)
     }
 
+    /// Sends a foot pod's measurement.
+    @discardableResult
+    public func send(_ measurement: RSCMeasurement) -> Bool {
+        send(measurement.bytes, as: .runningSpeedAndCadence)
+    }
+
+    /// Sends a trainer's data.
+    @discardableResult
+    public func send(_ data: IndoorBikeData) -> Bool {
+        send(data.bytes, as: .indoorBike)
+    }
+
+    /// Sends a treadmill's data.
+    @discardableResult
+    public func send(_ data: TreadmillData) -> Bool {
+        send(data.bytes, as: .treadmill)
+    }
+
     // MARK: - Faults
 
     /// Drops the connection, as a device going out of range does: its GATT objects go, then
-    /// `ServicesResolved` and `Connected` become false. With `reachable` false it then refuses
-    /// to connect again until ``comeBack()``.
+    /// `ServicesResolved` and `Connected` become false (a fitness machine lets go of its
+    /// controller, and a trainer of its target). With `reachable` false it then refuses to connect
+    /// again until ``comeBack()``.
     public func disconnect(reachable: Bool = true) {
         let (device, gatt) = state.withLock { state -> (DBusExportedInterface?, [DBusExportedInterface]) in
             state.unreachable = !reachable
+            // A machine whose link dropped lets go of the client's control, and a trainer of its target.
+            state.machine?.connectionDropped()
             defer {
                 state.gatt = []
                 state.characteristics = [:]
