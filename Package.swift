@@ -402,7 +402,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkoutCommandTests",
-            dependencies: ["WorkoutCommand", "Workout", "FIT", "GPSCore", "LocationFacade", "Simulators", "WorkoutSimulators", "TestSupport"]
+            dependencies: ["WorkoutCommand", "Workout", "FIT", "GPSCore", "LocationFacade", "Simulators", "WorkoutSimulators", "BluetoothSensors", "TestSupport"]
         ),
         .testTarget(
             name: "WorkoutTests",

@@ -36,10 +36,14 @@ struct Record: AsyncParsableCommand {
             them, and a line on standard error says when a sensor connects, is lost (it is \
             connected again, and the gap counted) and comes back. Outdoors, a wheel's distance counts \
             across stretches without a usable fix (--distance-source), and its circumference is \
-            calibrated against GPS (a line at the end says what it came to). With --ftp, the end \
+            calibrated against GPS (a line at the end says what it came to). With --trainer ADDRESS \
+            a smart trainer is recorded indoors and driven: held to --target-power or --grade, moved \
+            by + and - (and the arrows) on a terminal, the status line showing the target and what \
+            the trainer reports; a trainer that refuses control or a target is said on standard \
+            error and recording goes on; at the end its brake is let go. With --ftp, the end \
             sums up normalized power, IF and TSS. Exits \
-            \(ExitStatus.unavailable.rawValue) when gpsd cannot be reached, or when --sensor is \
-            given and BlueZ is not on the bus, has no adapter or its adapter is off, \
+            \(ExitStatus.unavailable.rawValue) when gpsd cannot be reached, or when --sensor \
+            or --trainer is given and BlueZ is not on the bus, has no adapter or its adapter is off, \
             \(ExitStatus.temporaryFailure.rawValue) when no fix arrived (outdoors: nothing is saved), \
             \(ExitStatus.ioError.rawValue) when the store failed and the workout could not be saved: \
             what was written is kept, and `workout recover --end` saves it.
@@ -56,8 +60,8 @@ struct Record: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Play the --simulate recording this many times faster than it was recorded.")
     var speed: Double = 1
 
-    @Option(help: "The activity.")
-    var activity: WorkoutActivityType = .running
+    @Option(help: ArgumentHelp("The activity.", discussion: "Running by default; cycling with --trainer."))
+    var activity: WorkoutActivityType?
 
     @Flag(help: "Pause the workout while standing still (the activity's defaults).")
     var autoPause = false
@@ -79,6 +83,20 @@ struct Record: AsyncParsableCommand {
     @Flag(help: "Record indoors (a trainer, a treadmill): no gpsd; the sensors' samples make the workout and their distance its distance.")
     var indoor = false
 
+    @Option(help: ArgumentHelp(
+        "Record from the smart trainer (FTMS) at this address and drive it: a ride indoors.", discussion: """
+            It is recorded as a --sensor is, and controlled: asked for control, started, and held to \
+            --target-power or --grade, which + and the up arrow raise (10 W, 0.5 %) and - and the down \
+            arrow lower on a terminal. Without either it is read and left as it is.
+            """, valueName: "address"))
+    var trainer: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Hold the --trainer at this power (ERG), whatever the cadence.", valueName: "watts"))
+    var targetPower: Int?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Have the --trainer ride this grade, in percent (above 0 is uphill).", valueName: "percent"))
+    var grade: Double?
+
     @Option(help: ArgumentHelp("Where the distance comes from when a sensor measures it too.", discussion: """
         gps: the fixes alone; sensor: the sensor alone; automatic (the default): the fixes, and the \
         sensor across every stretch of more than 5 s without a usable fix (a tunnel). Indoors, the sensor.
@@ -91,7 +109,7 @@ struct Record: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Your maximum heart rate, beats per minute, for the heart-rate zones.", valueName: "bpm"))
     var maxHeartRate: Double?
 
-    @Option(help: ArgumentHelp("The D-Bus address of the bus BlueZ is on (for --sensor).", discussion: "Defaults to the system bus."))
+    @Option(help: ArgumentHelp("The D-Bus address of the bus BlueZ is on (for --sensor and --trainer).", discussion: "Defaults to the system bus."))
     var bus: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("A lap every this many metres.", valueName: "metres"))
@@ -127,7 +145,27 @@ struct Record: AsyncParsableCommand {
         if let maxHeartRate, !(maxHeartRate > 0 && maxHeartRate.isFinite) {
             throw ValidationError("--max-heart-rate must be a positive number of beats per minute, not \(maxHeartRate).")
         }
-        if sensors.isEmpty, bus != nil { throw ValidationError("--bus is where BlueZ is, for --sensor: give a --sensor too.") }
+        if let trainer {
+            guard Self.isBluetoothAddress(trainer) else {
+                throw ValidationError("--trainer takes a Bluetooth address such as C0:FF:EE:00:00:10, not '\(trainer)'.")
+            }
+            if server != nil || simulate != nil {
+                throw ValidationError("--trainer records a ride indoors, without fixes: give no server and no --simulate with it.")
+            }
+        }
+        if targetPower != nil || grade != nil, trainer == nil {
+            throw ValidationError("--\(targetPower != nil ? "target-power" : "grade") is a target for a trainer: give --trainer ADDRESS too.")
+        }
+        if targetPower != nil, grade != nil {
+            throw ValidationError("--target-power and --grade are two ways to drive the trainer: give one of them.")
+        }
+        if let targetPower, !(0...4_000).contains(targetPower) {
+            throw ValidationError("--target-power is in watts, from 0 to 4000, not \(targetPower).")
+        }
+        if let grade, !(grade >= -40 && grade <= 40) {
+            throw ValidationError("--grade is in percent, from -40 to 40, not \(grade).")
+        }
+        if sensors.isEmpty, trainer == nil, bus != nil { throw ValidationError("--bus is where BlueZ is, for --sensor: give a --sensor too.") }
         if !sensors.isEmpty, heartRateSimulate != nil {
             throw ValidationError("--heart-rate-simulate makes up heart rates beside the sensors' (a strap's would be doubled): give one or the other.")
         }
@@ -154,25 +192,46 @@ struct Record: AsyncParsableCommand {
         case unreachable(LocationError)
     }
 
+    /// What is recorded: --activity, or cycling for a --trainer and running otherwise.
+    private var activityType: WorkoutActivityType { activity ?? (trainer == nil ? .running : .cycling) }
+
+    /// Whether the workout is indoors: --indoor, or a --trainer's ride.
+    private var isIndoor: Bool { indoor || trainer != nil }
+
+    /// The target --target-power or --grade holds the trainer to.
+    private var trainerTarget: TrainerTarget? { targetPower.map(TrainerTarget.power) ?? grade.map(TrainerTarget.grade) }
+
     /// How the session records, from the options.
     private var configuration: WorkoutSession.Configuration {
         let profile = ftp == nil && maxHeartRate == nil
             ? nil : TrainingProfile(functionalThresholdPower: ftp, maximumHeartRate: maxHeartRate)
         return WorkoutSession.Configuration(
-            activityType: activity, locationType: indoor ? .indoor : .unknown, distanceSource: distanceSource,
+            activityType: activityType, locationType: isIndoor ? .indoor : .unknown, distanceSource: distanceSource,
             wheelCircumference: wheelCircumference.map { .given($0) } ?? .calibrated(assumed: 2.105),
-            autoPause: autoPause ? .defaults(for: activity) : nil, autoLapDistance: autoLap, trainingProfile: profile)
+            autoPause: autoPause ? .defaults(for: activityType) : nil, autoLapDistance: autoLap, trainingProfile: profile)
     }
 
     func run() async throws {
         let store = try storeOptions.open()
-        let (source, format) = indoor ? (nil, nil) : try makeSource()
+        let (source, format) = isIndoor ? (nil, nil) : try makeSource()
         // Dated by the fixes' time, as the fixes are: a replay's recorded dates, or the GPS's
         // time where the system clock is not set yet; indoors by the system clock.
         let time = source.map { FixTime(following: $0, rate: simulate == nil ? 1 : speed) } ?? FixTime()
         let sensors = try await bluetoothSensors(datedBy: time)
         let simulated = sensors.isEmpty ? try source.flatMap { try heartRate(following: $0, recordedIn: format) } : nil
-        let samples = sensors.map(\.sensor) + (simulated.map { [$0] } ?? [])
+        let status = StatusLine(enabled: isatty(STDERR_FILENO) == 1)
+        let driver = trainer.flatMap { address in sensors.first { $0.sensor.configuration.address == address.uppercased() } }.map { trainer in
+            TrainerDriver(sensor: trainer.sensor, target: trainerTarget) { line in
+                status.clear()
+                Output.error("workout record: " + line)
+            }
+        }
+        // The trainer's samples go through its driver, which notes what it reports for the status line.
+        let read: [any SampleSource] = sensors.map { sensor in
+            if let driver, driver.sensor === sensor.sensor { return driver.samples }
+            return sensor.sensor
+        }
+        let samples = read + (simulated.map { [$0] } ?? [])
         let session = source.map { WorkoutSession(store: store, source: $0, samples: samples, configuration: configuration) }
             ?? WorkoutSession(store: store, samples: samples, configuration: configuration, now: time.now)
         let (endings, ending) = AsyncStream.makeStream(of: Ending.self)
@@ -194,12 +253,19 @@ struct Record: AsyncParsableCommand {
         let figures = session.statistics(buffering: .newest(64))
         let interrupts = Interrupts()
         try session.start()
-        let status = StatusLine(enabled: isatty(STDERR_FILENO) == 1)
+        let driving = driver.map { driver in Task { await driver.run() } }
         let terminal = TerminalKeys()
         defer { terminal?.restore() }
         let keys = terminal.map { terminal in
             Task {
+                var targetKeys = TargetKeys()
                 for await key in terminal.keys() {
+                    let wasInsideEscape = targetKeys.isInsideEscape
+                    if let steps = targetKeys.read(key) {
+                        driver?.move(by: steps)
+                        continue
+                    }
+                    if wasInsideEscape || targetKeys.isInsideEscape { continue }  // an arrow's bytes are not keys of their own
                     switch key {
                     case UInt8(ascii: " "): if session.state == .paused { try? session.resume() } else { try? session.pause() }
                     case UInt8(ascii: "l"), UInt8(ascii: "L"): try? session.lap()
@@ -215,7 +281,7 @@ struct Record: AsyncParsableCommand {
                     status.clear()
                     Output.error("workout record: " + line)
                 }
-                status.show(current)
+                status.show(current, trainer: driver?.statusPart)
                 if let duration, current.elapsedTime >= duration { ending.yield(.durationReached) }
             }
         }
@@ -262,6 +328,7 @@ struct Record: AsyncParsableCommand {
             replayEnded?.cancel()
             signals.cancel()
             keys?.cancel()
+            driving?.cancel()
             sensorReports.forEach { $0.cancel() }
         }
         var reason: Ending = .interrupted
@@ -270,6 +337,8 @@ struct Record: AsyncParsableCommand {
             break
         }
         stopping.withLock { $0 = .ended(signalsSince: 0) }
+        driving?.cancel()
+        await driver?.finish()
         status.clear()
         if case let .unreachable(error) = reason {
             try? await session.discard()
@@ -342,6 +411,7 @@ struct Record: AsyncParsableCommand {
             object["store_failures"] = report.failuresObject()
             object["malformed_lines"] = report.malformedLines
             if !sensors.isEmpty { object["sensors"] = sensors.map { SensorReport.object(of: $0.sensor.status) } }
+            object["trainer"] = driver?.object
             Output.line(Format.jsonLine(object))
             return
         }
@@ -401,7 +471,8 @@ struct Record: AsyncParsableCommand {
     /// The Bluetooth sensors of --sensor, dated by `time`, once BlueZ is found with a powered
     /// adapter (else exit 69, saying what is missing).
     private func bluetoothSensors(datedBy time: FixTime) async throws -> [(sensor: BluetoothSensor, report: SensorReport)] {
-        guard !sensors.isEmpty else { return [] }
+        let addresses = sensors + (trainer.map { trainer in sensors.contains { $0.uppercased() == trainer.uppercased() } ? [] : [trainer] } ?? [])
+        guard !addresses.isEmpty else { return [] }
         let address = bus.map(DBusConnection.Address.address) ?? .system
         do {
             let bluez = try BlueZ(bus: address)
@@ -414,7 +485,7 @@ struct Record: AsyncParsableCommand {
             Output.error("workout record: BlueZ did not answer on \(error.bus): \(error.message)")
             throw ExitCode(.unavailable)
         }
-        return sensors.map { sensorAddress in
+        return addresses.map { sensorAddress in
             let sensor = BluetoothSensor(
                 address: sensorAddress, bus: address, wheelCircumference: wheelCircumference ?? 2.105, now: { time.now() })
             return (sensor, SensorReport(address: sensor.configuration.address))
@@ -498,7 +569,7 @@ private final class StatusLine: Sendable {
         self.enabled = enabled
     }
 
-    func show(_ figures: WorkoutSession.Statistics) {
+    func show(_ figures: WorkoutSession.Statistics, trainer: String? = nil) {
         guard enabled else { return }
         let now = ContinuousClock.now
         let due = lastShown.withLock { last in
@@ -513,7 +584,8 @@ private final class StatusLine: Sendable {
         let cadence = figures.samples[.cadence].map { "  \(Int($0.latest.rounded())) rpm" } ?? ""
         let power = figures.samples[.power].map { "  \(Int($0.latest.rounded())) W" } ?? ""
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + "\(state)  duration \(Format.duration(figures.duration)) (moving \(Format.duration(figures.movingTime)))  "
-            + "\(Format.distance(figures.distance))  \(pace)\(heartRate)\(cadence)\(power)  lap \(figures.lap)").utf8))
+            + "\(Format.distance(figures.distance))  \(pace)\(heartRate)\(cadence)\(power)  lap \(figures.lap)"
+            + (trainer.map { "  " + $0 } ?? "")).utf8))
     }
 
     func clear() {

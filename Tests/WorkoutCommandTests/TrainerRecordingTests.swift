@@ -1,0 +1,168 @@
+import BluetoothSensors
+import Foundation
+import Simulators
+import Synchronization
+import Testing
+import TestSupport
+@testable import Workout
+@testable import WorkoutCommand
+import WorkoutSimulators
+
+/// `workout record --trainer`: a ride on the fake smart trainer, riding its physical model on
+/// real time, as a user on a turbo trainer runs it: held to a target power, driven by keys on a
+/// terminal (a pseudo-terminal made by `script`), and each refusal said while the ride is saved.
+@Suite(.tags(.childProcess, .privateBus), .enabled(if: PrivateBus.isAvailable, "needs dbus-daemon: scripts/test installs it"),
+       .timeLimit(.minutes(1)))
+struct TrainerRecordingTests {
+    static let trainer = "C0:FF:EE:00:00:10"
+    let commands: SensorCommandTests
+
+    init() throws {
+        commands = try SensorCommandTests()
+    }
+
+    /// The fake trainer, a rider at 150 W and 90 rpm on it, and its data sent every 250 ms.
+    func ride(on bus: PrivateBus, _ change: @Sendable (inout FakeFitnessMachine) -> Void = { _ in }) async throws -> (FakeBlueZ, FakeBluetoothDevice, Task<Void, Never>) {
+        let bluez = try await FakeBlueZ(bus: bus.address)
+        var machine = FakeFitnessMachine(.indoorBike, rider: .init(power: 150, cadence: 90))
+        change(&machine)
+        let trainer = try await bluez.add(FakeBluetoothDevice(address: Self.trainer, name: "KICKR", sensors: [.indoorBike], machine: machine))
+        return (bluez, trainer, trainer.run(every: .milliseconds(250)))
+    }
+
+    func arguments(_ bus: PrivateBus) -> [String] {
+        ["record", "--store", commands.store, "--trainer", Self.trainer, "--bus", bus.address]
+    }
+
+    /// The requests the trainer was sent, in order.
+    func requests(_ trainer: FakeBluetoothDevice) -> [FitnessMachineControlPoint.Request] {
+        trainer.fitnessMachine?.requests.map(\.request) ?? []
+    }
+
+    /// ERG at 200 W: control asked for, the session started, 200 W set, and at the end the brake
+    /// let go; the saved ride is indoor cycling, its power the trainer's, 200 W once ERG has
+    /// settled, its distance the trainer's; `--json` says what the trainer was held to.
+    @Test func aRideHeldAtATargetPowerIsSavedWithTheTrainersPowerAndDistance() async throws {
+        let bus = try await PrivateBus()
+        let (bluez, trainer, riding) = try await ride(on: bus)
+        defer {
+            riding.cancel()
+            bluez.stop()
+            bus.stop()
+        }
+        let result = try await commands.run(arguments(bus) + ["--target-power", "200", "--duration", "6", "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(requests(trainer) == [.requestControl, .startOrResume, .setTargetPower(200), .stopOrPause(.stop)], "\(requests(trainer))")
+        let object = try commands.json(try #require(result.output.last))
+        let driven = try #require(object["trainer"] as? [String: Any], "\(object)")
+        #expect(driven["target"] as? [String: Int] == ["power": 200])
+        #expect(driven["controlled"] as? Bool == true && driven["targets_set"] as? Int == 1)
+        #expect((driven["refusals"] as? [String])?.isEmpty == true)
+        #expect(result.error.contains { $0.contains("trainer \(Self.trainer): ERG 200 W.") }, "\(result.error)")
+
+        let text = try #require(object["id"] as? String)
+        let id = try #require(UUID(uuidString: text))
+        let store = try WorkoutStore(path: commands.store)
+        let workout = try #require(try await store.workout(id: id))
+        #expect(workout.activityType == .cycling && workout.metadata.isIndoor == true)
+        let powers = try await store.samples(of: id, type: .power).map(\.value)
+        #expect(powers.suffix(8).allSatisfy { abs($0 - 200) <= 3 }, "ERG holds 200 W: \(powers)")
+        let distance = try await store.samples(of: id, type: .distance).map(\.value).reduce(0, +)
+        #expect(distance > 0 && abs((workout.totals.distance ?? 0) - distance) < 1e-6)
+    }
+
+    /// A trainer another app holds refuses control: the line says so and what to do, the ride is
+    /// recorded and saved all the same (its power the rider's), and nothing else is sent.
+    @Test func aTrainerThatRefusesControlIsSaidAndTheRideIsSaved() async throws {
+        let bus = try await PrivateBus()
+        let (bluez, trainer, riding) = try await ride(on: bus) { $0.refusesControl = true }
+        defer {
+            riding.cancel()
+            bluez.stop()
+            bus.stop()
+        }
+        let result = try await commands.run(arguments(bus) + ["--target-power", "200", "--duration", "4", "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(requests(trainer) == [.requestControl])
+        let refusal = try #require(result.error.first { $0.contains("refused control") }, "\(result.error)")
+        #expect(refusal.contains("another app or device holds it") && refusal.contains("Recording goes on"))
+        let object = try commands.json(try #require(result.output.last))
+        let text = try #require(object["id"] as? String)
+        let id = try #require(UUID(uuidString: text))
+        let powers = try await WorkoutStore(path: commands.store).samples(of: id, type: .power).map(\.value)
+        #expect(!powers.isEmpty && powers.allSatisfy { $0 == 150 }, "the rider's power: \(powers)")
+        #expect((object["trainer"] as? [String: Any])?["controlled"] as? Bool == false)
+    }
+
+    /// A target beyond the trainer's range (0 to 1,500 W) is refused before it is sent, said
+    /// with the range, and the ride goes on and is saved.
+    @Test func aTargetOutsideTheTrainersRangeIsSaidAndTheRideGoesOn() async throws {
+        let bus = try await PrivateBus()
+        let (bluez, trainer, riding) = try await ride(on: bus)
+        defer {
+            riding.cancel()
+            bluez.stop()
+            bus.stop()
+        }
+        let result = try await commands.run(arguments(bus) + ["--target-power", "2000", "--duration", "4"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(!requests(trainer).contains { if case .setTargetPower = $0 { true } else { false } }, "\(requests(trainer))")
+        let refusal = try #require(result.error.first { $0.contains("2,000 W") }, "\(result.error)")
+        #expect(refusal.contains("0 W to 1,500 W") && refusal.contains("Recording goes on"), "\(refusal)")
+        #expect(result.output.contains { $0.hasPrefix("Recorded ") && $0.contains("cycling, indoors") }, "\(result.output)")
+    }
+
+    /// On a terminal: + and the up arrow raise the target 10 W, - and the down arrow lower it;
+    /// each is set on the trainer, said, and shown on the status line with the trainer's power;
+    /// q ends and saves.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1), util-linux's"))
+    func keysMoveTheTargetOnATerminal() async throws {
+        let bus = try await PrivateBus()
+        let (bluez, trainer, riding) = try await ride(on: bus)
+        defer {
+            riding.cancel()
+            bluez.stop()
+            bus.stop()
+        }
+        let command = ([Repository.builtExecutable("workout").path] + arguments(bus) + ["--target-power", "200"])
+            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        // script(1) runs the command on a pseudo-terminal, our writes its keys, its output ours.
+        let terminal = try ChildProcess("/usr/bin/script", ["-qfec", command, "/dev/null"])
+        defer { terminal.terminate() }
+        /// The lines that say a target was set, once there are `count` of them.
+        func targetsSaid(_ count: Int) async -> [String] {
+            let seen = Mutex(0)
+            _ = await terminal.waitForLine(unfinished: false) { line in
+                line.contains("trainer \(Self.trainer): ERG ") && seen.withLock { seen in
+                    seen += 1
+                    return seen == count
+                }
+            }
+            return terminal.lines().filter { $0.contains("trainer \(Self.trainer): ERG ") }.map { $0.components(separatedBy: ": ").last ?? $0 }
+        }
+        #expect(await targetsSaid(1) == ["ERG 200 W."], "\(terminal.lines())")
+        var expected = ["ERG 200 W."]
+        for (key, target) in [("+", 210), ("\u{1B}[A", 220), ("-", 210), ("\u{1B}[B", 200), ("=", 210)] {
+            #expect(terminal.write(key))
+            expected.append("ERG \(target) W.")
+            #expect(await targetsSaid(expected.count) == expected, "after \(key.debugDescription): \(terminal.lines())")
+        }
+        let status = await terminal.waitForLine { $0.contains("ERG 210 W (trainer ") }
+        #expect(status?.contains("rpm") == true, "the status line shows the target and what the trainer reports: \(terminal.lines())")
+        #expect(terminal.write("q"))
+        #expect(await terminal.waitUntilExit() == 0, "\(terminal.lines())")
+        let powers = requests(trainer).compactMap { if case let .setTargetPower(watts) = $0 { watts } else { nil } }
+        #expect(powers == [200, 210, 220, 210, 200, 210])
+        #expect(requests(trainer).last == .stopOrPause(.stop))
+    }
+
+    /// The keys, byte by byte: an arrow is three bytes and moves the target once; another
+    /// escape sequence moves nothing, and the key after it is read as a key.
+    @Test func targetKeysReadArrowsAndSigns() {
+        var keys = TargetKeys()
+        let bytes = Array("+-=_\u{1B}[A\u{1B}[B\u{1B}[C+\u{1B}OAx".utf8)
+        #expect(bytes.compactMap { keys.read($0) } == [1, -1, 1, -1, 1, -1, 1, 1])
+        #expect(TrainerTarget.power(5).moved(by: -1) == .power(0))
+        #expect(TrainerTarget.grade(4).moved(by: 3) == .grade(5.5))
+    }
+}
