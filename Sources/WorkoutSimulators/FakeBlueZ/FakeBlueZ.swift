@@ -78,12 +78,17 @@ public final class FakeBlueZ: Sendable {
             try adapter.setValue(true, for: "Discovering")
             for device in devices.withLock({ $0 }) { try await device.advertise() }
             // Devices in range advertise again and again (a strap every second or so): a client
-            // that starts listening after the scan began sees them too.
-            let advertising = Task {
+            // that starts listening after the scan began sees them too. On a thread of its own:
+            // on the concurrency threads of a test process busy with a whole package's tests, a
+            // scan went 11 s without one, and bleak's 10 s search for the strap found nothing.
+            let executor = DedicatedThreadExecutor()
+            let advertising = Task(executorPreference: executor) {
                 while !Task.isCancelled, adapter.value(of: "Discovering")?.boolValue == true {
+                    // Cancelled, the scan has stopped: the loop's condition ends it.
                     try? await Task.sleep(for: Self.advertisingInterval)
                     for device in devices.withLock({ $0 }) { try? await device.advertise() }
                 }
+                executor.finish()
             }
             advertiser.withLock { $0?.cancel(); $0 = advertising }
             return []
