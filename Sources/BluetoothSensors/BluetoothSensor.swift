@@ -36,7 +36,7 @@ import WorkoutCore
 /// Samples are dated when they arrive, by `now` (the system clock by default): a machine without
 /// a real-time clock (a Raspberry Pi) must have its time set (NTP, or from the GPS) before a
 /// workout, as its fixes are dated by the GPS. The bus is read at most every 20 ms while a sensor
-/// is connected: a sensor that sends faster than that (a power meter at 50 Hz or more) has its
+/// is connected (``Configuration/readInterval``): a sensor that sends faster than that (a power meter at 50 Hz or more) has its
 /// notifications read, dated and handed to the session together, up to 20 ms after they came.
 public final class BluetoothSensor: SampleSource {
     /// Where the sensor is, and how it is read.
@@ -57,12 +57,18 @@ public final class BluetoothSensor: SampleSource {
         public var maximumReconnectDelay: Duration
         /// How long a fitness machine may take to answer a control request (``FitnessMachineControl``).
         public var controlTimeout: Duration
+        /// How often the bus is read at most while the sensor is connected (20 ms by default): a
+        /// notification waits at most this long to be read and dated, and those of one read are
+        /// handed over together. Shorter costs more CPU for a fast sensor (a power meter at 50 Hz
+        /// woke the connection's thread every notification); a test that moves a virtual clock a
+        /// second at a time and waits for each second's notifications sets 1 ms.
+        public var readInterval: Duration
 
         /// A configuration for the device at `address` on `bus`.
         public init(
             address: String, bus: DBusConnection.Address = .system, wheelCircumference: Double = 2.105,
             connectTimeout: Duration = .seconds(20), reconnectDelay: Duration = .seconds(1), maximumReconnectDelay: Duration = .seconds(30),
-            controlTimeout: Duration = .seconds(5)
+            controlTimeout: Duration = .seconds(5), readInterval: Duration = .milliseconds(20)
         ) {
             self.address = address.uppercased()
             self.bus = bus
@@ -71,6 +77,7 @@ public final class BluetoothSensor: SampleSource {
             self.reconnectDelay = reconnectDelay
             self.maximumReconnectDelay = maximumReconnectDelay
             self.controlTimeout = controlTimeout
+            self.readInterval = readInterval
         }
     }
 

@@ -126,7 +126,7 @@ struct SensorConnection {
         for (path, uuid) in measured {
             handlers.append(try await bus.onSignals(
                 matching: .propertiesChanged(sender: BlueZ.service, path: path, interface: "org.bluez.GattCharacteristic1"), as: NotifiedValue.self,
-                readingAtMostEvery: Self.readInterval
+                readingAtMostEvery: configuration.readInterval
             ) { [self] notifications in
                 take(notifications, of: uuid)
             })
@@ -157,10 +157,6 @@ struct SensorConnection {
         }
         try Task.checkCancellation()
     }
-
-    /// How often the bus is read at most while a sensor is connected: a notification waits at most
-    /// this long to be read, and is dated when it is.
-    static let readInterval = Duration.milliseconds(20)
 
     /// A measurement's notifications of one read of the bus, on the bus's thread: their samples
     /// handed to the runner together (or their malformations counted).
