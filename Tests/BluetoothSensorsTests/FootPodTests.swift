@@ -43,7 +43,9 @@ struct FootPodTests {
         for (index, measurement) in sent.enumerated() {
             await Self.send(measurement, from: pod, to: sensor, clock: clock, read: index + 1)
         }
+        // Each notification's samples come in turn: its distance after its cadence.
         await collected.waitFor(sent.count, of: .cadence)
+        await collected.waitFor(sent.count - 1, of: .distance)
         #expect(collected.of(.speed) == sent.map(\.speed))
         #expect(collected.of(.cadence) == sent.map { Double($0.cadence) })
         // The first total is where the count starts; then 3 m a second, 3 m across the wrap, and
