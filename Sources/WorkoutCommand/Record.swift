@@ -138,8 +138,8 @@ struct Record: AsyncParsableCommand {
         }
         if indoor, server != nil { throw ValidationError("--indoor records without gpsd: give either a server or --indoor, not both.") }
         if indoor, simulate != nil { throw ValidationError("--indoor records without fixes: --simulate replays fixes; give one or the other.") }
-        if indoor, heartRateSimulate != nil {
-            throw ValidationError("--heart-rate-simulate follows the fixes, and --indoor has none: give --sensor for a strap instead.")
+        if isIndoor, heartRateSimulate != nil {
+            throw ValidationError("--heart-rate-simulate follows the fixes, and a ride indoors has none: give --sensor for a strap instead.")
         }
         if let ftp, !(ftp > 0 && ftp.isFinite) { throw ValidationError("--ftp must be a positive number of watts, not \(ftp).") }
         if let maxHeartRate, !(maxHeartRate > 0 && maxHeartRate.isFinite) {

@@ -156,6 +156,24 @@ struct TrainerRecordingTests {
         #expect(requests(trainer).last == .stopOrPause(.stop))
     }
 
+    /// Options that cannot go together, or values no trainer takes, are refused before anything
+    /// starts (64), each saying what to give instead.
+    @Test(arguments: [
+        (["--target-power", "200"], "give --trainer ADDRESS too"),
+        (["--trainer", "KICKR"], "a Bluetooth address such as"),
+        (["--trainer", trainer, "--target-power", "200", "--grade", "3"], "give one of them"),
+        (["--trainer", trainer, "--target-power", "-5"], "from 0 to 4000"),
+        (["--trainer", trainer, "--grade", "55"], "from -40 to 40"),
+        (["--trainer", trainer, "localhost:2947"], "give no server and no --simulate"),
+        (["--trainer", trainer, "--heart-rate-simulate", "7"], "give --sensor for a strap instead"),
+    ])
+    func optionsThatCannotGoTogetherAreRefused(arguments: [String], says: String) async throws {
+        let result = try await commands.run(["record", "--store", commands.store] + arguments)
+        #expect(result.status == 64, "\(result.error)")
+        #expect(result.error.joined(separator: " ").contains(says), "\(result.error)")
+        #expect(!FileManager.default.fileExists(atPath: commands.store), "nothing was opened")
+    }
+
     /// The keys, byte by byte: an arrow is three bytes and moves the target once; another
     /// escape sequence moves nothing, and the key after it is read as a key.
     @Test func targetKeysReadArrowsAndSigns() {
