@@ -157,8 +157,8 @@ final class TrainerDriver: Sendable {
         guard let next else {
             let controlled = state.withLock { $0.isControlled }
             say(controlled
-                ? "trainer \(sensor.configuration.address): no target to move; give --target-power or --grade."
-                : "trainer \(sensor.configuration.address): not under control (above, why); its target cannot be moved.")
+                ? "trainer \(sensor.configuration.address): no target to move: give --target-power or --grade (or the one given was refused: above)."
+                : "trainer \(sensor.configuration.address): its target cannot be moved: it is not under control (not connected yet, or it refused control: above).")
             return
         }
         wants.yield(next)
