@@ -21,38 +21,52 @@ struct TrainerRecordingTests {
         commands = try SensorCommandTests()
     }
 
-    /// The fake trainer, a rider at 150 W and 90 rpm on it, and its data sent every 250 ms.
-    func ride(on bus: PrivateBus, _ change: @Sendable (inout FakeFitnessMachine) -> Void = { _ in }) async throws -> (FakeBlueZ, FakeBluetoothDevice, Task<Void, Never>) {
-        let bluez = try await FakeBlueZ(bus: bus.address)
-        var machine = FakeFitnessMachine(.indoorBike, rider: .init(power: 150, cadence: 90))
-        change(&machine)
-        let trainer = try await bluez.add(FakeBluetoothDevice(address: Self.trainer, name: "KICKR", sensors: [.indoorBike], machine: machine))
-        return (bluez, trainer, trainer.run(every: .milliseconds(250)))
+    /// A private bus, the fake BlueZ, and the fake trainer on it, a rider at 150 W and 90 rpm, its
+    /// data sent every 250 ms of real time.
+    struct Ride {
+        let bus: PrivateBus
+        let bluez: FakeBlueZ
+        let trainer: FakeBluetoothDevice
+        let riding: Task<Void, Never>
+
+        init(_ change: @Sendable (inout FakeFitnessMachine) -> Void = { _ in }) async throws {
+            bus = try await PrivateBus()
+            bluez = try await FakeBlueZ(bus: bus.address)
+            var machine = FakeFitnessMachine(.indoorBike, rider: .init(power: 150, cadence: 90))
+            change(&machine)
+            trainer = try await bluez.add(FakeBluetoothDevice(address: TrainerRecordingTests.trainer, name: "KICKR", sensors: [.indoorBike], machine: machine))
+            riding = trainer.run(every: .milliseconds(250))
+        }
+
+        /// The requests the trainer was sent, in order.
+        var requests: [FitnessMachineControlPoint.Request] { trainer.fitnessMachine?.requests.map(\.request) ?? [] }
+
+        func stop() {
+            riding.cancel()
+            bluez.stop()
+            bus.stop()
+        }
     }
 
-    func arguments(_ bus: PrivateBus) -> [String] {
-        ["record", "--store", commands.store, "--trainer", Self.trainer, "--bus", bus.address]
+    func arguments(_ ride: Ride) -> [String] {
+        ["record", "--store", commands.store, "--trainer", Self.trainer, "--bus", ride.bus.address]
     }
 
-    /// The requests the trainer was sent, in order.
-    func requests(_ trainer: FakeBluetoothDevice) -> [FitnessMachineControlPoint.Request] {
-        trainer.fitnessMachine?.requests.map(\.request) ?? []
+    /// The saved workout's id, from `--json`'s object.
+    func id(_ object: [String: Any]) throws -> UUID {
+        let text = try #require(object["id"] as? String)
+        return try #require(UUID(uuidString: text))
     }
 
     /// ERG at 200 W: control asked for, the session started, 200 W set, and at the end the brake
     /// let go; the saved ride is indoor cycling, its power the trainer's, 200 W once ERG has
     /// settled, its distance the trainer's; `--json` says what the trainer was held to.
     @Test func aRideHeldAtATargetPowerIsSavedWithTheTrainersPowerAndDistance() async throws {
-        let bus = try await PrivateBus()
-        let (bluez, trainer, riding) = try await ride(on: bus)
-        defer {
-            riding.cancel()
-            bluez.stop()
-            bus.stop()
-        }
-        let result = try await commands.run(arguments(bus) + ["--target-power", "200", "--duration", "10", "--json"])
+        let ride = try await Ride()
+        defer { ride.stop() }
+        let result = try await commands.run(arguments(ride) + ["--target-power", "200", "--duration", "10", "--json"])
         #expect(result.status == 0, "\(result.error)")
-        #expect(requests(trainer) == [.requestControl, .startOrResume, .setTargetPower(200), .stopOrPause(.stop)], "\(requests(trainer))")
+        #expect(ride.requests == [.requestControl, .startOrResume, .setTargetPower(200), .stopOrPause(.stop)], "\(ride.requests)")
         let object = try commands.json(try #require(result.output.last))
         let driven = try #require(object["trainer"] as? [String: Any], "\(object)")
         #expect(driven["target"] as? [String: Int] == ["power": 200])
@@ -60,8 +74,7 @@ struct TrainerRecordingTests {
         #expect((driven["refusals"] as? [String])?.isEmpty == true)
         #expect(result.error.contains { $0.contains("trainer \(Self.trainer): ERG 200 W.") }, "\(result.error)")
 
-        let text = try #require(object["id"] as? String)
-        let id = try #require(UUID(uuidString: text))
+        let id = try self.id(object)
         let store = try WorkoutStore(path: commands.store)
         let workout = try #require(try await store.workout(id: id))
         #expect(workout.activityType == .cycling && workout.metadata.isIndoor == true)
@@ -76,21 +89,15 @@ struct TrainerRecordingTests {
     /// A trainer another app holds refuses control: the line says so and what to do, the ride is
     /// recorded and saved all the same (its power the rider's), and nothing else is sent.
     @Test func aTrainerThatRefusesControlIsSaidAndTheRideIsSaved() async throws {
-        let bus = try await PrivateBus()
-        let (bluez, trainer, riding) = try await ride(on: bus) { $0.refusesControl = true }
-        defer {
-            riding.cancel()
-            bluez.stop()
-            bus.stop()
-        }
-        let result = try await commands.run(arguments(bus) + ["--target-power", "200", "--duration", "4", "--json"])
+        let ride = try await Ride { $0.refusesControl = true }
+        defer { ride.stop() }
+        let result = try await commands.run(arguments(ride) + ["--target-power", "200", "--duration", "4", "--json"])
         #expect(result.status == 0, "\(result.error)")
-        #expect(requests(trainer) == [.requestControl])
+        #expect(ride.requests == [.requestControl])
         let refusal = try #require(result.error.first { $0.contains("refused control") }, "\(result.error)")
         #expect(refusal.contains("another app or device holds it") && refusal.contains("Recording goes on"))
         let object = try commands.json(try #require(result.output.last))
-        let text = try #require(object["id"] as? String)
-        let id = try #require(UUID(uuidString: text))
+        let id = try self.id(object)
         let powers = try await WorkoutStore(path: commands.store).samples(of: id, type: .power).map(\.value)
         #expect(!powers.isEmpty && powers.allSatisfy { $0 == 150 }, "the rider's power: \(powers)")
         #expect((object["trainer"] as? [String: Any])?["controlled"] as? Bool == false)
@@ -99,16 +106,11 @@ struct TrainerRecordingTests {
     /// A target beyond the trainer's range (0 to 1,500 W) is refused before it is sent, said
     /// with the range, and the ride goes on and is saved.
     @Test func aTargetOutsideTheTrainersRangeIsSaidAndTheRideGoesOn() async throws {
-        let bus = try await PrivateBus()
-        let (bluez, trainer, riding) = try await ride(on: bus)
-        defer {
-            riding.cancel()
-            bluez.stop()
-            bus.stop()
-        }
-        let result = try await commands.run(arguments(bus) + ["--target-power", "2000", "--duration", "4"])
+        let ride = try await Ride()
+        defer { ride.stop() }
+        let result = try await commands.run(arguments(ride) + ["--target-power", "2000", "--duration", "4"])
         #expect(result.status == 0, "\(result.error)")
-        #expect(!requests(trainer).contains { if case .setTargetPower = $0 { true } else { false } }, "\(requests(trainer))")
+        #expect(!ride.requests.contains { if case .setTargetPower = $0 { true } else { false } }, "\(ride.requests)")
         let refusal = try #require(result.error.first { $0.contains("2,000 W") }, "\(result.error)")
         #expect(refusal.contains("0 W to 1,500 W") && refusal.contains("Recording goes on"), "\(refusal)")
         #expect(result.output.contains { $0.hasPrefix("Recorded ") && $0.contains("cycling, indoors") }, "\(result.output)")
@@ -119,14 +121,9 @@ struct TrainerRecordingTests {
     /// q ends and saves.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1), util-linux's"))
     func keysMoveTheTargetOnATerminal() async throws {
-        let bus = try await PrivateBus()
-        let (bluez, trainer, riding) = try await ride(on: bus)
-        defer {
-            riding.cancel()
-            bluez.stop()
-            bus.stop()
-        }
-        let command = ([Repository.builtExecutable("workout").path] + arguments(bus) + ["--target-power", "200"])
+        let ride = try await Ride()
+        defer { ride.stop() }
+        let command = ([Repository.builtExecutable("workout").path] + arguments(ride) + ["--target-power", "200"])
             .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         // script(1) runs the command on a pseudo-terminal, our writes its keys, its output ours.
         let terminal = try ChildProcess("/usr/bin/script", ["-qfec", command, "/dev/null"])
@@ -153,9 +150,9 @@ struct TrainerRecordingTests {
         #expect(status?.contains("rpm") == true, "the status line shows the target and what the trainer reports: \(terminal.lines())")
         #expect(terminal.write("q"))
         #expect(await terminal.waitUntilExit() == 0, "\(terminal.lines())")
-        let powers = requests(trainer).compactMap { if case let .setTargetPower(watts) = $0 { watts } else { nil } }
+        let powers = ride.requests.compactMap { if case let .setTargetPower(watts) = $0 { watts } else { nil } }
         #expect(powers == [200, 210, 220, 210, 200, 210])
-        #expect(requests(trainer).last == .stopOrPause(.stop))
+        #expect(ride.requests.last == .stopOrPause(.stop))
     }
 
     /// Options that cannot go together, or values no trainer takes, are refused before anything
