@@ -398,7 +398,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocateCommandTests",
-            dependencies: ["LocateCommand", "LocationFacade", "Simulators", "TestSupport", "DBus", "GeoClue", "GeoClueSimulators"]
+            dependencies: ["LocateCommand", "LocationFacade", "Simulators", "TestSupport", "DBus", "GeoClue", "GeoClueSimulators", "GPSCore"]
         ),
         .testTarget(
             name: "WorkoutCommandTests",

@@ -58,6 +58,10 @@ package enum PrivateFiles {
     /// Why a private file or folder could not be made: a sentence naming the path and the C error.
     package struct Failure: Error {
         package var reason: String
+
+        package init(reason: String) {
+            self.reason = reason
+        }
     }
 
     /// `path` without its last component (`""` for a bare name).

@@ -1,4 +1,5 @@
 import Foundation
+import GPSCore
 import Simulators
 import Testing
 import TestSupport
@@ -114,6 +115,64 @@ struct PublishMQTTCommandTests {
         #expect(await subscriber.waitFor { Self.arrivals($0).count == times.count + 1 })
         #expect(PublishCommandTests.isBacklogOrder(Self.arrivals(subscriber.messages).filter { $0 != 1_714_561_200 }, of: times))
         await broker.stop()
+    }
+
+    /// Killed with SIGKILL mid-run with the broker up, just after a position reached the broker,
+    /// then run again on the same outbox: paho, subscribed at the broker, counts every position
+    /// by `tst` once, none twice. The position just acknowledged had its removal waiting for the
+    /// next append; before the acknowledgement journal the next run sent it again, and a reader
+    /// that keeps every message (the OwnTracks Recorder) kept both. Killed at two points: after the
+    /// first position, and midway.
+    @Test(.enabled(if: MQTTPeers.isAvailable, "\(MQTTPeers.missing)"))
+    func aKillMidRunThenAnotherRunSendsNothingTwice() async throws {
+        let broker = try await PrivateMosquitto()
+        let times = try PublishCommandTests.walkTimes()
+        let later = 1_714_561_200
+        for (point, device) in [(1, "first"), (times.count / 2, "midway")] {
+            let folder = try Folder()
+            let outbox = folder.path("outbox.sqlite")
+            let paho = try ChildProcess(
+                try #require(MQTTPeers.python), [MQTTPeers.subscriber, "127.0.0.1", "\(broker.port)", "owntracks/alice/\(device)"])
+            defer { paho.terminate() }
+            #expect(await paho.waitForLine { $0 == "SUBSCRIBED" } != nil)
+            let arguments = ["--to", "mqtt://127.0.0.1:\(broker.port)", "--user", "alice", "--device", device, "--outbox", outbox]
+            let killed = try PublishCommandTests.start(arguments + ["--simulate", PublishCommandTests.walk, "--speed", "40"])
+            // The predicate runs under the process's lock: it counts the lines it is shown.
+            let seen = Locked(0)
+            #expect(await paho.waitForLine(unfinished: false) { line in
+                seen.withLock { count in
+                    if Self.pahoTime(line) != nil { count += 1 }
+                    return count >= point
+                }
+            } != nil)
+            killed.send(signal: SIGKILL)
+            #expect(await killed.waitUntilExit() == 128 + SIGKILL)
+            let file = folder.path("later.json")
+            try #"{"class":"TPV","device":"/dev/ttyUSB0","mode":3,"time":"2024-05-01T11:00:00.000Z","lat":51.48,"lon":-0.01}"#
+                .appending("\n").write(toFile: file, atomically: true, encoding: .utf8)
+            let next = try PublishCommandTests.start(arguments + ["--simulate", file])
+            #expect(await next.waitUntilExit() == 0, "\(next.lines(.error))")
+            #expect(await paho.waitForLine(unfinished: false) { Self.pahoTime($0) == later } != nil)
+            let arrived = Self.pahoTimes(paho)
+            let twice = Dictionary(grouping: arrived, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+            #expect(twice.isEmpty, "killed after \(point): sent twice: \(twice)")
+            #expect(Set(arrived).isSubset(of: Set(times + [later])))
+            #expect(arrived.count > point, "the killed run's queue and the next run's position arrived")
+        }
+        await broker.stop()
+    }
+
+    /// The `tst` of every OwnTracks location paho printed, repeats kept, in the order they came.
+    static func pahoTimes(_ paho: ChildProcess) -> [Int] {
+        paho.lines().compactMap(pahoTime)
+    }
+
+    /// The `tst` of the OwnTracks location in one of paho's lines, or `nil` for any other line.
+    static func pahoTime(_ line: String) -> Int? {
+        guard line.hasPrefix("{"), let message = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let payload = (message["payload"] as? String).flatMap({ try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }),
+              payload["_type"] as? String == "location" else { return nil }
+        return payload["tst"] as? Int
     }
 
     /// A broker that refuses the login: 77, what is queued kept, the password in no line and no argument.

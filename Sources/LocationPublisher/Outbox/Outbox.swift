@@ -34,8 +34,10 @@ import Glibc
 ///   ``Durability/normal`` a killed process loses nothing, and a power cut at most the last
 ///   commits; ``Durability/full`` syncs each commit to the disk. A removal by `remove` is
 ///   committed at once; a ``LocationPublisher`` defers its removals into the next append's
-///   transaction (at most 20 wait), so a live position costs one commit: a crash then sends
-///   those few again, never loses one.
+///   transaction (at most 20 wait), so a live position costs one commit, and writes each
+///   acknowledgement down at once in a journal beside the file (`outbox.sqlite-acknowledged`):
+///   the next outbox opened on the file removes what it lists first, so a process killed at any
+///   point sends nothing its destination acknowledged again (a power cut may: never loses one).
 public final class Outbox: Sendable {
     /// How hard each commit holds on to the disk.
     ///
@@ -72,6 +74,11 @@ public final class Outbox: Sendable {
 
     let writer: DatabaseQueue
     let logger: Logger
+    /// Where acknowledgements are written down before their removal is committed (`nil` in memory).
+    private let journal: AcknowledgementJournal?
+    /// Called by ``append(_:for:)`` just before its transaction: for a test, the moment a read
+    /// from another thread may come between an append and its commit.
+    package let appendWillBegin = Locked<(@Sendable () -> Void)?>(nil)
     /// The number of positions in the table, kept beside it (the writer is serial).
     private let state: Locked<State>
 
@@ -85,21 +92,28 @@ public final class Outbox: Sendable {
         /// until the commit's result is counted, in the same lock, so that a status read during
         /// the commit does not count them again (a status stream then ended on one queued).
         var committingGone = 0
+        /// The acknowledgements written to the journal since it was last emptied.
+        var journalLines = 0
 
         /// The positions queued, the removals deferred or being committed left out.
         var queued: Int { max(0, count - deferred.gone - committingGone) }
 
-        /// Takes the deferred removals out, to be committed.
-        mutating func takeDeferred() -> DeferredRemovals {
+        /// Takes the deferred removals out, to be committed, with the journal's length then.
+        mutating func takeRemovals() -> TakenRemovals {
             defer { deferred = DeferredRemovals() }
             committingGone += deferred.gone
-            return deferred
+            return TakenRemovals(removals: deferred, journalLines: journalLines)
         }
 
-        /// Counts a commit of `taken` that removed `gone` positions.
-        mutating func committed(_ taken: DeferredRemovals, gone: Int) {
-            committingGone -= taken.gone
+        /// Counts a commit of `taken` that removed `gone` positions, and empties the journal when
+        /// everything it lists was in `taken`.
+        mutating func committed(_ taken: TakenRemovals, gone: Int, journal: AcknowledgementJournal?) {
+            committingGone -= taken.removals.gone
             count -= gone
+            if journalLines > 0 && journalLines == taken.journalLines {
+                journal?.clear()
+                journalLines = 0
+            }
         }
 
         /// Puts back `taken`, whose commit failed.
@@ -107,6 +121,12 @@ public final class Outbox: Sendable {
             committingGone -= taken.gone
             deferred.merge(taken)
         }
+    }
+
+    /// Removals taken out to be committed, and how many lines the journal had then.
+    struct TakenRemovals: Sendable {
+        var removals = DeferredRemovals()
+        var journalLines = 0
     }
 
     /// Removals waiting for a commit: per destination the acknowledged ids, and per id how many
@@ -205,8 +225,26 @@ public final class Outbox: Sendable {
                     return .commit
                 }
             }
+            // What the last run acknowledged and was killed before committing goes first.
+            if let path {
+                let acknowledged = AcknowledgementJournal.read(outboxPath: path)
+                if !acknowledged.isEmpty {
+                    try writer.writeWithoutTransaction { db in
+                        try db.inTransaction(.immediate) {
+                            _ = try Self.removeRows(acknowledged, db)
+                            return .commit
+                        }
+                    }
+                }
+                journal = try AcknowledgementJournal(outboxPath: path)
+                journal?.clear()
+            } else {
+                journal = nil
+            }
             let count = try writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM message") ?? 0 }
             state = Locked(State(count: count))
+        } catch let error as PrivateFiles.Failure {
+            throw .cannotOpen(path: name, reason: error.reason)
         } catch let error as OutboxError {
             throw error
         } catch {
@@ -254,11 +292,16 @@ public final class Outbox: Sendable {
     /// Acknowledged positions whose removal was deferred (`acknowledge(_:for:destinations:)`)
     /// are removed in the same transaction: a live position costs one commit.
     public func append(_ message: inout PositionMessage, for destinations: [String]) throws(OutboxError) {
-        let (excess, deferred) = state.withLock { state in (state.count + 1 - capacity, state.takeDeferred()) }
         let stored = message
+        appendWillBegin.withLock { $0 }?()
+        var taken = TakenRemovals()
         do {
             let (id, dropped, gone) = try transaction(.immediate) { db -> (Int64, Int, Int) in
-                let gone = try Self.removeRows(deferred.ids, db)
+                // Taken inside the transaction, not before it: a read on another thread between
+                // the two found them still pending, and the sender sent them a second time.
+                let excess: Int
+                (excess, taken) = state.withLock { state in (state.count + 1 - capacity, state.takeRemovals()) }
+                let gone = try Self.removeRows(taken.removals.ids, db)
                 var dropped = 0
                 if excess - gone.count > 0 {
                     let oldest = try Int64.fetchAll(
@@ -287,7 +330,7 @@ public final class Outbox: Sendable {
             }
             message.id = id
             state.withLock { state in
-                state.committed(deferred, gone: gone)
+                state.committed(taken, gone: gone, journal: journal)
                 state.count += 1 - dropped
                 state.droppedSinceOpen += dropped
             }
@@ -298,7 +341,7 @@ public final class Outbox: Sendable {
             }
         } catch {
             // Nothing was committed: the deferred removals wait for the next commit.
-            state.withLock { $0.notCommitted(deferred) }
+            state.withLock { $0.notCommitted(taken.removals) }
             throw mapped(error, operation: "appending a position")
         }
     }
@@ -315,13 +358,13 @@ public final class Outbox: Sendable {
     /// `acknowledge(_:for:destinations:)` are committed with them.
     public func remove(_ ids: [Int64], for destination: String) throws(OutboxError) {
         let stored = ids.filter { $0 > 0 }
-        let deferred = state.withLock { state in
+        let any = state.withLock { state in
             // Counted as one of one: the count comes from the rows the commit deletes.
             for id in stored { state.deferred.add(id, for: destination, of: 1) }
-            return state.takeDeferred()
+            return !state.deferred.isEmpty
         }
-        guard !deferred.isEmpty else { return }
-        try commit(deferred, operation: "removing a delivered position")
+        guard any else { return }
+        try commitDeferred(operation: "removing a delivered position")
     }
 
     /// Marks each of `ids` delivered to `destination` (one of `destinations` that the positions
@@ -331,34 +374,49 @@ public final class Outbox: Sendable {
     /// `commitDeferredRemovals()`; or when the outbox is released. A live position then costs
     /// one commit, not two. The counts (`quickSummary()`) leave them out at once.
     ///
-    /// A crash before the commit sends them again: they were appended and are still in the file,
-    /// so nothing is lost, and at-least-once delivery allows the duplicates (OwnTracks
-    /// de-duplicates by `tst`).
+    /// They are written down at once in the acknowledgement journal: a process killed before the
+    /// commit leaves them there, and the next outbox opened on the file removes them first, so
+    /// they are not sent again (see `AcknowledgementJournal`).
     func acknowledge(_ ids: [Int64], for destination: String, destinations: Int) throws(OutboxError) {
-        let full = state.withLock { state -> Bool in
-            for id in ids where id > 0 { state.deferred.add(id, for: destination, of: destinations) }
-            return state.deferred.count >= Self.deferredRemovalLimit
+        let stored = ids.filter { $0 > 0 }
+        guard !stored.isEmpty else { return }
+        let (full, journalFailed) = state.withLock { state -> (Bool, Bool) in
+            // Written down under the lock that takes the removals to commit: a commit empties the
+            // journal only when no line came after the removals it took.
+            let written = journal?.record(stored, for: destination) ?? true
+            state.journalLines += stored.count
+            for id in stored { state.deferred.add(id, for: destination, of: destinations) }
+            return (state.deferred.count >= Self.deferredRemovalLimit, !written)
+        }
+        if journalFailed {
+            logger.warning("Cannot write down acknowledgements; a crash before their commit sends those positions again", metadata: [
+                "outbox.path": "\(path ?? ":memory:")",
+            ])
         }
         if full { try commitDeferredRemovals() }
     }
 
     /// Commits the removals deferred by `acknowledge(_:for:destinations:)`, if any.
     func commitDeferredRemovals() throws(OutboxError) {
-        let deferred = state.withLock { $0.takeDeferred() }
-        guard !deferred.isEmpty else { return }
-        try commit(deferred, operation: "removing delivered positions")
+        guard !state.withLock({ $0.deferred.isEmpty }) else { return }
+        try commitDeferred(operation: "removing delivered positions")
     }
 
     deinit {
         try? commitDeferredRemovals()
     }
 
-    private func commit(_ removals: DeferredRemovals, operation: String) throws(OutboxError) {
+    /// Commits the removals deferred now (an append may have taken them meanwhile: then nothing).
+    private func commitDeferred(operation: String) throws(OutboxError) {
+        var taken = TakenRemovals()
         do {
-            let gone = try transaction(.immediate) { db in try Self.removeRows(removals.ids, db).count }
-            state.withLock { $0.committed(removals, gone: gone) }
+            let gone = try transaction(.immediate) { db in
+                taken = state.withLock { $0.takeRemovals() }
+                return try Self.removeRows(taken.removals.ids, db).count
+            }
+            state.withLock { $0.committed(taken, gone: gone, journal: journal) }
         } catch {
-            state.withLock { $0.notCommitted(removals) }
+            state.withLock { $0.notCommitted(taken.removals) }
             throw mapped(error, operation: operation)
         }
     }
