@@ -369,7 +369,7 @@ let package = Package(
         .testTarget(
             name: "LocationPublisherTests",
             dependencies: [
-                "LocationPublisher", "LocationCore", "SimulatorsCore", "GPSCore", "TestSupport",
+                "LocationPublisher", "LocationCore", "SimulatorsCore", "GPSCore", "TestSupport", "RegionMonitoring",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -14,7 +14,7 @@ extension LocationManager {
     /// false: a source that failed for good has nothing to keep): a waiter who comes meanwhile
     /// finds it running (no reconnect, no fix lost), and the timer then stops it.
     func updateSource(_ state: inout ManagerState, lingers: Bool = true) {
-        let wanted = !state.requests.isEmpty || !state.streams.isEmpty
+        let wanted = !state.requests.isEmpty || !state.streams.isEmpty || state.listeners.values.contains(where: \.wantsSource)
         switch (state.source, wanted) {
         case (.stopped, true):
             state.source = .running
@@ -114,6 +114,7 @@ extension LocationManager {
     // MARK: - Events from the source
 
     func handle(_ event: LocationEvent) {
+        forwardToListeners(event)
         switch event {
         case let .location(location):
             received(location, cachedAge: nil)

@@ -115,10 +115,18 @@ enum SourceAction: Sendable {
     case cancel(Task<Void, Never>)
 }
 
+/// A consumer of the manager's source through a ``SharedLocationSource``: the observers its events
+/// go to, and whether it wants the source running.
+struct Listener: Sendable {
+    var observers: LocationObservers
+    var wantsSource = false
+}
+
 struct ManagerState: Sendable {
     var nextID: UInt64 = 0
     var requests: [UInt64: PendingRequest] = [:]
     var streams: [UInt64: StreamWaiter] = [:]
+    var listeners: [UInt64: Listener] = [:]
     var source = SourcePhase.stopped
     /// Starts, stops and polls decided and not yet applied, oldest first.
     var sourceActions: [SourceAction] = []

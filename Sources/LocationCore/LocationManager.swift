@@ -35,7 +35,7 @@ public final class LocationManager: Sendable {
     /// The manager's timings.
     public let configuration: Configuration
 
-    let clock: ElapsedClock
+    package let clock: ElapsedClock
     let logger: Logger
     let state = ObservedState(ManagerState())
     /// How long a one-shot waits for the rest of an epoch: ``Configuration/epochWait`` for a source

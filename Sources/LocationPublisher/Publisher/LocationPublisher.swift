@@ -98,15 +98,46 @@ public final class LocationPublisher: Sendable {
     private let clock: ElapsedClock
     private let logger: Logger
     private let state = ObservedState(State())
+    /// The publisher's observation of its source, from its making to the end of ``run()``.
+    private let observation = Locked<LocationObservation?>(nil)
+    /// The destinations that had positions waiting when the publisher was made: a backlog.
+    private let backlog: Set<String>
     private let streams = Locked<[UInt64: AsyncStream<PublisherStatus>.Continuation]>([:])
     private let nextStreamID = Locked<UInt64>(0)
 
     /// A publisher of `source`'s fixes through `outbox` to `destinations` (each with a different
-    /// ``PublishDestination/name``). Nothing happens until ``run()``.
-    public init(
+    /// ``PublishDestination/name``). It takes the source's fixes from now on (into the outbox, as
+    /// ``publish(_:trigger:)`` does before ``run()``), and starts the source in ``run()``.
+    public convenience init(
         source: any LocationSource, outbox: Outbox, destinations: [any PublishDestination],
         configuration: Configuration = Configuration(), clock: some Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "swift-gps-facade.publisher")
+    ) {
+        self.init(source: source, outbox: outbox, destinations: destinations, configuration: configuration, clock: ElapsedClock(clock), logger: logger)
+    }
+
+    /// A publisher of the fixes of `manager`'s source, shared with the manager's other consumers
+    /// (``LocationManager/sharedSource()``: a `RegionMonitor`, a workout session, streams), timing
+    /// its backoffs on the manager's clock. It takes every fix from now on, whoever started the
+    /// source; ``run()`` keeps the source running for it, and the drain's end lets it go.
+    ///
+    /// ```swift
+    /// let manager = LocationManager(source: GPSDClient())
+    /// let publisher = LocationPublisher(manager: manager, outbox: outbox, destinations: [broker])
+    /// let monitor = manager.monitor()     // the same fixes, from the same gpsd connection
+    /// ```
+    public convenience init(
+        manager: LocationManager, outbox: Outbox, destinations: [any PublishDestination],
+        configuration: Configuration = Configuration(), logger: Logger = Logger(label: "swift-gps-facade.publisher")
+    ) {
+        self.init(
+            source: manager.sharedSource(), outbox: outbox, destinations: destinations, configuration: configuration,
+            clock: manager.clock, logger: logger)
+    }
+
+    private init(
+        source: any LocationSource, outbox: Outbox, destinations: [any PublishDestination], configuration: Configuration,
+        clock: ElapsedClock, logger: Logger
     ) {
         precondition(!destinations.isEmpty, "a publisher needs at least one destination")
         precondition(Set(destinations.map(\.name)).count == destinations.count, "each destination of a publisher needs its own name")
@@ -114,8 +145,17 @@ public final class LocationPublisher: Sendable {
         self.outbox = outbox
         self.destinations = destinations
         self.configuration = configuration
-        self.clock = ElapsedClock(clock)
+        self.clock = clock
         self.logger = logger
+        // What waits from before (a previous run's queue) is a backlog: it goes out in the
+        // configured order. So is what waits after a failure.
+        backlog = Set(destinations.map(\.name).filter { name in ((try? outbox.count(for: name)) ?? 0) > 0 })  // unreadable: the sender's first read says why
+        // Observed from now: a source another consumer starts first (a shared one) loses no fix
+        // to the time between this and run().
+        let observation = source.addObserver { [weak self] event in
+            if case let .location(fix) = event { self?.take(fix, trigger: nil) }
+        }
+        self.observation.withLock { $0 = observation }
     }
 
     // MARK: - Running
@@ -132,24 +172,18 @@ public final class LocationPublisher: Sendable {
         }
         precondition(phase != .running, "LocationPublisher.run() was called twice")
         if phase == .finished { return }
-        // What waits from before this run (a previous run's queue, or positions published before
-        // run) is a backlog: it goes out in the configured order. So is what waits after a failure.
-        let backlog = Set(destinations.map(\.name).filter { name in ((try? outbox.count(for: name)) ?? 0) > 0 })
-        let observation = source.addObserver { [weak self] event in
-            if case let .location(fix) = event { self?.take(fix, trigger: nil) }
-        }
         source.start()
         publishStatus()
         await withTaskGroup(of: Void.self) { group in
             for destination in destinations {
-                group.addTask { await self.send(to: destination, behind: backlog.contains(destination.name)) }
+                group.addTask { await self.send(to: destination, behind: self.backlog.contains(destination.name)) }
             }
             group.addTask { await self.state.waitUntil { $0.phase == .finished } }
             while await group.next() != nil {
                 if state.withLock({ $0.phase == .finished }) || Task.isCancelled { group.cancelAll() }
             }
         }
-        observation.cancel()
+        observation.withLock { $0 }?.cancel()
         source.stop()
         state.withLock { $0.phase = .finished }
         commitRemovals()
