@@ -43,12 +43,15 @@ public struct PositionMessage: Sendable, Hashable {
     /// When the message was made (appended to the outbox), on this machine's clock: OwnTracks'
     /// `created_at`, beside `tst`, the fix's time.
     public var createdAt: Date
+    /// For a region's enter or leave, what happened (the position is where it was decided, `time`
+    /// when): OwnTracks' `_type: transition`, Home Assistant's zone state. `nil` for a position.
+    public var transition: RegionTransition?
 
     /// A message with every field given.
     public init(
         id: Int64, time: Date, latitude: Double, longitude: Double, altitude: Double? = nil,
         horizontalAccuracy: Double? = nil, verticalAccuracy: Double? = nil, speed: Double? = nil, course: Double? = nil,
-        trigger: PublishTrigger = .timer, battery: Int? = nil, createdAt: Date = Date()
+        trigger: PublishTrigger = .timer, battery: Int? = nil, createdAt: Date = Date(), transition: RegionTransition? = nil
     ) {
         self.id = id
         self.time = time
@@ -62,15 +65,19 @@ public struct PositionMessage: Sendable, Hashable {
         self.trigger = trigger
         self.battery = battery
         self.createdAt = createdAt
+        self.transition = transition
     }
 
     /// A message of `location`: its time is the fix's GPS time, else when it was received.
-    public init(id: Int64, location: Location, trigger: PublishTrigger = .timer, battery: Int? = nil, createdAt: Date = Date()) {
+    public init(
+        id: Int64, location: Location, trigger: PublishTrigger = .timer, battery: Int? = nil, createdAt: Date = Date(),
+        transition: RegionTransition? = nil
+    ) {
         self.init(
             id: id, time: location.time ?? location.receivedAt, latitude: location.latitude, longitude: location.longitude,
             altitude: location.altitude, horizontalAccuracy: location.horizontalAccuracy,
             verticalAccuracy: location.verticalAccuracy, speed: location.speed, course: location.course,
-            trigger: trigger, battery: battery, createdAt: createdAt)
+            trigger: trigger, battery: battery, createdAt: createdAt, transition: transition)
     }
 }
 
@@ -84,4 +91,37 @@ public enum PublishTrigger: String, Sendable, Hashable, CaseIterable {
     case manual = "u"
     /// `r`: the answer to a request for the position (OwnTracks' `reportLocation` command).
     case response = "r"
+}
+
+/// A region entered or left, published through the same outbox as the positions: OwnTracks'
+/// `_type: transition` on `owntracks/USER/DEVICE/event` (<https://owntracks.org/booklet/tech/json/>,
+/// "_type=transition"), Home Assistant's zone state.
+///
+/// ```swift
+/// for await event in monitor.events where event.kind == .enter || event.kind == .exit {
+///     guard let fix = event.location else { continue }
+///     publisher.publish(RegionTransition(event: event.kind == .enter ? .enter : .leave, region: event.identifier,
+///                                        regionCreatedAt: started), at: fix, time: event.date)
+/// }
+/// ```
+public struct RegionTransition: Sendable, Hashable {
+    /// OwnTracks' `event`.
+    public enum Event: String, Sendable, Hashable, CaseIterable {
+        case enter
+        case leave
+    }
+
+    /// Entered or left.
+    public var event: Event
+    /// The region's name: OwnTracks' `desc`, Home Assistant's zone state on an enter.
+    public var region: String
+    /// When the region was defined: OwnTracks' `wtst` (the waypoint's time of creation, by which
+    /// its readers tell one waypoint from another).
+    public var regionCreatedAt: Date
+
+    public init(event: Event, region: String, regionCreatedAt: Date) {
+        self.event = event
+        self.region = region
+        self.regionCreatedAt = regionCreatedAt
+    }
 }

@@ -257,6 +257,79 @@ struct MQTTBrokerTests {
         await broker.stop()
     }
 
+    /// A region's enter and leave, through the publisher's outbox, reach mosquitto as OwnTracks'
+    /// `_type: transition` on the `/event` topic, read by paho with every member the booklet
+    /// lists; the positions around them stay on the location topic.
+    @Test(.enabled(if: MQTTPeers.isAvailable, "\(MQTTPeers.missing)"))
+    func transitionsReachPahoAsOwnTracksTransitions() async throws {
+        let broker = try await PrivateMosquitto()
+        let paho = try ChildProcess(
+            try #require(MQTTPeers.python), [MQTTPeers.subscriber, "127.0.0.1", "\(broker.port)", "owntracks/#"])
+        defer { paho.terminate() }
+        #expect(await paho.waitForLine { $0 == "SUBSCRIBED" } != nil)
+        let destination = try MQTTDestination(Self.configuration(broker))
+        let source = FakeLocationSource()
+        let publisher = LocationPublisher(source: source, outbox: try .inMemory(), destinations: [destination], configuration: Self.quick)
+        let running = Task { await publisher.run() }
+        let fixes = track(3)
+        let defined = Date(timeIntervalSince1970: 1_600_000_000)
+        source.send(.location(fixes[0]))
+        publisher.publish(RegionTransition(event: .enter, region: "harbour \"north\"", regionCreatedAt: defined), at: fixes[0])
+        source.send(.location(fixes[1]))
+        publisher.publish(RegionTransition(event: .leave, region: "harbour \"north\"", regionCreatedAt: defined), at: fixes[1], time: fixes[1].time!.addingTimeInterval(0.5))
+        source.send(.location(fixes[2]))
+        await publisher.waitForStatus { $0.sent == 5 }
+        // The predicate runs under the process's lock: it counts the message lines it is shown.
+        let lines = Locked(0)
+        #expect(await paho.waitForLine(unfinished: false) { line in
+            lines.withLock { count in
+                if line.hasPrefix("{") { count += 1 }
+                return count == 5
+            }
+        } != nil)
+        _ = await publisher.drain(timeout: .seconds(5))
+        await running.value
+        let received = paho.lines().filter { $0.hasPrefix("{") }.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let transitions = received.filter { $0["topic"] as? String == "owntracks/alice/van/event" }
+        #expect(received.filter { $0["topic"] as? String == "owntracks/alice/van" }.count == 3)
+        #expect(transitions.count == 2)
+        for (message, event) in zip(transitions, ["enter", "leave"]) {
+            let text = try #require(message["payload"] as? String)
+            let payload = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            #expect(payload["_type"] as? String == "transition")
+            #expect(payload["event"] as? String == event)
+            #expect(payload["desc"] as? String == "harbour \"north\"")
+            #expect(payload["wtst"] as? Int == 1_600_000_000)
+            #expect(payload["tst"] as? Int == Int(fixes[event == "enter" ? 0 : 1].time!.timeIntervalSince1970))
+            #expect(payload["acc"] as? Int == 5)
+            #expect(payload["tid"] as? String == "an")
+            #expect(payload["t"] as? String == "c")
+            #expect(payload["lat"] as? Double == fixes[0].latitude)
+            #expect(message["qos"] as? Int == 1)
+        }
+        await destination.close()
+        await broker.stop()
+    }
+
+    /// After an outage the newest position goes first, retained, and the backlog after it is not:
+    /// a subscriber that comes later gets the newest as the broker's retained position, not the
+    /// last of the backlog.
+    @Test func afterAnOutageOnlyTheNewestIsRetained() async throws {
+        let broker = try await PrivateMosquitto()
+        var configuration = Self.configuration(broker)
+        configuration.retain = true
+        let destination = try MQTTDestination(configuration)
+        let fixes = track(4)
+        let messages = ([fixes[3]] + fixes[0..<3]).enumerated().map { PositionMessage(id: Int64($0.offset + 1), location: $0.element) }
+        let results = await destination.deliver(contentsOf: messages)
+        #expect(results.allSatisfy { (try? $0.get()) != nil })
+        let late = try await broker.subscribe("owntracks/alice/van")
+        #expect(await late.waitFor { !$0.isEmpty })
+        #expect(late.messages.compactMap { ownTracksTime($0.payload) } == [Int(fixes[3].time!.timeIntervalSince1970)])
+        await destination.close()
+        await broker.stop()
+    }
+
     @Test(.enabled(if: MQTTPeers.isAvailable, "\(MQTTPeers.missing)"))
     func pahoReadsOwnTracksAtQoS1() async throws {
         let broker = try await PrivateMosquitto()

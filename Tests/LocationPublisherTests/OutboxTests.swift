@@ -150,15 +150,53 @@ import TestSupport
             let outbox = try Outbox(path: path)
             try outbox.append(track(1)[0], for: [Self.mqtt])
         }
-        // What a later version would write: its schema version 2 (and its WAL checkpointed).
+        // What a later version would write: its schema version 3 (and its WAL checkpointed).
         try DatabaseQueue(path: path).writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA user_version = 2")
+            try db.execute(sql: "PRAGMA user_version = 3")
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let error = #expect(throws: OutboxError.self) { try Outbox(path: path) }
-        #expect(error?.description.contains("written by a newer version of swift-gps-facade (outbox version 2)") == true)
+        #expect(error?.description.contains("written by a newer version of swift-gps-facade (outbox version 3)") == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    /// A version-1 outbox (positions only, from before transitions) is brought up to version 2
+    /// when opened, its queue kept, and then holds transitions too.
+    @Test func aVersionOneOutboxIsUpgradedWithItsQueue() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("outbox.sqlite").path
+        let fix = track(1)[0]
+        // Version 1's schema, as its code wrote it, with one position queued.
+        try DatabaseQueue(path: path).writeWithoutTransaction { db in
+            try db.execute(sql: """
+                CREATE TABLE message (id INTEGER PRIMARY KEY AUTOINCREMENT, time REAL NOT NULL, latitude REAL NOT NULL,
+                    longitude REAL NOT NULL, altitude REAL, h_accuracy REAL, v_accuracy REAL, speed REAL, course REAL,
+                    trigger TEXT NOT NULL, battery INTEGER, created_at REAL NOT NULL);
+                CREATE INDEX message_by_time ON message (time, id);
+                CREATE TABLE pending (destination TEXT NOT NULL, time REAL NOT NULL, message INTEGER NOT NULL,
+                    PRIMARY KEY (destination, time, message)) WITHOUT ROWID;
+                CREATE INDEX pending_by_message ON pending (message);
+                CREATE TABLE delivered (destination TEXT PRIMARY KEY, time REAL NOT NULL);
+                CREATE TABLE counter (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+                INSERT INTO counter (name, value) VALUES ('dropped', 0);
+                INSERT INTO message (time, latitude, longitude, trigger, created_at) VALUES (\(fix.time!.timeIntervalSince1970), 51.5, -0.1, 't', 0);
+                INSERT INTO pending (destination, time, message) VALUES ('\(Self.mqtt)', \(fix.time!.timeIntervalSince1970), 1);
+                PRAGMA application_id = \(0x4750_534F);
+                PRAGMA user_version = 1;
+                """)
+        }
+        let outbox = try Outbox(path: path)
+        #expect(try outbox.next(for: Self.mqtt).map(\.time) == fix.time)
+        var transition = PositionMessage(
+            id: 0, location: fix, transition: RegionTransition(event: .leave, region: "harbour", regionCreatedAt: Date(timeIntervalSince1970: 1_600_000_000)))
+        transition.time = fix.time!.addingTimeInterval(5)
+        try outbox.append(&transition, for: [Self.mqtt])
+        #expect(try outbox.next(for: Self.mqtt, order: .oldestFirst, limit: 5).map(\.transition) == [nil, transition.transition])
+        let version = try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") }
+        #expect(version == 2)
     }
 
     @Test func aMissingFolderIsNamed() {

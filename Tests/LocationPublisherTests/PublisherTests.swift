@@ -51,6 +51,23 @@ final class FakeDestination: PublishDestination {
         FakeLocationSource()
     }
 
+    /// The same time and place twice (a receiver's epoch reported twice) is published once; the
+    /// same time elsewhere (another receiver) is not a repeat.
+    @Test func aRepeatedInputIsPublishedOnce() async throws {
+        let destination = FakeDestination()
+        let source = FakeLocationSource()
+        let publisher = LocationPublisher(source: source, outbox: try .inMemory(), destinations: [destination], clock: StepClock())
+        let running = Task { await publisher.run() }
+        let fixes = track(2)
+        var elsewhere = fixes[1]
+        elsewhere.latitude += 0.001
+        for fix in [fixes[0], fixes[0], fixes[1], fixes[1], elsewhere] { source.send(.location(fix)) }
+        await publisher.waitForStatus { $0.sent == 3 }
+        _ = await publisher.drain(timeout: .seconds(5))
+        await running.value
+        #expect(destination.state.withLock { $0.delivered.map(\.latitude) } == [fixes[0].latitude, fixes[1].latitude, elsewhere.latitude])
+    }
+
     @Test func aFailedDeliveryIsTriedAgainAfterTheBackoffOnTheClock() async throws {
         let clock = StepClock()
         let destination = FakeDestination()

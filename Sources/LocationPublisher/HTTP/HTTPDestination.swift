@@ -69,11 +69,14 @@ public struct HTTPDestination: PublishDestination {
         name = Self.displayName(of: url)
     }
 
-    /// Posts `message` and returns when the server answered 2xx.
+    /// Posts `message` and returns when the server answered 2xx. A region transition goes to an
+    /// OwnTracks server as OwnTracks' apps post one (`_type: transition`, the same endpoint);
+    /// Traccar's OsmAnd protocol has nothing to carry one, so it is taken as delivered, unsent.
     ///
     /// - Throws: ``PublishError`` as the table above says, or `CancellationError` when the task
     ///   is cancelled (the POST is abandoned at once).
     public func deliver(_ message: PositionMessage) async throws {
+        if message.transition != nil, case .osmAnd = format { return }
         let response: HTTPResponse
         do {
             response = try await client.send(request(for: message))

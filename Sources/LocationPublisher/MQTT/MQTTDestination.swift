@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import GPSCore
 import Logging
 
 /// An MQTT broker as a ``PublishDestination``, through libmosquitto (the Eclipse reference C
@@ -184,30 +185,46 @@ public final class MQTTDestination: PublishDestination {
     ///   PUBACK, no PUBACK in ``Configuration/acknowledgementTimeout``), `refusedCredentials`,
     ///   `tlsFailure`, or `rejected` (an MQTT 5 PUBACK with a failure reason code).
     public func deliver(_ message: PositionMessage) async throws {
-        switch configuration.format {
-        case let .ownTracks(payload):
-            try await client.publish(topic: configuration.topic, payload: payload.render(message), retain: configuration.retain)
-        case let .homeAssistant(discovery):
-            try await client.publish(topic: discovery.attributesTopic, payload: discovery.attributes(message), retain: configuration.retain)
-        }
+        let (topic, payload, retain) = outgoing(message)
+        try await client.publish(topic: topic, payload: payload, retain: retain)
     }
 
     /// Publishes `messages` (QoS 1) in their order, up to 20 in flight at once (libmosquitto's
     /// window, as `mosquitto_pub -l`), waking the client's thread once, and returns when the broker
     /// acknowledged them all or the client gave up (each result as ``deliver(_:)`` would throw).
     public func deliver(contentsOf messages: [PositionMessage]) async -> [Result<Void, any Error>] {
-        let topic: String
-        let render: (PositionMessage) -> [UInt8]
-        switch configuration.format {
-        case let .ownTracks(payload):
-            topic = configuration.topic
-            render = payload.render
-        case let .homeAssistant(discovery):
-            topic = discovery.attributesTopic
-            render = discovery.attributes
+        await client.publish(messages.map(outgoing))
+    }
+
+    /// The newest position published retained: an older one (a backlog after an outage, sent
+    /// after the newest) is not retained, so that the broker keeps the newest for new subscribers.
+    private let newestRetained = Locked<Date?>(nil)
+
+    /// Where `message` goes, as what, and whether retained. A position: the configuration's topic
+    /// (Home Assistant: the attributes topic), retained when ``Configuration/retain`` says so and
+    /// it is not older than one already retained. A transition: OwnTracks' `/event` topic under
+    /// the configuration's, or Home Assistant's state topic (retained, as a state is), never
+    /// OwnTracks' location topic.
+    private func outgoing(_ message: PositionMessage) -> (topic: String, payload: [UInt8], retain: Bool) {
+        switch (configuration.format, message.transition) {
+        case let (.ownTracks(payload), transition?):
+            return (configuration.topic + "/event", payload.renderTransition(message, transition), false)
+        case let (.homeAssistant(discovery), transition?):
+            return (discovery.stateTopic, discovery.state(after: transition), configuration.retain)
+        case let (.ownTracks(payload), nil):
+            return (configuration.topic, payload.render(message), retains(message))
+        case let (.homeAssistant(discovery), nil):
+            return (discovery.attributesTopic, discovery.attributes(message), retains(message))
         }
-        let retain = configuration.retain
-        return await client.publish(messages.map { (topic, render($0), retain) })
+    }
+
+    private func retains(_ message: PositionMessage) -> Bool {
+        guard configuration.retain else { return false }
+        return newestRetained.withLock { newest in
+            guard newest.map({ message.time >= $0 }) ?? true else { return false }
+            newest = message.time
+            return true
+        }
     }
 
     /// Disconnects cleanly (the broker does not publish the will) and returns once the client is gone.

@@ -5,9 +5,9 @@ extension Outbox {
     /// The outbox's mark, SQLite's `application_id` ('GPSO'): a file without it is another
     /// program's, and is refused untouched.
     static let applicationID: Int32 = 0x4750_534F
-    /// The schema version this code writes (SQLite's `user_version`). A later change to the schema
-    /// is version 2, and this version refuses a file of version 2 untouched.
-    static let schemaVersion = 1
+    /// The schema version this code writes (SQLite's `user_version`): a version-1 file is brought
+    /// up to it when opened, and a later version's file (3) is refused untouched.
+    static let schemaVersion = 2
 
     /// Version 1:
     /// - `message`: one row per position; `time` and `created_at` are REAL seconds since 1970.
@@ -16,8 +16,20 @@ extension Outbox {
     /// - `delivered`: per destination, the time of the newest position it acknowledged (for
     ///   ``DeliveryOrder/newestFirstThenBacklog``).
     /// - `counter`: `dropped`, positions dropped because the outbox was full.
+    ///
+    /// Version 2 adds to `message` a region transition's `event` (`enter`, `leave`), `region`
+    /// and `region_time` (``RegionTransition``), `NULL` for a position.
     static func createSchema(_ db: Database) throws {
         let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        if version == 1 {
+            try db.execute(sql: """
+                ALTER TABLE message ADD COLUMN event TEXT;
+                ALTER TABLE message ADD COLUMN region TEXT;
+                ALTER TABLE message ADD COLUMN region_time REAL;
+                PRAGMA user_version = \(schemaVersion);
+                """)
+            return
+        }
         guard version == 0 else { return }
         try db.execute(sql: """
             CREATE TABLE message (
@@ -32,7 +44,10 @@ extension Outbox {
                 course REAL,
                 trigger TEXT NOT NULL,
                 battery INTEGER,
-                created_at REAL NOT NULL
+                created_at REAL NOT NULL,
+                event TEXT,
+                region TEXT,
+                region_time REAL
             );
             CREATE INDEX message_by_time ON message (time, id);
             CREATE TABLE pending (

@@ -314,12 +314,14 @@ public final class Outbox: Sendable {
                     try db.cachedStatement(sql: "UPDATE counter SET value = value + ? WHERE name = 'dropped'").execute(arguments: [dropped])
                 }
                 try db.cachedStatement(sql: """
-                        INSERT INTO message (time, latitude, longitude, altitude, h_accuracy, v_accuracy, speed, course, trigger, battery, created_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO message (time, latitude, longitude, altitude, h_accuracy, v_accuracy, speed, course, trigger, battery, created_at,
+                            event, region, region_time)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """).execute(arguments: [
                         stored.time.timeIntervalSince1970, stored.latitude, stored.longitude, stored.altitude,
                         stored.horizontalAccuracy, stored.verticalAccuracy, stored.speed, stored.course,
                         stored.trigger.rawValue, stored.battery, stored.createdAt.timeIntervalSince1970,
+                        stored.transition?.event.rawValue, stored.transition?.region, stored.transition?.regionCreatedAt.timeIntervalSince1970,
                     ])
                 let id = db.lastInsertedRowID
                 for destination in destinations {
@@ -572,11 +574,16 @@ public final class Outbox: Sendable {
     }
 
     private static func message(_ row: Row) -> PositionMessage {
-        PositionMessage(
+        var transition: RegionTransition?
+        if let event = (row["event"] as String?).flatMap(RegionTransition.Event.init(rawValue:)) {
+            transition = RegionTransition(
+                event: event, region: row["region"] ?? "", regionCreatedAt: Date(timeIntervalSince1970: row["region_time"] ?? 0))
+        }
+        return PositionMessage(
             id: row["id"], time: Date(timeIntervalSince1970: row["time"]), latitude: row["latitude"], longitude: row["longitude"],
             altitude: row["altitude"], horizontalAccuracy: row["h_accuracy"], verticalAccuracy: row["v_accuracy"],
             speed: row["speed"], course: row["course"], trigger: PublishTrigger(rawValue: row["trigger"]) ?? .timer,
-            battery: row["battery"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
+            battery: row["battery"], createdAt: Date(timeIntervalSince1970: row["created_at"]), transition: transition)
     }
 
     private func mapped(_ error: any Error, operation: String) -> OutboxError {

@@ -53,6 +53,10 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
                 ("name", .string("Location")),
                 ("source_type", .string("gps")),
                 ("json_attributes_topic", .string(attributesTopic)),
+                // A region's enter names the zone; a leave resets it to what Home Assistant's own
+                // zones make of the position (see stateTopic).
+                ("state_topic", .string(stateTopic)),
+                ("payload_reset", .string(Self.payloadReset)),
             ]),
             announcement(component: "sensor", entity: "speed", members: [
                 ("name", .string("Speed")),

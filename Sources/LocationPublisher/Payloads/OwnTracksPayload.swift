@@ -45,8 +45,10 @@ public struct OwnTracksPayload: Sendable, Hashable {
         self.trackerID = trackerID
     }
 
-    /// The message as one JSON object, UTF-8.
+    /// The message as one JSON object, UTF-8: `_type: location`, or `_type: transition` for a
+    /// region's enter or leave (``renderTransition(_:_:)``).
     public func render(_ message: PositionMessage) -> [UInt8] {
+        if let transition = message.transition { return renderTransition(message, transition) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(200)
         TextBytes.append(#"{"_type":"location","lat":"#, to: &bytes)
@@ -102,7 +104,7 @@ public struct OwnTracksPayload: Sendable, Hashable {
     }
 
     /// `,"name":N` with `value` rounded to an integer; nothing when it is unknown or not finite.
-    private static func appendRounded(_ name: StaticString, _ value: Double?, to bytes: inout [UInt8]) {
+    static func appendRounded(_ name: StaticString, _ value: Double?, to bytes: inout [UInt8]) {
         guard let value, value.isFinite, abs(value) < 1e15 else { return }
         TextBytes.append(#","#, to: &bytes)
         TextBytes.append("\"", to: &bytes)

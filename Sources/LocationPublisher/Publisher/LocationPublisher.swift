@@ -221,6 +221,14 @@ public final class LocationPublisher: Sendable {
         take(location, trigger: trigger)
     }
 
+    /// Queues a region's enter or leave, decided at `location` (by default at its time; a line
+    /// crossed between two fixes: the moment given), through the same outbox as the positions:
+    /// what a crash or an outage does to a position it does to a transition. Not filtered; it
+    /// does not count as the last position published.
+    public func publish(_ transition: RegionTransition, at location: Location, time: Date? = nil) {
+        take(location, trigger: .manual, transition: transition, time: time)
+    }
+
     /// Returns once the sender of `destination` has sent all that waited and waits for the next
     /// position, which will be handed to it (for tests: what a live position then costs).
     func waitUntilCaughtUp(_ destination: String) async {
@@ -307,15 +315,22 @@ public final class LocationPublisher: Sendable {
 
     /// Filters `fix` (unless `trigger` is given) and appends it to the outbox, or keeps it in memory
     /// when the outbox cannot be written.
-    private func take(_ fix: Location, trigger: PublishTrigger?) {
+    private func take(_ fix: Location, trigger: PublishTrigger?, transition: RegionTransition? = nil, time: Date? = nil) {
         let decided = state.withLock { state -> PublishTrigger? in
             guard state.phase == .idle || state.phase == .running else { return nil }
+            if transition != nil { return trigger }
+            // The same time and place again (a receiver's epoch reported twice): published once.
+            if trigger == nil, let last = state.lastPublished, last.time != nil, last.time == fix.time,
+               last.latitude == fix.latitude, last.longitude == fix.longitude {
+                return nil
+            }
             let decided = trigger ?? configuration.filter.trigger(for: fix, after: state.lastPublished)
             if decided != nil { state.lastPublished = fix }
             return decided
         }
         guard let decided else { return }
-        var message = PositionMessage(id: 0, location: fix, trigger: decided)
+        var message = PositionMessage(id: 0, location: fix, trigger: decided, transition: transition)
+        if let time { message.time = time }
         let names = destinations.map(\.name)
         do {
             try outbox.append(&message, for: names)
