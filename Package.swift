@@ -246,7 +246,9 @@ let package = Package(
                 "CommandSupport",
                 "DBus",
                 "GeoClue",
+                "GPX",
                 "LocationFacade",
+                "RegionMonitoring",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -277,6 +279,7 @@ let package = Package(
                 "LocateOptions",
                 "LocationFacade",
                 "LocationPublisher",
+                "RegionMonitoring",
                 "Simulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -13,6 +13,7 @@ import LocateOptions
 import LocationFacade
 import LocationPublisher
 import Logging
+import RegionMonitoring
 import Simulators
 
 struct Publish: AsyncParsableCommand {
@@ -33,6 +34,11 @@ struct Publish: AsyncParsableCommand {
             in time order. When the source ends (the end of --simulate's recording, SIGINT, SIGTERM) what \
             is queued is sent for up to --drain-timeout seconds; a second SIGINT or SIGTERM stops at once. \
             What is left stays in the outbox, and the next run sends it first. \
+            With --region (as often as needed, in locate monitor's syntax: \(RegionArgument.forms)), \
+            each enter and exit of a region goes through the same outbox: OwnTracks' _type transition \
+            (event enter or leave, desc the region's id, wtst the time this run started) on \
+            owntracks/USER/DEVICE/event, or over HTTP to the same endpoint; Home Assistant's zone state \
+            (the region's id on an enter, None on an exit); nothing for osmand. \
             The password (for the broker's or the server's login, whose user is the URL's, else --user) \
             comes from --password-file or the environment variable \(PublishTarget.passwordVariable), \
             never from the command line: a password in --to is refused. \
@@ -106,6 +112,11 @@ struct Publish: AsyncParsableCommand {
     @Flag(help: "End with one JSON line: {\"queued\":N,\"sent\":N,\"pending\":N,\"dropped\":N}.")
     var json = false
 
+    @Option(name: .customLong("region"), parsing: .unconditionalSingleValue, help: ArgumentHelp(
+        "A region whose enters and exits are published: ID=circle:LAT,LON,RADIUS | ID=polygon:FILE.geojson | ID=corridor:FILE,HALFWIDTH | ID=line:LAT1,LON1,LAT2,LON2.",
+        valueName: "region"))
+    var regionTexts: [String] = []
+
     func validate() throws {
         let target = try PublishTarget(parsing: to)
         try format.check(target.scheme)
@@ -129,6 +140,10 @@ struct Publish: AsyncParsableCommand {
             throw ValidationError("--drain-timeout must be zero or more seconds, not \(drainTimeout).")
         }
         if caFile != nil, !target.scheme.isTLS { throw ValidationError("--ca-file is for TLS: give an mqtts:// or https:// --to.") }
+        let identifiers = try regionTexts.map { try RegionArgument(parsing: $0).identifier }
+        if let duplicate = Dictionary(grouping: identifiers, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+            throw ValidationError("--region: the identifier '\(duplicate)' is given twice.")
+        }
     }
 
     func run() async throws {
@@ -140,6 +155,8 @@ struct Publish: AsyncParsableCommand {
             Output.error("locate publish: cannot read the CA file \(caFile).")
             throw ExitCode(.noInput)
         }
+        // Regions first: a bad file ends the command before anything is opened or started.
+        let regions = try loadRegions()
         let destination = try makeDestination(target, login: login)
         let outbox = try openOutbox()
         let source = try makeSource()
@@ -151,8 +168,19 @@ struct Publish: AsyncParsableCommand {
         // that cannot be reached, and when it works again), once and in the command's words.
         var logger = Logger(label: "swift-gps-facade.publisher")
         logger.logLevel = .error
-        let publisher = LocationPublisher(
-            source: source, outbox: outbox, destinations: [destination], configuration: .init(filter: filter), logger: logger)
+        let publisher: LocationPublisher
+        var transitions: Task<Void, Never>?
+        if regions.isEmpty {
+            publisher = LocationPublisher(
+                source: source, outbox: outbox, destinations: [destination], configuration: .init(filter: filter), logger: logger)
+        } else {
+            // One source, two listeners: the publisher and the monitor share the manager's source.
+            let manager = LocationManager(source: source)
+            publisher = LocationPublisher(
+                manager: manager, outbox: outbox, destinations: [destination], configuration: .init(filter: filter), logger: logger)
+            transitions = publishTransitions(of: regions, from: manager, to: publisher)
+        }
+        defer { transitions?.cancel() }
         let pendingAtStart = (try? outbox.count(for: destination.name)) ?? 0
         let session = PublishSession(
             publisher: publisher, source: source, interrupts: interrupts,
@@ -210,6 +238,48 @@ struct Publish: AsyncParsableCommand {
     /// --tid, else the device's last two characters (as OwnTracks' apps default it).
     var trackerID: String {
         tid ?? OwnTracksPayload.defaultTrackerID(forDevice: device)
+    }
+
+    /// The regions of --region, their files read: 66 when one cannot be opened, 65 when one is
+    /// not what it should be (as `locate monitor`).
+    private func loadRegions() throws -> [(String, RegionCondition, MonitoringRules?)] {
+        try regionTexts.map { text in
+            let region = try RegionArgument(parsing: text)
+            do {
+                return (region.identifier, try region.condition(), region.rules(over: MonitoringRules()))
+            } catch let error as RegionArgument.FileFailure {
+                Output.error("locate publish: \(error.message)")
+                throw ExitCode(error.status)
+            }
+        }
+    }
+
+    /// Follows `manager` with a monitor of `regions` and queues each enter and exit as a
+    /// transition, until cancelled. `wtst` (the regions' time of making) is this run's start.
+    private func publishTransitions(
+        of regions: [(String, RegionCondition, MonitoringRules?)], from manager: LocationManager, to publisher: LocationPublisher
+    ) -> Task<Void, Never> {
+        let monitor = RegionMonitor()
+        for (identifier, condition, rules) in regions { monitor.add(condition, identifier: identifier, rules: rules) }
+        let following = monitor.follow(manager)
+        let defined = Date()
+        return Task {
+            await withTaskCancellationHandler {
+                for await event in monitor.events {
+                    guard let location = event.location else { continue }
+                    let kind: RegionTransition.Event
+                    switch event.kind {
+                    case .enter: kind = .enter
+                    case .exit: kind = .leave
+                    case .dwell, .cross, .drag, .unknown: continue
+                    }
+                    publisher.publish(RegionTransition(event: kind, region: event.identifier, regionCreatedAt: defined), at: location, time: event.date)
+                }
+            } onCancel: {
+                following.cancel()
+                monitor.finish()
+            }
+        }
     }
 
     private func openOutbox() throws -> Outbox {

@@ -2,6 +2,7 @@ import Foundation
 import LocationCore
 import LocationFacade
 import LocationPublisher
+import RegionMonitoring
 import Testing
 
 // The examples of LocationPublisher, as printed in its `///` comments and DocC catalog, in
@@ -96,5 +97,40 @@ enum PublisherExamples {
         #expect(PublisherExamples.ownTracks().1 == "owntracks/alice/van")
         #expect(PublisherExamples.osmAnd(PositionMessage(id: 1, location: Self.fix)).hasPrefix("id=van-7&lat=51.4779&lon=0&timestamp=1700000000"))
         #expect(PublisherExamples.filter().maximumAccuracy == 100)
+    }
+}
+
+// One source, many listeners: LocationCore/LocationManager+Sharing.swift,
+// LocationPublisher/Publisher/LocationPublisher.swift, RegionMonitoring/Monitor/RegionMonitor+Source.swift,
+// LocationPublisher/PositionMessage.swift
+enum SharingExamples {
+    static func shared(outbox: Outbox, broker: any PublishDestination, home: GeoCoordinate) throws {
+        let manager = LocationManager(source: GPSDClient())
+        let publisher = LocationPublisher(manager: manager, outbox: outbox, destinations: [broker])
+        let monitor = manager.monitor()            // RegionMonitoring: follows the same source
+        try monitor.add(.circle(center: home, radius: 100), identifier: "home")
+        _ = publisher
+    }
+
+    static func publisherOnAManager(outbox: Outbox, broker: any PublishDestination) {
+        let manager = LocationManager(source: GPSDClient())
+        let publisher = LocationPublisher(manager: manager, outbox: outbox, destinations: [broker])
+        let monitor = manager.monitor()     // the same fixes, from the same gpsd connection
+        _ = (publisher, monitor)
+    }
+
+    static func monitorOfAManager() async throws {
+        let manager = LocationManager(source: GPSDClient())
+        let monitor = manager.monitor()
+        try monitor.add(.circle(center: GeoCoordinate(latitude: 51.4779, longitude: -0.0015), radius: 100), identifier: "observatory")
+        for await event in monitor.events { print(event.identifier, event.kind) }
+    }
+
+    static func transitions(monitor: RegionMonitor, publisher: LocationPublisher, started: Date) async {
+        for await event in monitor.events where event.kind == .enter || event.kind == .exit {
+            guard let fix = event.location else { continue }
+            publisher.publish(RegionTransition(event: event.kind == .enter ? .enter : .leave, region: event.identifier,
+                                               regionCreatedAt: started), at: fix, time: event.date)
+        }
     }
 }

@@ -120,7 +120,7 @@ extension LocationManager {
     /// ```swift
     /// let manager = LocationManager(source: GPSDClient())
     /// let monitor = manager.monitor()
-    /// monitor.add(.circle(center: GeoCoordinate(latitude: 51.4779, longitude: -0.0015), radius: 100), identifier: "observatory")
+    /// try monitor.add(.circle(center: GeoCoordinate(latitude: 51.4779, longitude: -0.0015), radius: 100), identifier: "observatory")
     /// for await event in monitor.events { print(event.identifier, event.kind) }
     /// ```
     public func monitor(rules: MonitoringRules = MonitoringRules(), rate: Double = 1, now: @escaping @Sendable () -> Date = { Date() }) -> RegionMonitor {

@@ -3,11 +3,11 @@ import CommandSupport
 import GPX
 import RegionMonitoring
 
-/// One `--region ID=KIND:VALUES` of `locate monitor`, as written: checked when the command line is
+/// One `--region ID=KIND:VALUES` of `locate monitor` and `locate publish`, as written: checked when the command line is
 /// parsed (exit 64 naming it); the files it names are read when the command runs (66 when one
 /// cannot be opened, 65 when one is not what it should be).
-struct RegionArgument: Sendable {
-    enum Shape: Sendable {
+package struct RegionArgument: Sendable {
+    package enum Shape: Sendable {
         case circle(GeoCoordinate, radius: Double)
         case polygon(file: String)
         case corridor(file: String, halfWidth: Double)
@@ -16,22 +16,22 @@ struct RegionArgument: Sendable {
 
     /// A rule of the region's own, after its values: `,dwell=S`, `,confirm=N`, `,hysteresis=M`,
     /// `,max-accuracy=M`.
-    enum Override: String, CaseIterable, Sendable {
+    package enum Override: String, CaseIterable, Sendable {
         case dwell
         case confirm
         case hysteresis
         case maxAccuracy = "max-accuracy"
     }
 
-    let text: String
-    let identifier: String
-    let shape: Shape
-    let overrides: [(Override, Double)]
+    package let text: String
+    package let identifier: String
+    package let shape: Shape
+    package let overrides: [(Override, Double)]
 
-    static let forms = "ID=circle:LAT,LON,RADIUS, ID=polygon:FILE.geojson, ID=corridor:FILE,HALFWIDTH or ID=line:LAT1,LON1,LAT2,LON2, each optionally followed by ,dwell=S ,confirm=N ,hysteresis=M or ,max-accuracy=M"
+    package static let forms = "ID=circle:LAT,LON,RADIUS, ID=polygon:FILE.geojson, ID=corridor:FILE,HALFWIDTH or ID=line:LAT1,LON1,LAT2,LON2, each optionally followed by ,dwell=S ,confirm=N ,hysteresis=M or ,max-accuracy=M"
 
     /// The monitor's `rules` with this region's overrides, or `nil` when it has none.
-    func rules(over rules: MonitoringRules) -> MonitoringRules? {
+    package func rules(over rules: MonitoringRules) -> MonitoringRules? {
         guard !overrides.isEmpty else { return nil }
         var result = rules
         for (override, value) in overrides {
@@ -46,7 +46,7 @@ struct RegionArgument: Sendable {
     }
 
     /// Parses `text`, or says what is wrong with it (naming it).
-    init(parsing text: String) throws(ValidationError) {
+    package init(parsing text: String) throws(ValidationError) {
         self.text = text
         func fail(_ reason: String) -> ValidationError {
             ValidationError("--region '\(text)': \(reason)")
@@ -114,13 +114,13 @@ struct RegionArgument: Sendable {
     }
 
     /// A file the region needs that could not be used, and the exit status it makes.
-    struct FileFailure: Error {
-        var message: String
-        var status: ExitStatus
+    package struct FileFailure: Error {
+        package var message: String
+        package var status: ExitStatus
     }
 
     /// The condition, reading the file the region names if any.
-    func condition() throws(FileFailure) -> RegionCondition {
+    package func condition() throws(FileFailure) -> RegionCondition {
         do {
             switch shape {
             case let .circle(center, radius):
@@ -143,7 +143,7 @@ struct RegionArgument: Sendable {
     }
 
     /// A route's positions: a GPX file's track points (else its route points), or a GeoJSON LineString.
-    static func path(_ file: String) throws -> [GeoCoordinate] {
+    package static func path(_ file: String) throws -> [GeoCoordinate] {
         let lowered = file.lowercased()
         guard lowered.hasSuffix(".gpx") || lowered.hasSuffix(".gpx.gz") else {
             return try GeoJSON.lineString(contentsOf: file)
