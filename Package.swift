@@ -28,8 +28,10 @@ import PackageDescription
 //                                                                      -> Workout, BluetoothSensors, SimulatorsCore, GPX
 //   LocationPublisher  positions to MQTT (libmosquitto) and HTTP (libcurl) through a durable outbox (GRDB)
 //                                                                      -> LocationCore, GPSCore
+//   PublisherSimulators publisher fakes: a recording destination, a private mosquitto -> LocationPublisher, SimulatorsCore
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators, RegionMonitoring
-//   PublishCommand     `locate-publish` (`locate publish` hands over)  -> LocationFacade, GeoClue, Simulators, LocationPublisher
+//   PublishCommand     `locate-publish` (`locate publish` hands over)  -> LocationFacade, GeoClue, Simulators, LocationPublisher,
+//                                                                         RegionMonitoring
 //   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators, Simulators
 //
 // Tests/LinkTests builds a small program per library product and holds what it links (readelf's
@@ -52,6 +54,7 @@ let package = Package(
         .library(name: "Workout", targets: ["Workout"]),
         .library(name: "WorkoutSimulators", targets: ["WorkoutSimulators"]),
         .library(name: "LocationPublisher", targets: ["LocationPublisher"]),
+        .library(name: "PublisherSimulators", targets: ["PublisherSimulators"]),
         .library(name: "GPX", targets: ["GPX"]),
         .library(name: "FIT", targets: ["FIT"]),
         .library(name: "TCX", targets: ["TCX"]),
@@ -205,6 +208,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Fakes for users' tests of what they publish: a destination that records, and a real
+        // mosquitto of a test's own.
+        .target(
+            name: "PublisherSimulators",
+            dependencies: ["GPSCore", "LocationPublisher", "SimulatorsCore"]
+        ),
         // Fakes of GeoClue for tests: the service on a private bus, and the real one run privately.
         .target(
             name: "GeoClueSimulators",
@@ -322,7 +331,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["GPSCore", "GPX", "LocationFacade", "Simulators"],
+            dependencies: ["GPSCore", "GPX", "LocationFacade", "Simulators", "PublisherSimulators"],
             path: "Tests/TestSupport"
         ),
         // The README's Swift examples, and those of the API reference (`///` comments and the DocC
@@ -336,7 +345,7 @@ let package = Package(
             name: "DocExamplesTests",
             dependencies: [
                 "BluetoothGATT", "BluetoothSensors", "CommandSupport", "DBus", "FIT", "GeoClue", "GeoClueSimulators",
-                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "LocationPublisher", "RegionMonitoring", "Simulators", "SimulatorsCore", "TCX",
+                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "LocationPublisher", "PublisherSimulators", "RegionMonitoring", "Simulators", "SimulatorsCore", "TCX",
                 "Workout", "WorkoutCore", "WorkoutSimulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -2,6 +2,7 @@ import Foundation
 import LocationCore
 import LocationFacade
 import LocationPublisher
+import PublisherSimulators
 import RegionMonitoring
 import Testing
 
@@ -132,5 +133,26 @@ enum SharingExamples {
             publisher.publish(RegionTransition(event: event.kind == .enter ? .enter : .leave, region: event.identifier,
                                                regionCreatedAt: started), at: fix, time: event.date)
         }
+    }
+}
+
+// PublisherSimulators/RecordingDestination.swift, PublisherSimulators/PrivateMosquitto.swift
+enum PublisherSimulatorsExamples {
+    static func recording(replay: any LocationSource, fixes: [Location]) throws {
+        let destination = RecordingDestination()
+        let publisher = LocationPublisher(source: replay, outbox: try .inMemory(), destinations: [destination])
+        // ... run and drain, then:
+        #expect(destination.delivered.map(\.time) == fixes.compactMap(\.time))
+        _ = publisher
+    }
+
+    static func broker() async throws {
+        let broker = try await PrivateMosquitto()
+        let subscriber = try await broker.subscribe("owntracks/#")
+        let destination = try MQTTDestination(.ownTracks(host: "127.0.0.1", port: Int(broker.port), user: "alice", device: "van"))
+        // ... publish, then:
+        _ = await subscriber.waitFor { $0.count == 3 }
+        await broker.stop()
+        _ = destination
     }
 }

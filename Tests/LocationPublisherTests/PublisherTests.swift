@@ -6,45 +6,8 @@ import SimulatorsCore
 import Testing
 import TestSupport
 
-/// A destination that takes what it is given, or fails as the test says.
-final class FakeDestination: PublishDestination {
-    struct State: Sendable {
-        var attempts = 0
-        var delivered: [PositionMessage] = []
-        var failure: PublishError?
-        var rejectNext = false
-        /// While set, a delivery waits (counted in `waiting`) until it is cleared.
-        var holding = false
-        var waiting = 0
-    }
-
-    let name: String
-    let state = ObservedState(State())
-
-    init(name: String = "fake://destination") {
-        self.name = name
-    }
-
-    func deliver(_ message: PositionMessage) async throws {
-        if state.withLock({ state in
-            if state.holding { state.waiting += 1 }
-            return state.holding
-        }) {
-            await state.waitUntil { !$0.holding }
-        }
-        let failure = state.withLock { state -> PublishError? in
-            state.attempts += 1
-            if state.rejectNext {
-                state.rejectNext = false
-                return .rejected(destination: name, reason: "HTTP 400")
-            }
-            if let failure = state.failure { return failure }
-            state.delivered.append(message)
-            return nil
-        }
-        if let failure { throw failure }
-    }
-}
+/// The product's recording destination, under the name these tests have always used.
+typealias FakeDestination = RecordingDestination
 
 @Suite(.timeLimit(.minutes(1))) struct PublisherTests {
     static func silentSource() -> FakeLocationSource {

@@ -1,6 +1,6 @@
 import Foundation
 import GPSCore
-import Simulators
+import SimulatorsCore
 
 /// A real mosquitto broker of a test's own: a config file of its own in a folder of its own, a
 /// plain listener (and a TLS one, with a certificate authority the test makes with openssl) on
@@ -9,6 +9,18 @@ import Simulators
 /// manager does.
 ///
 /// Readers are clients we did not write: ``subscribe(_:clientID:)`` runs `mosquitto_sub`.
+///
+/// A real broker, not a fake: for your own tests of what you publish (with
+/// ``RecordingDestination`` where no broker is needed), as this package's own tests use it.
+///
+/// ```swift
+/// let broker = try await PrivateMosquitto()
+/// let subscriber = try await broker.subscribe("owntracks/#")
+/// let destination = try MQTTDestination(.ownTracks(host: "127.0.0.1", port: Int(broker.port), user: "alice", device: "van"))
+/// // ... publish, then:
+/// _ = await subscriber.waitFor { $0.count == 3 }
+/// await broker.stop()
+/// ```
 public final class PrivateMosquitto: Sendable {
     /// The plain listener's port.
     public let port: UInt16
@@ -63,8 +75,8 @@ public final class PrivateMosquitto: Sendable {
             let passwords = folder.appendingPathComponent("passwords").path
             _ = FileManager.default.createFile(atPath: passwords, contents: nil)
             for (user, password) in users {
-                let result = try await Command.run("mosquitto_passwd", ["-b", passwords, user, password])
-                guard result.status == 0 else { throw StartError(description: "mosquitto_passwd failed: \(result.error)") }
+                let (status, error) = try await Self.run("/usr/bin/mosquitto_passwd", ["-b", passwords, user, password])
+                guard status == 0 else { throw StartError(description: "mosquitto_passwd failed: \(error)") }
             }
             settings += "password_file \(passwords)\n"
         }
@@ -167,9 +179,18 @@ public final class PrivateMosquitto: Sendable {
              "-out", "\(path)/server.crt", "-days", "2", "-extfile", "\(path)/san.ext"],
         ]
         for step in steps {
-            let result = try await Command.run("openssl", step)
-            guard result.status == 0 else { throw StartError(description: "openssl \(step[0]) failed: \(result.error.joined(separator: " | "))") }
+            let (status, error) = try await run("/usr/bin/openssl", step)
+            guard status == 0 else { throw StartError(description: "openssl \(step[0]) failed: \(error.joined(separator: " | "))") }
         }
+    }
+
+    /// Runs `executable` to its end, with no input; returns its exit status and what it said on
+    /// standard error.
+    private static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, error: [String]) {
+        let process = try ChildProcess(executable, arguments)
+        process.closeInput()
+        let status = await process.waitUntilExit()
+        return (status, process.lines(.error))
     }
 }
 
