@@ -381,7 +381,7 @@ let package = Package(
         .testTarget(
             name: "LocationPublisherTests",
             dependencies: [
-                "LocationPublisher", "LocationCore", "SimulatorsCore", "GPSCore", "TestSupport", "RegionMonitoring",
+                "LocationPublisher", "LocationCore", "LocationFacade", "SimulatorsCore", "GPSCore", "TestSupport", "RegionMonitoring",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

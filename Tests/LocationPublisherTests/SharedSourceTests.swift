@@ -1,6 +1,7 @@
 import Foundation
 import GPSCore
 import LocationCore
+import LocationFacade
 @testable import LocationPublisher
 import RegionMonitoring
 import SimulatorsCore
@@ -106,5 +107,49 @@ import TestSupport
         await source.waitUntilStopped()
         #expect(source.startCount == 1)
         #expect(source.stopCount == 1)
+    }
+}
+
+/// The tracker of the issue, with no wrapper of its own: one `GPSDClient` on a fake gpsd, one
+/// `LocationManager`, a publisher and a region monitor on it. Each gets all 305 fixes (the user's
+/// test stopped at 221 of 305 when each started the source as it attached).
+@Suite(.timeLimit(.minutes(1))) struct SharedGPSDTests {
+    @Test func aMonitorAndAPublisherOnOneGpsdGetEveryFix() async throws {
+        let track = SyntheticTrack.generate(count: 305, seed: 305)
+        var script = GPSDScript.fixes(track, device: GPSDScript.defaultDevice)
+        script.append(line: GPSDReportWriter.noFix(device: "end", time: nil), at: script.entries.last?.offset ?? .zero)
+        let server = FakeGPSDServer(script: script, pace: .asFastAsClientsRead)
+        let port = try server.start()
+        defer { server.shutdown() }
+        let manager = LocationManager(source: GPSDClient(host: "127.0.0.1", port: port))
+        let destination = RecordingDestination()
+        let publisher = LocationPublisher(manager: manager, outbox: try .inMemory(), destinations: [destination])
+        let monitor = RegionMonitor(rules: MonitoringRules(maximumAccuracy: 1_000, confirmation: .fixes(1), dwell: nil))
+        // A circle around the first fix, and one around the last: the first fix enters one, the last the other.
+        let start = GeoCoordinate(latitude: track[0].latitude, longitude: track[0].longitude)
+        let end = GeoCoordinate(latitude: track[track.count - 1].latitude, longitude: track[track.count - 1].longitude)
+        monitor.add(try .circle(center: start, radius: 30), identifier: "start")
+        monitor.add(try .circle(center: end, radius: 30), identifier: "end")
+        // What the monitor took: every fix, counted as the source hands them over.
+        let taken = ObservedState(0)
+        let counting = manager.sharedSource()
+        let observation = counting.addObserver { event in
+            if case .location = event { taken.withLock { $0 += 1 } }
+        }
+        let following = monitor.follow(manager)
+        let running = Task { await publisher.run() }
+        await taken.waitUntil { $0 == track.count }
+        await destination.waitUntil(delivered: track.count)
+        following.cancel()
+        observation.cancel()
+        _ = await publisher.drain(timeout: .seconds(5))
+        await running.value
+        #expect(destination.delivered.map(\.time) == track.compactMap(\.time))
+        monitor.finish()
+        var entered: [String: Date] = [:]
+        for await event in monitor.events where event.kind == .enter { entered[event.identifier] = event.date }
+        #expect(entered["start"] == track[0].time, "the monitor had the first fix")
+        let ending = try #require(entered["end"], "the monitor had the last fixes")
+        #expect(ending > track[track.count / 2].time!, "entered near the end of the walk: \(ending)")
     }
 }
