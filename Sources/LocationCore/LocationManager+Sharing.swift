@@ -18,7 +18,10 @@ extension LocationManager {
     /// ```
     ///
     /// Each shared source's observers get every event of the manager's source from the moment they
-    /// were added, in the order it sent them, whether or not this consumer has started it. Its
+    /// were added, in the order it sent them, whether or not this consumer has started it: make
+    /// every consumer before the first of them starts the source (a `LocationPublisher` observes
+    /// from its making and starts it in `run()`; a monitor's `follow` starts it), and each gets
+    /// every fix from the first. Its
     /// `start()` says the consumer wants the source running: the manager starts it with the first
     /// consumer (or request, or stream) that wants it, once, and its `stop()` says it no longer
     /// does: the source stops a grace period after the last one (``Configuration/sourceGracePeriod``).

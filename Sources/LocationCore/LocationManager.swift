@@ -23,7 +23,8 @@ import Logging
 /// The manager drives its source: it starts it when the first request or stream begins, and stops
 /// it a grace period after the last one ends (``Configuration/sourceGracePeriod``, 5 s), so that
 /// one fix followed by a stream keeps one connection to gpsd and loses no fix in between. Don't
-/// start or stop a source you have handed to a manager.
+/// start or stop a source you have handed to a manager: give its other consumers (a publisher, a
+/// region monitor, a workout session) ``sharedSource()``, and the manager starts it once for all.
 ///
 /// Time comes from the injected clock: timeouts, the grace period, the wait for a whole epoch,
 /// the freshness of fixes. A fix's age is measured from when it was received, never from its GPS
