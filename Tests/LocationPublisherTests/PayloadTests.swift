@@ -47,6 +47,22 @@ import Testing
         #expect(OwnTracksPayload.topic(user: "alice", device: "van") == "owntracks/alice/van")
     }
 
+    /// `vac` is the accuracy of `alt`: a fix with a vertical accuracy and no altitude (or one that
+    /// is not a number) sends neither.
+    @Test func ownTracksSendsVacOnlyBesideAlt() throws {
+        for altitude in [nil, Double.nan] {
+            let message = PositionMessage(
+                id: 1, time: Date(timeIntervalSince1970: 10), latitude: 1, longitude: 2, altitude: altitude,
+                horizontalAccuracy: 5, verticalAccuracy: 9)
+            let json = try Self.object(OwnTracksPayload().render(message))
+            #expect(json["alt"] == nil && json["vac"] == nil, "\(json)")
+            #expect(json["acc"] as? Int == 5)
+        }
+        let withAltitude = PositionMessage(id: 1, time: Date(timeIntervalSince1970: 10), latitude: 1, longitude: 2, altitude: 12, verticalAccuracy: 9)
+        let json = try Self.object(OwnTracksPayload().render(withAltitude))
+        #expect(json["alt"] as? Int == 12 && json["vac"] as? Int == 9)
+    }
+
     @Test func osmAndParametersAreTraccars() {
         let payload = OsmAndPayload(deviceID: "van 7")
         let names = payload.parameters(Self.message).map(\.name)

@@ -18,7 +18,7 @@ import GPSCore
 /// | `tst` | the fix's UNIX time, whole seconds (integer) | required |
 /// | `acc` | horizontal accuracy, metres (integer) | ``PositionMessage/horizontalAccuracy`` |
 /// | `alt` | altitude above sea level, metres (integer) | ``PositionMessage/altitude`` |
-/// | `vac` | vertical accuracy of `alt`, metres (integer) | ``PositionMessage/verticalAccuracy`` |
+/// | `vac` | vertical accuracy of `alt`, metres (integer); only beside `alt` | ``PositionMessage/verticalAccuracy`` |
 /// | `vel` | velocity, km/h (integer) | ``PositionMessage/speed`` × 3.6 |
 /// | `cog` | course over ground, degrees (integer) | ``PositionMessage/course`` |
 /// | `batt` | battery level, percent (integer) | ``PositionMessage/battery`` |
@@ -56,8 +56,11 @@ public struct OwnTracksPayload: Sendable, Hashable {
         TextBytes.append(#","tst":"#, to: &bytes)
         Self.appendInteger(Self.unixSeconds(message.time), to: &bytes)
         Self.appendRounded("acc", message.horizontalAccuracy, to: &bytes)
-        Self.appendRounded("alt", message.altitude, to: &bytes)
-        Self.appendRounded("vac", message.verticalAccuracy, to: &bytes)
+        // `vac` is the accuracy of `alt` (the booklet's words): without an altitude it qualifies
+        // nothing, and a consumer that reads it alone would take it for one.
+        if Self.appendRounded("alt", message.altitude, to: &bytes) {
+            Self.appendRounded("vac", message.verticalAccuracy, to: &bytes)
+        }
         Self.appendRounded("vel", message.speed.map { $0 * 3.6 }, to: &bytes)
         Self.appendRounded("cog", message.course, to: &bytes)
         if let battery = message.battery {
@@ -102,12 +105,15 @@ public struct OwnTracksPayload: Sendable, Hashable {
     }
 
     /// `,"name":N` with `value` rounded to an integer; nothing when it is unknown or not finite.
-    private static func appendRounded(_ name: StaticString, _ value: Double?, to bytes: inout [UInt8]) {
-        guard let value, value.isFinite, abs(value) < 1e15 else { return }
+    /// Returns whether it was appended.
+    @discardableResult
+    private static func appendRounded(_ name: StaticString, _ value: Double?, to bytes: inout [UInt8]) -> Bool {
+        guard let value, value.isFinite, abs(value) < 1e15 else { return false }
         TextBytes.append(#","#, to: &bytes)
         TextBytes.append("\"", to: &bytes)
         TextBytes.append(name, to: &bytes)
         TextBytes.append("\":", to: &bytes)
         appendInteger(Int(value.rounded()), to: &bytes)
+        return true
     }
 }
