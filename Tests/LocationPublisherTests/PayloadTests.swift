@@ -96,5 +96,26 @@ import Testing
         #expect(attributes["gps_accuracy"] as? Double == 4.4)
         #expect(attributes["speed"] as? Double == 13.9)
         #expect(attributes["altitude"] as? Double == 46.6)
+        #expect(attributes["course"] as? Double == 271.6)
+    }
+
+    /// Home Assistant's attributes carry what the fix has and nothing it does not: no
+    /// `gps_accuracy` of 0 for a fix without one (the device tracker takes it as optional), no
+    /// speed, altitude or course it did not report; and the sensors reading them say `None`
+    /// (unknown) for a position without them rather than keep their last value.
+    @Test func homeAssistantLeavesOutWhatTheFixDoesNotHave() throws {
+        let discovery = HomeAssistantDiscovery(objectID: "boat", deviceName: "Boat")
+        let bare = PositionMessage(id: 1, time: Date(timeIntervalSince1970: 10), latitude: 50.15, longitude: -5.07)
+        let attributes = try Self.object(discovery.attributes(bare))
+        #expect(Set(attributes.keys) == ["latitude", "longitude", "time"], "\(attributes)")
+        let moving = PositionMessage(
+            id: 2, time: Date(timeIntervalSince1970: 11), latitude: 50.15, longitude: -5.07, horizontalAccuracy: .nan, speed: 2.5, course: 190)
+        let some = try Self.object(discovery.attributes(moving))
+        #expect(Set(some.keys) == ["latitude", "longitude", "speed", "course", "time"], "\(some)")
+        #expect(some["speed"] as? Double == 2.5 && some["course"] as? Double == 190)
+        for announcement in discovery.configurations().dropFirst() {
+            let template = try Self.object(announcement.payload)["value_template"] as? String
+            #expect(template?.hasSuffix("| default(None) }}") == true, "\(announcement.topic): \(template ?? "none")")
+        }
     }
 }
