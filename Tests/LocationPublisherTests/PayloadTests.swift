@@ -63,6 +63,15 @@ import Testing
         #expect(json["alt"] as? Int == 12 && json["vac"] as? Int == 9)
     }
 
+    /// The default `tid` is made of letters and digits only: a fleet's `van-5` is `n5`, not `-5`.
+    /// One letter or digit gives a one-character id; none keeps the name's last two characters.
+    @Test(arguments: [
+        ("van-5", "n5"), ("boat_12", "12"), ("van", "an"), ("VAN 7", "N7"), ("Bö-t", "öt"), ("x-", "x"), ("7", "7"), ("--", "--"), ("", ""),
+    ])
+    func defaultTrackerIDIsTheLastTwoLettersOrDigits(device: String, expected: String) {
+        #expect(OwnTracksPayload.defaultTrackerID(forDevice: device) == expected)
+    }
+
     @Test func osmAndParametersAreTraccars() {
         let payload = OsmAndPayload(deviceID: "van 7")
         let names = payload.parameters(Self.message).map(\.name)

@@ -34,10 +34,21 @@ public struct OwnTracksPayload: Sendable, Hashable {
     /// The tracker id (`tid`): two characters the apps show on the map. `nil` leaves it out.
     public var trackerID: String?
 
-    /// The tracker id OwnTracks' apps give a device that has none set: its name's last two
-    /// characters.
+    /// The tracker id for a device that has none set: the last two letters or digits of its name,
+    /// as OwnTracks' apps take the last two characters of theirs, without the separators a
+    /// fleet's names have (`van-5` is `n5`, not `-5`; `boat_12` is `12`).
+    ///
+    /// A name with a single letter or digit gets that one (a one-character id, which OwnTracks
+    /// shows as it does two); a name with none (`--`, or empty) keeps its last two characters
+    /// as they are, since there is nothing better to show.
+    ///
+    /// ```swift
+    /// OwnTracksPayload.defaultTrackerID(forDevice: "van-5")   // "n5"
+    /// OwnTracksPayload.defaultTrackerID(forDevice: "x-")      // "x"
+    /// ```
     public static func defaultTrackerID(forDevice device: String) -> String {
-        String(device.suffix(2))
+        let letters = device.filter { $0.isLetter || $0.isWholeNumber }
+        return String((letters.isEmpty ? device : letters).suffix(2))
     }
 
     /// A renderer that puts `trackerID` in every message.
