@@ -6,8 +6,10 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import GPSCore
 
-/// Regions read from GeoJSON (RFC 7946), with `JSONDecoder`.
+/// Regions read from GeoJSON (RFC 7946): JSON as RFC 8259 has it (checked strictly, so that a file
+/// read here is one other tools read too), decoded with `JSONDecoder`.
 ///
 /// An area is a Polygon or MultiPolygon geometry, a Feature holding one, or a FeatureCollection
 /// (the union of its features' areas). A path (for a corridor) is a LineString, or a Feature or the
@@ -52,14 +54,20 @@ public enum GeoJSON {
         return try reader.lineString(in: root, at: "")
     }
 
+    /// The tree of `data`, which must be JSON as RFC 8259 has it. Checked by the package's strict
+    /// scanner first: `JSONDecoder` takes trailing commas (`[...,[10.0,53.5],]]`), control
+    /// characters in strings and lone surrogates, which Python's `json` and other tools refuse, so
+    /// a file we read would not be read by them; and it says only that the data is not valid JSON,
+    /// where the scanner names what is wrong and its line and column.
     static func parse(_ data: [UInt8], name: String) throws(GeoJSONError) -> JSONValue {
+        if let syntax = JSONScan.syntaxError(in: data) {
+            throw .invalid(file: name, path: "", reason: "it is not JSON: \(syntax).")
+        }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: Data(data))
         } catch {
-            if let syntax = JSONSyntax.firstError(in: data) {
-                throw .invalid(file: name, path: "", reason: "it is not JSON: \(syntax.reason) at line \(syntax.line), column \(syntax.column).")
-            }
-            throw .invalid(file: name, path: "", reason: String(describing: error))
+            // JSON, but not what `JSONDecoder` reads: a number past a Double's range (1e400).
+            throw .invalid(file: name, path: "", reason: "it cannot be read: \(error)")
         }
     }
 
