@@ -168,8 +168,11 @@ public enum GeoJSON {
             for (index, ring) in rings.enumerated() {
                 let ringPath = "\(path)[\(index)]"
                 let positions = try positions(ring, at: ringPath)
-                guard positions.count >= 4, positions.first == positions.last else {
+                guard positions.count >= 4 else {
                     throw fail(ringPath, "a linear ring needs at least four positions, the last the same as the first (RFC 7946 §3.1.6); it has \(positions.count).")
+                }
+                if let first = positions.first, let last = positions.last, first != last {
+                    throw fail(ringPath, "the ring is not closed: its last position, \(Self.text(last)) (\(ringPath)[\(positions.count - 1)]), differs from its first, \(Self.text(first)); a linear ring ends where it starts (RFC 7946 §3.1.6).")
                 }
                 parsed.append(positions)
             }
@@ -178,6 +181,11 @@ public enum GeoJSON {
             } catch {
                 throw fail(path, error.reason)
             }
+        }
+
+        /// A position as GeoJSON writes it: `[longitude, latitude]`.
+        static func text(_ position: GeoCoordinate) -> String {
+            "[\(position.longitude), \(position.latitude)]"
         }
 
         func positions(_ value: JSONValue, at path: String) throws(GeoJSONError) -> [GeoCoordinate] {
