@@ -1,7 +1,13 @@
-/// Byte-level scanning of JSON text without decoding it: the one JSON scanner of the package,
-/// for the checks done on every gpsd report before libgps sees it, and for cutting commands
-/// and objects out of a stream. Strings, with their `\"` and `\\` escapes, are skipped whole,
-/// so brackets and quotes inside them never count.
+/// Byte-level scanning of JSON text without decoding it: the one JSON scanner of the package.
+///
+/// - `syntaxError(in:)` checks a whole text against RFC 8259,
+///   strictly, and says what is wrong and where: for files a user gives (GeoJSON), before they
+///   are decoded.
+/// - The rest are quick passes over text whose parsing is someone else's: the shape of every
+///   gpsd report before libgps parses it (one complete object, as ``scanObject(_:)`` finds in the
+///   one walk a line gets), finding members, and cutting commands and objects out of a stream.
+///   Strings, with their `\"` and `\\` escapes, are skipped whole, so brackets and quotes
+///   inside them never count.
 package enum JSONScan {
     /// Why `text` is not one complete JSON object, or `nil` if it is one: it must start with `{`,
     /// end with `}`, close every string, and balance its braces and brackets. Surrounding ASCII

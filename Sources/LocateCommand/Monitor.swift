@@ -62,7 +62,7 @@ struct Monitor: AsyncParsableCommand {
         valueName: "region"))
     var regionTexts: [String] = []
 
-    @Option(parsing: .unconditional, help: "Seconds inside a region before a dwell event (0: none).")
+    @Option(parsing: .unconditional, help: "Seconds inside a region before a dwell event (0: none; the anchor makes none).")
     var dwell: Double = 60
 
     @Option(parsing: .unconditional, help: "Consecutive fixes that must point to a new state before it is reported.")
@@ -192,8 +192,6 @@ struct Monitor: AsyncParsableCommand {
         }
         for (identifier, condition, regionRules) in conditions { monitor.add(condition, identifier: identifier, rules: regionRules) }
         var anchorAlarm: AnchorAlarm?
-        // A boat at anchor is meant to stay: a dwell event says nothing.
-        let anchorRules = { var rules = self.rules; rules.dwell = nil; return rules }()
         if anchor {
             if let position = try anchorPosition() {
                 anchorAlarm = try AnchorAlarm(anchor: position, swingRadius: swingRadius)
@@ -201,7 +199,8 @@ struct Monitor: AsyncParsableCommand {
                 // Started again with the anchor down: it stays where it was dropped.
                 anchorAlarm = try AnchorAlarm(anchor: circle.center, swingRadius: circle.radius)
             }
-            if let anchorAlarm { monitor.add(anchorAlarm.condition, identifier: "anchor", assuming: .satisfied, rules: anchorRules) }
+            // The monitor's rules, without a dwell: the library's rule for an anchor.
+            if let anchorAlarm { monitor.add(anchorAlarm.condition, identifier: "anchor", assuming: .satisfied) }
         }
         let wanted = Set(conditions.map(\.0) + (anchor ? ["anchor"] : []))
         for identifier in monitor.identifiers where !wanted.contains(identifier) { monitor.remove(identifier) }
@@ -224,7 +223,7 @@ struct Monitor: AsyncParsableCommand {
                 return alarm
             }
             if let dropped {
-                monitor.add(dropped.condition, identifier: "anchor", assuming: .satisfied, rules: anchorRules)
+                monitor.add(dropped.condition, identifier: "anchor", assuming: .satisfied)
                 printer.printDropped(dropped, at: fix)
             }
         }

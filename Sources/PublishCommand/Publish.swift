@@ -85,7 +85,7 @@ struct Publish: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The device: the topic's last level, HTTP's X-Limit-D, OsmAnd's id.", valueName: "name"))
     var device: String
 
-    @Option(help: ArgumentHelp("OwnTracks' tracker id, two characters shown on the map (default: the device's last two).", valueName: "XX"))
+    @Option(help: ArgumentHelp("OwnTracks' tracker id, two characters shown on the map (default: the device's last two letters or digits).", valueName: "XX"))
     var tid: String?
 
     @Option(help: ArgumentHelp("The outbox file (default: $XDG_STATE_HOME/swift-gps-facade/outbox.sqlite).", valueName: "path"), completion: .file())
@@ -235,7 +235,7 @@ struct Publish: AsyncParsableCommand {
         return HTTPDestination(url: target.url, format: httpFormat, login: login, tls: HTTPTLSFiles(caFile: caFile))
     }
 
-    /// --tid, else the device's last two characters (as OwnTracks' apps default it).
+    /// --tid, else the device's last two letters or digits (``OwnTracksPayload/defaultTrackerID(forDevice:)``).
     var trackerID: String {
         tid ?? OwnTracksPayload.defaultTrackerID(forDevice: device)
     }

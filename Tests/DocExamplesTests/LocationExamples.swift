@@ -142,6 +142,12 @@ enum LocationExamples {
         RFC3339.string(from: Date(timeIntervalSince1970: 0.25))   // "1970-01-01T00:00:00.250Z"
     }
 
+    // GPSCore/JSONScan+Syntax.swift
+    @ExampleValues static func syntaxError() -> [Any] {
+        JSONScan.syntaxError(in: Array("[[10.0,53.5],]".utf8))?.description
+        // "a comma after the last element of an array (JSON allows none before ']') at line 1, column 13"
+    }
+
     // LocationCore/Motion/MotionDetector.swift
     static func stops(in locations: [Location]) -> [Double] {
         struct Fix: MotionFix {
@@ -174,6 +180,8 @@ struct LocationExampleTests {
         let parsed = try #require(LocationExamples.parse().first as? Date?)
         #expect(parsed == RFC3339.parse("2019-08-12T22:30:00Z")?.date)
         #expect(LocationExamples.format().first as? String == "1970-01-01T00:00:00.250Z")
+        #expect(LocationExamples.syntaxError().first as? String?
+            == "a comma after the last element of an array (JSON allows none before ']') at line 1, column 13")
     }
 
     /// A drive that stands still for 30 s at a red light, its speed reported: one stop, dated at

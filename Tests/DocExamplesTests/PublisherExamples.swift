@@ -27,6 +27,12 @@ enum PublisherExamples {
     }
 
     // LocationPublisher/Payloads/OwnTracksPayload.swift
+    @ExampleValues static func trackerIDs() -> [Any] {
+        OwnTracksPayload.defaultTrackerID(forDevice: "van-5")   // "n5"
+        OwnTracksPayload.defaultTrackerID(forDevice: "x-")      // "x"
+    }
+
+    // LocationPublisher/Payloads/OwnTracksPayload.swift
     static func ownTracks() -> (OwnTracksPayload, String) {
         let payload = OwnTracksPayload(trackerID: "GP")
         let topic = OwnTracksPayload.topic(user: "alice", device: "van")   // "owntracks/alice/van"
@@ -96,6 +102,7 @@ enum PublisherExamples {
         let json = try JSONSerialization.jsonObject(with: Data(PublisherExamples.message(Self.fix))) as? [String: Any]
         #expect(json?["tid"] as? String == "GP")
         #expect(PublisherExamples.ownTracks().1 == "owntracks/alice/van")
+        #expect(PublisherExamples.trackerIDs().compactMap { $0 as? String } == ["n5", "x"])
         #expect(PublisherExamples.osmAnd(PositionMessage(id: 1, location: Self.fix)).hasPrefix("id=van-7&lat=51.4779&lon=0&timestamp=1700000000"))
         #expect(PublisherExamples.filter().maximumAccuracy == 100)
     }

@@ -47,6 +47,31 @@ import Testing
         #expect(OwnTracksPayload.topic(user: "alice", device: "van") == "owntracks/alice/van")
     }
 
+    /// `vac` is the accuracy of `alt`: a fix with a vertical accuracy and no altitude (or one that
+    /// is not a number) sends neither.
+    @Test func ownTracksSendsVacOnlyBesideAlt() throws {
+        for altitude in [nil, Double.nan] {
+            let message = PositionMessage(
+                id: 1, time: Date(timeIntervalSince1970: 10), latitude: 1, longitude: 2, altitude: altitude,
+                horizontalAccuracy: 5, verticalAccuracy: 9)
+            let json = try Self.object(OwnTracksPayload().render(message))
+            #expect(json["alt"] == nil && json["vac"] == nil, "\(json)")
+            #expect(json["acc"] as? Int == 5)
+        }
+        let withAltitude = PositionMessage(id: 1, time: Date(timeIntervalSince1970: 10), latitude: 1, longitude: 2, altitude: 12, verticalAccuracy: 9)
+        let json = try Self.object(OwnTracksPayload().render(withAltitude))
+        #expect(json["alt"] as? Int == 12 && json["vac"] as? Int == 9)
+    }
+
+    /// The default `tid` is made of letters and digits only: a fleet's `van-5` is `n5`, not `-5`.
+    /// One letter or digit gives a one-character id; none keeps the name's last two characters.
+    @Test(arguments: [
+        ("van-5", "n5"), ("boat_12", "12"), ("van", "an"), ("VAN 7", "N7"), ("Bö-t", "öt"), ("x-", "x"), ("7", "7"), ("--", "--"), ("", ""),
+    ])
+    func defaultTrackerIDIsTheLastTwoLettersOrDigits(device: String, expected: String) {
+        #expect(OwnTracksPayload.defaultTrackerID(forDevice: device) == expected)
+    }
+
     @Test func osmAndParametersAreTraccars() {
         let payload = OsmAndPayload(deviceID: "van 7")
         let names = payload.parameters(Self.message).map(\.name)
@@ -80,5 +105,26 @@ import Testing
         #expect(attributes["gps_accuracy"] as? Double == 4.4)
         #expect(attributes["speed"] as? Double == 13.9)
         #expect(attributes["altitude"] as? Double == 46.6)
+        #expect(attributes["course"] as? Double == 271.6)
+    }
+
+    /// Home Assistant's attributes carry what the fix has and nothing it does not: no
+    /// `gps_accuracy` of 0 for a fix without one (the device tracker takes it as optional), no
+    /// speed, altitude or course it did not report; and the sensors reading them say `None`
+    /// (unknown) for a position without them rather than keep their last value.
+    @Test func homeAssistantLeavesOutWhatTheFixDoesNotHave() throws {
+        let discovery = HomeAssistantDiscovery(objectID: "boat", deviceName: "Boat")
+        let bare = PositionMessage(id: 1, time: Date(timeIntervalSince1970: 10), latitude: 50.15, longitude: -5.07)
+        let attributes = try Self.object(discovery.attributes(bare))
+        #expect(Set(attributes.keys) == ["latitude", "longitude", "time"], "\(attributes)")
+        let moving = PositionMessage(
+            id: 2, time: Date(timeIntervalSince1970: 11), latitude: 50.15, longitude: -5.07, horizontalAccuracy: .nan, speed: 2.5, course: 190)
+        let some = try Self.object(discovery.attributes(moving))
+        #expect(Set(some.keys) == ["latitude", "longitude", "speed", "course", "time"], "\(some)")
+        #expect(some["speed"] as? Double == 2.5 && some["course"] as? Double == 190)
+        for announcement in discovery.configurations().dropFirst() {
+            let template = try Self.object(announcement.payload)["value_template"] as? String
+            #expect(template?.hasSuffix("| default(None) }}") == true, "\(announcement.topic): \(template ?? "none")")
+        }
     }
 }

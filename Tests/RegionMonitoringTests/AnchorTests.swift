@@ -24,7 +24,8 @@ struct AnchorTests {
             events += monitor.process(Walks.fix(boat, at: second, accuracy: 4))
             second += 1
         }
-        #expect(events.filter { $0.kind != .dwell }.isEmpty)
+        // Not even a dwell: an hour at anchor is what an anchor is for.
+        #expect(events.isEmpty, "\(events.map(\.kind))")
         // It drags: 60 m out.
         var dragged: [Int] = []
         for fix in 0..<5 {
@@ -47,6 +48,22 @@ struct AnchorTests {
         #expect(abs(alarm.bearing(from: here) - 45) < 0.01)
         let there = Walks.fix(alarm.anchor.destination(bearing: 135, distance: 25), at: 1)
         #expect(abs(alarm.bearing(from: there) - 315) < 0.01)
+    }
+
+    @Test("An anchor makes no dwell event by the monitor's rules; rules of its own that ask for one get it, as a circle does by the monitor's")
+    func dwellOnlyWhenAsked() throws {
+        let alarm = try AnchorAlarm(anchor: anchor, swingRadius: 40)
+        let monitor = RegionMonitor(rules: MonitoringRules(dwell: .seconds(60)))
+        monitor.add(alarm.condition, identifier: "anchor", assuming: .satisfied)
+        monitor.add(alarm.condition, identifier: "asked", assuming: .satisfied, rules: MonitoringRules(dwell: .seconds(120)))
+        monitor.add(.circle(try CircularRegion(center: anchor, radius: 40)), identifier: "circle", assuming: .satisfied)
+        var dwells: [String: Double] = [:]
+        for second in 0..<300 {
+            for event in monitor.process(Walks.fix(anchor, at: Double(second), accuracy: 4)) where event.kind == .dwell {
+                dwells[event.identifier] = event.date.timeIntervalSince(Walks.start)
+            }
+        }
+        #expect(dwells == ["circle": 60, "asked": 120], "\(dwells)")
     }
 
     @Test("No fix for 10 s is the no-fix alarm")

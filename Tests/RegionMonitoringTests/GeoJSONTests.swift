@@ -54,6 +54,19 @@ struct GeoJSONTests {
         #expect(antimeridian?.reason.contains("antimeridian") == true)
     }
 
+    @Test("A ring that is not closed is named so, with both positions; one with too few positions is counted")
+    func unclosedAndShortRings() {
+        let open = invalid(#"{"type":"Polygon","coordinates":[[[10.0,53.5],[10.1,53.5],[10.1,53.6],[10.0,53.6],[10.05,53.65]]]}"#)
+        #expect(open?.path == "coordinates[0]")
+        #expect(open?.reason == "the ring is not closed: its last position, [10.05, 53.65] (coordinates[0][4]), differs from its first, [10.0, 53.5]; a linear ring ends where it starts (RFC 7946 §3.1.6).")
+        let hole = invalid(#"{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,10],[0,0]],[[4,4],[6,4],[6,6],[4,6]]]}"#)
+        #expect(hole?.path == "coordinates[1]")
+        #expect(hole?.reason.hasPrefix("the ring is not closed: its last position, [4.0, 6.0] (coordinates[1][3]), differs from its first, [4.0, 4.0]") == true, "\(hole?.reason ?? "")")
+        // Closed but too short: the count is what is wrong.
+        let short = invalid(#"{"type":"Polygon","coordinates":[[[0,0],[1,0],[0,0]]]}"#)
+        #expect(short?.reason == "a linear ring needs at least four positions, the last the same as the first (RFC 7946 §3.1.6); it has 3.")
+    }
+
     @Test("Text that is not JSON: the message says where it stops parsing")
     func syntax() {
         let failure = invalid("{\"type\": \"Polygon\",\n \"coordinates\": [[[0,0], [1,0]]] oops }")

@@ -9,11 +9,15 @@ import GPSCore
 /// <https://www.home-assistant.io/integrations/mqtt/#discovery-topic>); then each position is
 /// published to ``attributesTopic`` as rendered by ``attributes(_:)``.
 ///
-/// - The tracker: `source_type` `gps`, `json_attributes_topic`; its attributes `latitude`,
-///   `longitude` and `gps_accuracy` are the names Home Assistant's device tracker takes a
-///   position from (<https://www.home-assistant.io/integrations/device_tracker.mqtt/>).
-/// - The sensors: `device_class` `speed` (`m/s`) and `distance` (`m`) with a `value_template`
-///   reading `value_json.speed` and `value_json.altitude` of the same topic.
+/// - The tracker: `source_type` `gps`, `json_attributes_topic`. Home Assistant's MQTT device
+///   tracker page (<https://www.home-assistant.io/integrations/device_tracker.mqtt/>) documents
+///   `latitude`, `longitude` and an optional `gps_accuracy` (metres) in that topic's JSON as the
+///   position; every other member becomes an attribute of the tracker as it is. So `gps_accuracy`
+///   is sent only when the fix has one, and `altitude`, `speed` and `course` ride as attributes.
+/// - The sensors: `device_class` `speed` (`m/s`) and `distance` (`m`) reading `value_json.speed`
+///   and `value_json.altitude` of the same topic, `None` when the position has none: Home
+///   Assistant's MQTT sensor ignores an empty value (its last reading would stay, for a fix that
+///   has none) and makes `None` unknown (<https://www.home-assistant.io/integrations/sensor.mqtt/>).
 ///
 /// ```swift
 /// let discovery = HomeAssistantDiscovery(objectID: "van7", deviceName: "Van 7")
@@ -61,7 +65,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
             announcement(component: "sensor", entity: "speed", members: [
                 ("name", .string("Speed")),
                 ("state_topic", .string(attributesTopic)),
-                ("value_template", .string("{{ value_json.speed }}")),
+                ("value_template", .string("{{ value_json.speed | default(None) }}")),
                 ("device_class", .string("speed")),
                 ("unit_of_measurement", .string("m/s")),
                 ("state_class", .string("measurement")),
@@ -69,7 +73,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
             announcement(component: "sensor", entity: "altitude", members: [
                 ("name", .string("Altitude")),
                 ("state_topic", .string(attributesTopic)),
-                ("value_template", .string("{{ value_json.altitude }}")),
+                ("value_template", .string("{{ value_json.altitude | default(None) }}")),
                 ("device_class", .string("distance")),
                 ("unit_of_measurement", .string("m")),
                 ("state_class", .string("measurement")),
@@ -77,19 +81,22 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         ]
     }
 
-    /// The position for ``attributesTopic``: `latitude`, `longitude`, `gps_accuracy` (metres, the
-    /// horizontal accuracy), and, when known, `altitude` (m), `speed` (m/s), `course` (degrees),
-    /// `battery_level` (percent) and `time` (RFC 3339).
+    /// The position for ``attributesTopic``: `latitude`, `longitude`, and, when the fix has them,
+    /// `gps_accuracy` (metres, the horizontal accuracy), `altitude` (m), `speed` (m/s), `course`
+    /// (degrees clockwise from true north), `battery_level` (percent); then `time` (RFC 3339). What
+    /// the fix does not have is left out, never sent as 0.
     public func attributes(_ message: PositionMessage) -> [UInt8] {
         var bytes: [UInt8] = []
         TextBytes.append(#"{"latitude":"#, to: &bytes)
         TextBytes.appendJSONNumber(message.latitude, to: &bytes)
         TextBytes.append(#","longitude":"#, to: &bytes)
         TextBytes.appendJSONNumber(message.longitude, to: &bytes)
-        // Home Assistant takes a position only with an accuracy; 0 when the receiver gave none.
-        TextBytes.append(#","gps_accuracy":"#, to: &bytes)
-        TextBytes.appendJSONNumber(message.horizontalAccuracy.flatMap { $0.isFinite ? $0 : nil } ?? 0, to: &bytes)
-        for (name, value) in [("altitude", message.altitude), ("speed", message.speed), ("course", message.course)] {
+        // `gps_accuracy` is optional for Home Assistant's MQTT device tracker (its page, above): a
+        // fix without an accuracy leaves it out rather than claim a perfect 0 m.
+        let members = [
+            ("gps_accuracy", message.horizontalAccuracy), ("altitude", message.altitude), ("speed", message.speed), ("course", message.course),
+        ]
+        for (name, value) in members {
             guard let value, value.isFinite else { continue }
             TextBytes.append(",", to: &bytes)
             TextBytes.appendJSONString(name, to: &bytes)

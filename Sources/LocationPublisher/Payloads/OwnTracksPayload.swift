@@ -18,7 +18,7 @@ import GPSCore
 /// | `tst` | the fix's UNIX time, whole seconds (integer) | required |
 /// | `acc` | horizontal accuracy, metres (integer) | ``PositionMessage/horizontalAccuracy`` |
 /// | `alt` | altitude above sea level, metres (integer) | ``PositionMessage/altitude`` |
-/// | `vac` | vertical accuracy of `alt`, metres (integer) | ``PositionMessage/verticalAccuracy`` |
+/// | `vac` | vertical accuracy of `alt`, metres (integer); only beside `alt` | ``PositionMessage/verticalAccuracy`` |
 /// | `vel` | velocity, km/h (integer) | ``PositionMessage/speed`` × 3.6 |
 /// | `cog` | course over ground, degrees (integer) | ``PositionMessage/course`` |
 /// | `batt` | battery level, percent (integer) | ``PositionMessage/battery`` |
@@ -34,10 +34,21 @@ public struct OwnTracksPayload: Sendable, Hashable {
     /// The tracker id (`tid`): two characters the apps show on the map. `nil` leaves it out.
     public var trackerID: String?
 
-    /// The tracker id OwnTracks' apps give a device that has none set: its name's last two
-    /// characters.
+    /// The tracker id for a device that has none set: the last two letters or digits of its name,
+    /// as OwnTracks' apps take the last two characters of theirs, without the separators a
+    /// fleet's names have (`van-5` is `n5`, not `-5`; `boat_12` is `12`).
+    ///
+    /// A name with a single letter or digit gets that one (a one-character id, which OwnTracks
+    /// shows as it does two); a name with none (`--`, or empty) keeps its last two characters
+    /// as they are, since there is nothing better to show.
+    ///
+    /// ```swift
+    /// OwnTracksPayload.defaultTrackerID(forDevice: "van-5")   // "n5"
+    /// OwnTracksPayload.defaultTrackerID(forDevice: "x-")      // "x"
+    /// ```
     public static func defaultTrackerID(forDevice device: String) -> String {
-        String(device.suffix(2))
+        let letters = device.filter { $0.isLetter || $0.isWholeNumber }
+        return String((letters.isEmpty ? device : letters).suffix(2))
     }
 
     /// A renderer that puts `trackerID` in every message.
@@ -58,8 +69,11 @@ public struct OwnTracksPayload: Sendable, Hashable {
         TextBytes.append(#","tst":"#, to: &bytes)
         Self.appendInteger(Self.unixSeconds(message.time), to: &bytes)
         Self.appendRounded("acc", message.horizontalAccuracy, to: &bytes)
-        Self.appendRounded("alt", message.altitude, to: &bytes)
-        Self.appendRounded("vac", message.verticalAccuracy, to: &bytes)
+        // `vac` is the accuracy of `alt` (the booklet's words): without an altitude it qualifies
+        // nothing, and a consumer that reads it alone would take it for one.
+        if Self.appendRounded("alt", message.altitude, to: &bytes) {
+            Self.appendRounded("vac", message.verticalAccuracy, to: &bytes)
+        }
         Self.appendRounded("vel", message.speed.map { $0 * 3.6 }, to: &bytes)
         Self.appendRounded("cog", message.course, to: &bytes)
         if let battery = message.battery {
@@ -104,12 +118,15 @@ public struct OwnTracksPayload: Sendable, Hashable {
     }
 
     /// `,"name":N` with `value` rounded to an integer; nothing when it is unknown or not finite.
-    static func appendRounded(_ name: StaticString, _ value: Double?, to bytes: inout [UInt8]) {
-        guard let value, value.isFinite, abs(value) < 1e15 else { return }
+    /// Returns whether it was appended.
+    @discardableResult
+    static func appendRounded(_ name: StaticString, _ value: Double?, to bytes: inout [UInt8]) -> Bool {
+        guard let value, value.isFinite, abs(value) < 1e15 else { return false }
         TextBytes.append(#","#, to: &bytes)
         TextBytes.append("\"", to: &bytes)
         TextBytes.append(name, to: &bytes)
         TextBytes.append("\":", to: &bytes)
         appendInteger(Int(value.rounded()), to: &bytes)
+        return true
     }
 }

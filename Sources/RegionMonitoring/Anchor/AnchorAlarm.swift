@@ -8,7 +8,8 @@ import LocationCore
 /// An anchor watch: where the anchor lies and how far the boat may swing round it. Its
 /// ``condition`` in a ``RegionMonitor`` raises a ``RegionEvent/Kind/drag`` when the fixes prove
 /// the boat outside the swing circle, and a ``RegionEvent/Kind/unknown`` (the no-fix alarm) when
-/// no usable fix has come for the rules' time.
+/// no usable fix has come for the rules' time. It makes no ``RegionEvent/Kind/dwell`` (a boat at
+/// anchor is meant to stay) unless rules given for it alone ask for one.
 ///
 /// ```swift
 /// let alarm = try AnchorAlarm(droppedAt: fix, swingRadius: AnchorAlarm.swingRadius(rode: 50, depth: 8))

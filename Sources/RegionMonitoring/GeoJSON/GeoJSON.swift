@@ -6,8 +6,10 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import GPSCore
 
-/// Regions read from GeoJSON (RFC 7946), with `JSONDecoder`.
+/// Regions read from GeoJSON (RFC 7946): JSON as RFC 8259 has it (checked strictly, so that a file
+/// read here is one other tools read too), decoded with `JSONDecoder`.
 ///
 /// An area is a Polygon or MultiPolygon geometry, a Feature holding one, or a FeatureCollection
 /// (the union of its features' areas). A path (for a corridor) is a LineString, or a Feature or the
@@ -52,14 +54,20 @@ public enum GeoJSON {
         return try reader.lineString(in: root, at: "")
     }
 
+    /// The tree of `data`, which must be JSON as RFC 8259 has it. Checked by the package's strict
+    /// scanner first: `JSONDecoder` takes trailing commas (`[...,[10.0,53.5],]]`), control
+    /// characters in strings and lone surrogates, which Python's `json` and other tools refuse, so
+    /// a file we read would not be read by them; and it says only that the data is not valid JSON,
+    /// where the scanner names what is wrong and its line and column.
     static func parse(_ data: [UInt8], name: String) throws(GeoJSONError) -> JSONValue {
+        if let syntax = JSONScan.syntaxError(in: data) {
+            throw .invalid(file: name, path: "", reason: "it is not JSON: \(syntax).")
+        }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: Data(data))
         } catch {
-            if let syntax = JSONSyntax.firstError(in: data) {
-                throw .invalid(file: name, path: "", reason: "it is not JSON: \(syntax.reason) at line \(syntax.line), column \(syntax.column).")
-            }
-            throw .invalid(file: name, path: "", reason: String(describing: error))
+            // JSON, but not what `JSONDecoder` reads: a number past a Double's range (1e400).
+            throw .invalid(file: name, path: "", reason: "it cannot be read: \(error)")
         }
     }
 
@@ -160,8 +168,11 @@ public enum GeoJSON {
             for (index, ring) in rings.enumerated() {
                 let ringPath = "\(path)[\(index)]"
                 let positions = try positions(ring, at: ringPath)
-                guard positions.count >= 4, positions.first == positions.last else {
+                guard positions.count >= 4 else {
                     throw fail(ringPath, "a linear ring needs at least four positions, the last the same as the first (RFC 7946 §3.1.6); it has \(positions.count).")
+                }
+                if let first = positions.first, let last = positions.last, first != last {
+                    throw fail(ringPath, "the ring is not closed: its last position, \(Self.text(last)) (\(ringPath)[\(positions.count - 1)]), differs from its first, \(Self.text(first)); a linear ring ends where it starts (RFC 7946 §3.1.6).")
                 }
                 parsed.append(positions)
             }
@@ -170,6 +181,11 @@ public enum GeoJSON {
             } catch {
                 throw fail(path, error.reason)
             }
+        }
+
+        /// A position as GeoJSON writes it: `[longitude, latitude]`.
+        static func text(_ position: GeoCoordinate) -> String {
+            "[\(position.longitude), \(position.latitude)]"
         }
 
         func positions(_ value: JSONValue, at path: String) throws(GeoJSONError) -> [GeoCoordinate] {

@@ -6,7 +6,7 @@
 /// | ``maximumAccuracy`` | 100 m | a fix claiming worse decides nothing |
 /// | ``accuracyWhenUnreported`` | 10 m | the accuracy taken for a fix that reports none |
 /// | ``confirmation`` | 2 fixes | a new state needs this many fixes (or this long) pointing to it |
-/// | ``dwell`` | 60 s | inside this long gives a dwell event |
+/// | ``dwell`` | 60 s | inside this long gives a dwell event (an anchor: only by its own rules) |
 /// | ``unknownAfter`` | 10 s | no usable fix this long makes every region unknown |
 ///
 /// A fix decides only when its error circle is wholly on one side of the edge: inside when
@@ -36,6 +36,11 @@ public struct MonitoringRules: Sendable, Hashable {
     public var confirmation: Confirmation
     /// Inside this long (from the enter) gives one ``RegionEvent/Kind/dwell`` event; `nil` for
     /// none. Default 60 s.
+    ///
+    /// An anchor (``RegionCondition/anchor(_:)``) makes no dwell event unless asked: the
+    /// monitor's dwell does not apply to it, only that of rules given for it alone
+    /// (``RegionMonitor/add(_:identifier:assuming:rules:)``), which ask for one with their `dwell`.
+    /// A boat at anchor is meant to stay.
     public var dwell: Duration?
     /// With no usable fix for this long, every area becomes ``RegionState/unknown`` (a
     /// ``RegionEvent/Kind/unknown`` event, the anchor alarm's no-fix alarm), as

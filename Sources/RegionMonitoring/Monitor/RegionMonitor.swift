@@ -103,7 +103,9 @@ public final class RegionMonitor: Sendable {
     /// be in (an anchor just dropped), so that the first fixes make no enter. `rules`, when given,
     /// take the place of the monitor's for this region (hysteresis, confirmation, dwell, and a
     /// maximum accuracy, which can only be stricter than the monitor's: a fix the monitor finds
-    /// unusable reaches no region; ``MonitoringRules/unknownAfter`` is the monitor's).
+    /// unusable reaches no region; ``MonitoringRules/unknownAfter`` is the monitor's). An anchor
+    /// makes dwell events only when its own `rules` have a ``MonitoringRules/dwell`` (rules made
+    /// with `MonitoringRules()` do: 60 s; give `dwell: nil` for none).
     ///
     /// A region restored from the state file under the same identifier and with the same condition
     /// keeps its state (and `assuming` is not used); with another condition it is replaced.

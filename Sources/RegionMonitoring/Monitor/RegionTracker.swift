@@ -107,12 +107,20 @@ struct RegionTracker: Sendable {
         }
         if state == .satisfied, candidate == nil {
             if satisfiedSince == nil { satisfiedSince = date }
-            if let dwell = rules.dwell, !dwelt, let since = satisfiedSince, date.timeIntervalSince(since) >= dwell.seconds {
+            if let dwell = dwell(monitorRules), !dwelt, let since = satisfiedSince, date.timeIntervalSince(since) >= dwell.seconds {
                 dwelt = true
                 events.append(event(.dwell, state: .satisfied, date: date, fix: fix, first: nil))
             }
         }
         return events
+    }
+
+    /// How long inside makes a dwell event: by the region's own rules, else the monitor's. An
+    /// anchor only by its own: a boat at anchor is meant to stay, and the monitor's dwell (60 s
+    /// by default) is for areas one arrives in.
+    func dwell(_ monitorRules: MonitoringRules) -> Duration? {
+        if case .anchor = condition { return rules?.dwell }
+        return (rules ?? monitorRules).dwell
     }
 
     static func isConfirmed(_ candidate: Candidate, at date: Date, by confirmation: MonitoringRules.Confirmation) -> Bool {
