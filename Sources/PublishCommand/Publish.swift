@@ -28,7 +28,8 @@ struct Publish: AsyncParsableCommand {
             (--outbox, by default $XDG_STATE_HOME/swift-gps-facade/outbox.sqlite) before it is sent and \
             removed when the broker acknowledges it or the server answers 2xx. \
             A broker or server that cannot be reached, at the start or later, is not an error: positions \
-            are queued, a line on standard error says so, and another when delivery works again. After an \
+            are queued, a line on standard error says so, and another when delivery works again; it is \
+            tried again after --reconnect's MIN seconds, doubling to its MAX (1-60 by default). After an \
             outage the newest position goes first (a map shows where the device is now), then the backlog \
             in time order. When the source ends (the end of --simulate's recording, SIGINT, SIGTERM) what \
             is queued is sent for up to --drain-timeout seconds; a second SIGINT or SIGTERM stops at once. \
@@ -42,8 +43,8 @@ struct Publish: AsyncParsableCommand {
             Under systemd (Type=notify) it sends READY=1 once publishing, and WATCHDOG=1 when the unit \
             sets WatchdogSec=. \
             Exits \(ExitStatus.success.rawValue) when everything was delivered; \
-            \(ExitStatus.usage.rawValue) for a malformed --to, a password in it, or a --format its scheme \
-            cannot carry (homeassistant needs MQTT, osmand HTTP); \
+            \(ExitStatus.usage.rawValue) for a malformed --to, a password in it, a --format its scheme \
+            cannot carry (homeassistant needs MQTT, osmand HTTP), or a --reconnect that is not MIN-MAX; \
             \(ExitStatus.dataError.rawValue) when --simulate's file is not a recording; \
             \(ExitStatus.noInput.rawValue) when --simulate's file, --password-file or --ca-file cannot be read; \
             \(ExitStatus.unavailable.rawValue) when gpsd (or GeoClue) cannot be reached; \
@@ -94,6 +95,12 @@ struct Publish: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("At the end, how long to go on sending what is queued.", valueName: "seconds"))
     var drainTimeout: Double = 30
 
+    @Option(name: .customLong("reconnect"), parsing: .unconditional, help: ArgumentHelp(
+        "Seconds between tries to reach the broker or server after a failure: from MIN, doubling, to at most MAX.",
+        discussion: "Give \(ReconnectBounds.form). Both the MQTT client's reconnection and the wait before sending again keep to them.",
+        valueName: "min-max"))
+    var reconnectText = "1-60"
+
     @Option(help: ArgumentHelp(
         "A file whose first line is the login's password.",
         discussion: "Else the environment variable \(PublishTarget.passwordVariable); the login's user is --to's, else --user.",
@@ -129,6 +136,12 @@ struct Publish: AsyncParsableCommand {
             throw ValidationError("--drain-timeout must be zero or more seconds, not \(drainTimeout).")
         }
         if caFile != nil, !target.scheme.isTLS { throw ValidationError("--ca-file is for TLS: give an mqtts:// or https:// --to.") }
+        _ = try ReconnectBounds(parsing: reconnectText)
+    }
+
+    /// --reconnect, read (``validate()`` refused what does not read).
+    var reconnect: ReconnectBounds {
+        (try? ReconnectBounds(parsing: reconnectText)) ?? .standard
     }
 
     func run() async throws {
@@ -152,7 +165,8 @@ struct Publish: AsyncParsableCommand {
         var logger = Logger(label: "swift-gps-facade.publisher")
         logger.logLevel = .error
         let publisher = LocationPublisher(
-            source: source, outbox: outbox, destinations: [destination], configuration: .init(filter: filter), logger: logger)
+            source: source, outbox: outbox, destinations: [destination], configuration: .init(filter: filter, backoff: reconnect.backoff),
+            logger: logger)
         let pendingAtStart = (try? outbox.count(for: destination.name)) ?? 0
         let session = PublishSession(
             publisher: publisher, source: source, interrupts: interrupts,
