@@ -155,7 +155,7 @@ struct Publish: AsyncParsableCommand {
         }
         let destination = try makeDestination(target, login: login)
         let outbox = try openOutbox()
-        let source = try makeSource()
+        let (source, sourceName) = try makeSource()
         let interrupts = Interrupts()
         var filter = PublishFilter()
         filter.minimumInterval = .milliseconds(Int64((interval * 1000).rounded()))
@@ -169,7 +169,7 @@ struct Publish: AsyncParsableCommand {
             logger: logger)
         let pendingAtStart = (try? outbox.count(for: destination.name)) ?? 0
         let session = PublishSession(
-            publisher: publisher, source: source, interrupts: interrupts,
+            publisher: publisher, source: source, sourceName: sourceName, interrupts: interrupts,
             drainTimeout: .milliseconds(Int64((drainTimeout * 1000).rounded())),
             pending: { [name = destination.name] in (try? outbox.count(for: name)) ?? 0 })
         let outcome = await session.run()
@@ -236,9 +236,10 @@ struct Publish: AsyncParsableCommand {
         }
     }
 
-    private func makeSource() throws -> any LocationSource {
+    /// The source of the fixes, and its name for the lines that say it was lost and is back.
+    private func makeSource() throws -> (any LocationSource, String) {
         if geoClueOptions.geoclue {
-            return geoClueOptions.source(accuracy: nil)
+            return (geoClueOptions.source(accuracy: nil), geoClueOptions.name)
         }
         if let simulate {
             guard FileManager.default.isReadableFile(atPath: simulate) else {
@@ -246,13 +247,13 @@ struct Publish: AsyncParsableCommand {
                 throw ExitCode(.noInput)
             }
             do {
-                return try ReplayRecording(contentsOf: URL(fileURLWithPath: simulate)).device(speed: speed)
+                return (try ReplayRecording(contentsOf: URL(fileURLWithPath: simulate)).device(speed: speed), simulate)
             } catch {
                 Output.error("locate publish: \(error)")
                 throw ExitCode(.dataError)
             }
         }
         let address = try serverOptions.address()
-        return GPSDClient(host: address.host, port: address.port, device: address.device)
+        return (GPSDClient(host: address.host, port: address.port, device: address.device), "gpsd at \(address)")
     }
 }
