@@ -22,6 +22,7 @@ extension Publish {
         case .owntracks, .osmand:
             configuration = .ownTracks(host: target.host, port: target.port, user: user, device: device, trackerID: trackerID, tls: tls)
         }
+        configuration.reconnect = reconnect.backoff
         configuration.username = login?.user
         configuration.password = login.flatMap { $0.password.isEmpty ? nil : $0.password }
         var logger = Logger(label: "swift-gps-facade.mqtt")

@@ -29,7 +29,8 @@ struct Publish: AsyncParsableCommand {
             (--outbox, by default $XDG_STATE_HOME/swift-gps-facade/outbox.sqlite) before it is sent and \
             removed when the broker acknowledges it or the server answers 2xx. \
             A broker or server that cannot be reached, at the start or later, is not an error: positions \
-            are queued, a line on standard error says so, and another when delivery works again. After an \
+            are queued, a line on standard error says so, and another when delivery works again; it is \
+            tried again after --reconnect's MIN seconds, doubling to its MAX (1-60 by default). After an \
             outage the newest position goes first (a map shows where the device is now), then the backlog \
             in time order. When the source ends (the end of --simulate's recording, SIGINT, SIGTERM) what \
             is queued is sent for up to --drain-timeout seconds; a second SIGINT or SIGTERM stops at once. \
@@ -48,8 +49,8 @@ struct Publish: AsyncParsableCommand {
             Under systemd (Type=notify) it sends READY=1 once publishing, and WATCHDOG=1 when the unit \
             sets WatchdogSec=. \
             Exits \(ExitStatus.success.rawValue) when everything was delivered; \
-            \(ExitStatus.usage.rawValue) for a malformed --to, a password in it, or a --format its scheme \
-            cannot carry (homeassistant needs MQTT, osmand HTTP); \
+            \(ExitStatus.usage.rawValue) for a malformed --to, a password in it, a --format its scheme \
+            cannot carry (homeassistant needs MQTT, osmand HTTP), or a --reconnect that is not MIN-MAX; \
             \(ExitStatus.dataError.rawValue) when --simulate's file is not a recording; \
             \(ExitStatus.noInput.rawValue) when --simulate's file, --password-file or --ca-file cannot be read; \
             \(ExitStatus.unavailable.rawValue) when gpsd (or GeoClue) cannot be reached; \
@@ -100,6 +101,12 @@ struct Publish: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("At the end, how long to go on sending what is queued.", valueName: "seconds"))
     var drainTimeout: Double = 30
 
+    @Option(name: .customLong("reconnect"), parsing: .unconditional, help: ArgumentHelp(
+        "Seconds between tries to reach the broker or server after a failure: from MIN, doubling, to at most MAX.",
+        discussion: "Give \(ReconnectBounds.form). Both the MQTT client's reconnection and the wait before sending again keep to them.",
+        valueName: "min-max"))
+    var reconnectText = "1-60"
+
     @Option(help: ArgumentHelp(
         "A file whose first line is the login's password.",
         discussion: "Else the environment variable \(PublishTarget.passwordVariable); the login's user is --to's, else --user.",
@@ -144,6 +151,12 @@ struct Publish: AsyncParsableCommand {
         if let duplicate = Dictionary(grouping: identifiers, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
             throw ValidationError("--region: the identifier '\(duplicate)' is given twice.")
         }
+        _ = try ReconnectBounds(parsing: reconnectText)
+    }
+
+    /// --reconnect, read (``validate()`` refused what does not read).
+    var reconnect: ReconnectBounds {
+        (try? ReconnectBounds(parsing: reconnectText)) ?? .standard
     }
 
     func run() async throws {
@@ -159,7 +172,7 @@ struct Publish: AsyncParsableCommand {
         let regions = try loadRegions()
         let destination = try makeDestination(target, login: login)
         let outbox = try openOutbox()
-        let source = try makeSource()
+        let (source, sourceName) = try makeSource()
         let interrupts = Interrupts()
         var filter = PublishFilter()
         filter.minimumInterval = .milliseconds(Int64((interval * 1000).rounded()))
@@ -170,20 +183,19 @@ struct Publish: AsyncParsableCommand {
         logger.logLevel = .error
         let publisher: LocationPublisher
         var transitions: Task<Void, Never>?
+        let configuration = LocationPublisher.Configuration(filter: filter, backoff: reconnect.backoff)
         if regions.isEmpty {
-            publisher = LocationPublisher(
-                source: source, outbox: outbox, destinations: [destination], configuration: .init(filter: filter), logger: logger)
+            publisher = LocationPublisher(source: source, outbox: outbox, destinations: [destination], configuration: configuration, logger: logger)
         } else {
             // One source, two listeners: the publisher and the monitor share the manager's source.
             let manager = LocationManager(source: source)
-            publisher = LocationPublisher(
-                manager: manager, outbox: outbox, destinations: [destination], configuration: .init(filter: filter), logger: logger)
+            publisher = LocationPublisher(manager: manager, outbox: outbox, destinations: [destination], configuration: configuration, logger: logger)
             transitions = publishTransitions(of: regions, from: manager, to: publisher)
         }
         defer { transitions?.cancel() }
         let pendingAtStart = (try? outbox.count(for: destination.name)) ?? 0
         let session = PublishSession(
-            publisher: publisher, source: source, interrupts: interrupts,
+            publisher: publisher, source: source, sourceName: sourceName, interrupts: interrupts,
             drainTimeout: .milliseconds(Int64((drainTimeout * 1000).rounded())),
             pending: { [name = destination.name] in (try? outbox.count(for: name)) ?? 0 })
         let outcome = await session.run()
@@ -292,9 +304,10 @@ struct Publish: AsyncParsableCommand {
         }
     }
 
-    private func makeSource() throws -> any LocationSource {
+    /// The source of the fixes, and its name for the lines that say it was lost and is back.
+    private func makeSource() throws -> (any LocationSource, String) {
         if geoClueOptions.geoclue {
-            return geoClueOptions.source(accuracy: nil)
+            return (geoClueOptions.source(accuracy: nil), geoClueOptions.name)
         }
         if let simulate {
             guard FileManager.default.isReadableFile(atPath: simulate) else {
@@ -302,13 +315,13 @@ struct Publish: AsyncParsableCommand {
                 throw ExitCode(.noInput)
             }
             do {
-                return try ReplayRecording(contentsOf: URL(fileURLWithPath: simulate)).device(speed: speed)
+                return (try ReplayRecording(contentsOf: URL(fileURLWithPath: simulate)).device(speed: speed), simulate)
             } catch {
                 Output.error("locate publish: \(error)")
                 throw ExitCode(.dataError)
             }
         }
         let address = try serverOptions.address()
-        return GPSDClient(host: address.host, port: address.port, device: address.device)
+        return (GPSDClient(host: address.host, port: address.port, device: address.device), "gpsd at \(address)")
     }
 }

@@ -10,8 +10,9 @@ import LocationPublisher
 
 /// What `locate publish` tells the user on standard error: a line when delivery stops working
 /// (the broker or server cannot be reached, TLS fails, the outbox cannot be written) and another
-/// when it works again; and on a terminal a status line (queued, last sent), rewritten at most
-/// once a second. The password is in none of them: errors name the destination by its URL alone.
+/// when it works again; one when the login is refused, at the end; and on a terminal a status line
+/// (queued, last sent), rewritten at most once a second. The password is in none of them: errors
+/// name the destination by its URL alone.
 final class PublishReport: Sendable {
     private struct State {
         /// The delivery error last reported, until a delivery succeeds.
@@ -33,9 +34,17 @@ final class PublishReport: Sendable {
         self.pending = pending
     }
 
+    /// A line to say, decided under the lock and written after it: the queued count in it is
+    /// read from the outbox as it is written (`pending` is I/O, kept out of the lock).
+    private enum Line {
+        case text(String)
+        /// "delivering to ... again; N queued.", N read when the line is written.
+        case deliveringAgain(destination: String)
+    }
+
     /// Reports what changed in `status`.
     func show(_ status: PublisherStatus) {
-        var lines: [String] = []
+        var lines: [Line] = []
         let now = ContinuousClock.now
         let redraw: Bool = state.withLock { state in
             // A rejection drops one position; delivery itself goes on, so it is not "failing".
@@ -46,28 +55,28 @@ final class PublishReport: Sendable {
             switch (state.failing, failure) {
             case let (nil, error?):
                 state.failing = error
-                lines.append(Self.line(for: error))
+                if let line = Self.line(for: error) { lines.append(.text(line)) }
             case let (old?, error?) where !Self.sameKind(old, error):
                 state.failing = error
-                lines.append(Self.line(for: error))
+                if let line = Self.line(for: error) { lines.append(.text(line)) }
             case let (old?, nil) where status.lastError == nil:
                 state.failing = nil
-                lines.append("locate publish: delivering to \(old.destination) again; \(pending()) queued.")
+                lines.append(.deliveringAgain(destination: old.destination))
             default:
                 break
             }
             if status.rejected > state.rejected {
                 let reason = status.lastError.map { "\($0)" } ?? "a position was rejected and dropped"
-                lines.append("locate publish: \(reason) (\(status.rejected) so far).")
+                lines.append(.text("locate publish: \(reason) (\(status.rejected) so far)."))
             }
             state.rejected = status.rejected
             switch (state.outboxFailing, status.outboxError) {
             case let (false, error?):
                 state.outboxFailing = true
-                lines.append("locate publish: \(error).")
+                lines.append(.text("locate publish: \(error)."))
             case (true, nil):
                 state.outboxFailing = false
-                lines.append("locate publish: the outbox is written again.")
+                lines.append(.text("locate publish: the outbox is written again."))
             default:
                 break
             }
@@ -80,8 +89,32 @@ final class PublishReport: Sendable {
             return false
         }
         if statusLine, !lines.isEmpty { Output.errorText("\r\u{1B}[K") }
-        for line in lines { Output.error(line) }
+        for line in lines {
+            switch line {
+            case let .text(text):
+                Output.error(text)
+            case let .deliveringAgain(destination):
+                // Read now, as the line is written: what waits at the moment it speaks. The line
+                // comes with the first acknowledgement after the failure, which is a batch's (up
+                // to 20 positions): a 32-position backlog then has 12 left.
+                Output.error("locate publish: delivering to \(destination) again; \(pending()) queued.")
+            }
+        }
         if redraw { Output.errorText("\r\u{1B}[K" + Self.statusText(status, queued: pending())) }
+    }
+
+    /// Writes `line` (about the source: lost, back), clearing the status line first if one is
+    /// shown; the next status redraws it.
+    func say(_ line: String) {
+        let shown = state.withLock { state in
+            defer {
+                state.lineShown = false
+                state.lastShown = nil
+            }
+            return state.lineShown
+        }
+        if statusLine, shown { Output.errorText("\r\u{1B}[K") }
+        Output.error(line)
     }
 
     /// Clears the status line, if one is shown.
@@ -107,8 +140,11 @@ final class PublishReport: Sendable {
         Output.error("locate publish: \(reason). \(queued) position\(queued == 1 ? " is" : "s are") kept in the outbox.")
     }
 
-    private static func line(for error: PublishError) -> String {
-        "locate publish: \(error)."
+    /// The line that says delivery stopped working; `nil` for a refused login, which ends the run
+    /// and is said once by ``refused(_:)``, with what is kept.
+    private static func line(for error: PublishError) -> String? {
+        if case .refusedCredentials = error { return nil }
+        return "locate publish: \(error)."
     }
 
     private static func sameKind(_ one: PublishError, _ other: PublishError) -> Bool {

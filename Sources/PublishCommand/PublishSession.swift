@@ -44,17 +44,20 @@ final class PublishSession: Sendable {
 
     private let publisher: LocationPublisher
     private let source: any LocationSource
+    /// The source as the lines name it: "gpsd at 127.0.0.1:2947".
+    private let sourceName: String
     private let interrupts: Interrupts
     private let drainTimeout: Duration
     private let report: PublishReport
 
     /// `pending` counts the positions that wait for this run's destination.
     init(
-        publisher: LocationPublisher, source: any LocationSource, interrupts: Interrupts, drainTimeout: Duration,
+        publisher: LocationPublisher, source: any LocationSource, sourceName: String, interrupts: Interrupts, drainTimeout: Duration,
         pending: @escaping @Sendable () -> Int
     ) {
         self.publisher = publisher
         self.source = source
+        self.sourceName = sourceName
         self.interrupts = interrupts
         self.drainTimeout = drainTimeout
         report = PublishReport(statusLine: isatty(STDERR_FILENO) == 1, pending: pending)
@@ -64,16 +67,38 @@ final class PublishSession: Sendable {
         let (stops, stop) = AsyncStream.makeStream(of: Stop.self)
         let phase = Locked(Phase.publishing)
         let refused = Locked(false)
-        // gpsd or GeoClue that cannot be reached before a fix came ends the run, as `locate watch`.
+        // gpsd or GeoClue that cannot be reached before it was watched (or a fix came) ends the
+        // run, as `locate watch`. Lost later, it is said once, and again when it is back: the
+        // source reconnects, and what was queued meanwhile is in the outbox.
+        let sourceLink = Locked(SourceLink.notYet)
         let sawFix = Locked(false)
-        let observation = source.addObserver { event in
+        let sourceName = sourceName
+        let observation = source.addObserver { [report] event in
             switch event {
             case .location:
                 sawFix.withLock { $0 = true }
+                sourceLink.withLock { if case .notYet = $0 { $0 = .up } }
+            case .connectionChanged(.watching):
+                let back = sourceLink.withLock { link in
+                    defer { link = .up }
+                    return link == .lost
+                }
+                if back { report.say("locate publish: \(sourceName) is back; publishing its fixes again.") }
             case let .error(error):
                 switch error {
-                case .unreachable, .serviceUnavailable, .notAuthorized:
+                case .unreachable, .serviceUnavailable:
+                    if sourceLink.withLock({ $0 == .notYet }) { stop.yield(.sourceUnavailable(error)) }
+                case .notAuthorized:
+                    // GeoClue's refusal is final; once fixes came, the run sends what it has.
                     if !sawFix.withLock({ $0 }) { stop.yield(.sourceUnavailable(error)) }
+                case .connectionLost, .serviceLost:
+                    let first = sourceLink.withLock { link in
+                        defer { link = .lost }
+                        return link != .lost
+                    }
+                    // GeoClue's loss already says that it connects again when it is back.
+                    let after = if case .serviceLost = error { "" } else { " Reconnecting; publishing resumes when it is back." }
+                    if first { report.say("locate publish: \(error)\(after)") }
                 default:
                     break
                 }
@@ -188,6 +213,16 @@ final class PublishSession: Sendable {
         }
         return (.finished, status)
     }
+}
+
+/// Where the source stands, for the lines that say it was lost and is back.
+private enum SourceLink: Sendable, Equatable {
+    /// Not watched yet, and no fix: unreachable now ends the run.
+    case notYet
+    /// Watched, or a fix came.
+    case up
+    /// Lost after it was up (said once); reconnecting.
+    case lost
 }
 
 extension PublishSession.Stop {

@@ -44,10 +44,13 @@ package final class HTTPRecorder: Sendable {
     ///   - hold: leave this many requests (the first ones) without an answer.
     ///   - tls: a PEM certificate and key to serve HTTPS with.
     ///   - failUntilReleased: answer 500 until ``release()``.
+    ///   - holdAfterRelease: with `failUntilReleased`, answer this many requests after the
+    ///     release, then hold every later one unanswered (what the client delivered stays put).
     ///   - port: the port to listen on (that of a server stopped before, to be the same
     ///     destination); a free one by default.
     package init(
-        port: Int? = nil, fail: Int = 0, statuses: [Int] = [], hold: Int = 0, failUntilReleased: Bool = false, tls: (certificate: String, key: String)? = nil
+        port: Int? = nil, fail: Int = 0, statuses: [Int] = [], hold: Int = 0, failUntilReleased: Bool = false, holdAfterRelease: Int? = nil,
+        tls: (certificate: String, key: String)? = nil
     ) async throws {
         var arguments = [Repository.root.appendingPathComponent("Tests/Tools/http-recorder.py").path]
         if let port { arguments += ["--port", "\(port)"] }
@@ -55,6 +58,7 @@ package final class HTTPRecorder: Sendable {
         if !statuses.isEmpty { arguments += ["--statuses", statuses.map(String.init).joined(separator: ",")] }
         if hold > 0 { arguments += ["--hold", "\(hold)"] }
         if failUntilReleased { arguments.append("--fail-until-released") }
+        if let holdAfterRelease { arguments += ["--hold-after-release", "\(holdAfterRelease)"] }
         if let tls { arguments += ["--tls", tls.certificate, tls.key] }
         process = try ChildProcess("python3", arguments)
         scheme = tls == nil ? "http" : "https"

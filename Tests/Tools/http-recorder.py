@@ -9,7 +9,9 @@ lines instead of sleeping.
 Answers: the statuses of --statuses in turn (`500,500,401`), then 200 for every request after them;
 with --fail N, 500 for the first N requests. --hold N keeps the first N requests unanswered (the
 connection stays open) for timeout and cancellation tests. --fail-until-released answers 500 until a
-line arrives on standard input (a test releases it once the client has queued what it should).
+line arrives on standard input (a test releases it once the client has queued what it should); with
+--hold-after-release N it then answers N requests and holds every one after them, so that what the
+client has delivered stays put while the test looks.
 --tls CERT KEY serves HTTPS.
 
 HTTP/1.1 with keep-alive, as the OwnTracks Recorder and Traccar serve: a client may reuse its connection.
@@ -30,12 +32,14 @@ arguments.add_argument("--statuses", default="")
 arguments.add_argument("--fail", type=int, default=0)
 arguments.add_argument("--hold", type=int, default=0)
 arguments.add_argument("--fail-until-released", action="store_true")
+arguments.add_argument("--hold-after-release", type=int, default=-1)
 arguments.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
 options = arguments.parse_args()
 
 statuses = [int(s) for s in options.statuses.split(",") if s] + [500] * options.fail
 lock = threading.Lock()
 count = 0
+answered_after_release = 0
 never = threading.Event()
 released = threading.Event()
 
@@ -59,13 +63,17 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_POST(self):
-        global count
+        global count, answered_after_release
         length = int(self.headers.get("Content-Length", "0"))
         body = self.rfile.read(length) if length else b""
         with lock:
             count += 1
             n = count
-        held = n <= options.hold
+            after_release = options.fail_until_released and released.is_set()
+            if after_release:
+                answered_after_release += 1
+            held = n <= options.hold or (
+                after_release and 0 <= options.hold_after_release < answered_after_release)
         if held:
             status = -1
         elif options.fail_until_released and not released.is_set():
