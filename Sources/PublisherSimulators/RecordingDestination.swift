@@ -45,7 +45,7 @@ public final class RecordingDestination: PublishDestination {
     }
 
     /// Fails every delivery from now on with `error` (`nil`: acknowledges again). An
-    /// ``PublishError/unreachable(destination:reason:)`` keeps the messages queued and backs off.
+    /// `PublishError.unreachable` keeps the messages queued and backs off.
     public func fail(with error: PublishError?) {
         state.withLock { $0.failure = error }
     }

@@ -16,6 +16,20 @@ import Testing
         try #require(JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
     }
 
+    /// A region's enter and leave for Home Assistant: the tracker's discovery names the state
+    /// topic and the reset, an enter publishes the region's name there, a leave the reset (Home
+    /// Assistant's MQTT device tracker: `state_topic`, `payload_reset`).
+    @Test func homeAssistantZoneStateOfATransition() throws {
+        let discovery = HomeAssistantDiscovery(objectID: "boat", deviceName: "Boat")
+        let tracker = try #require(discovery.configurations().first { $0.topic.contains("/device_tracker/") })
+        let configuration = try #require(try JSONSerialization.jsonObject(with: Data(tracker.payload)) as? [String: Any])
+        #expect(configuration["state_topic"] as? String == "swift-gps-facade/boat/state")
+        #expect(configuration["payload_reset"] as? String == "None")
+        let defined = Date(timeIntervalSince1970: 1_600_000_000)
+        #expect(String(decoding: discovery.state(after: RegionTransition(event: .enter, region: "harbour", regionCreatedAt: defined)), as: UTF8.self) == "harbour")
+        #expect(String(decoding: discovery.state(after: RegionTransition(event: .leave, region: "harbour", regionCreatedAt: defined)), as: UTF8.self) == "None")
+    }
+
     @Test func ownTracksLocationHasEachMemberInItsUnit() throws {
         let json = try Self.object(OwnTracksPayload(trackerID: "GP").render(Self.message))
         #expect(json["_type"] as? String == "location")

@@ -117,7 +117,7 @@ public final class LocationPublisher: Sendable {
     }
 
     /// A publisher of the fixes of `manager`'s source, shared with the manager's other consumers
-    /// (``LocationManager/sharedSource()``: a `RegionMonitor`, a workout session, streams), timing
+    /// (`LocationManager.sharedSource()`: a `RegionMonitor`, a workout session, streams), timing
     /// its backoffs on the manager's clock. It takes every fix from now on, whoever started the
     /// source; ``run()`` keeps the source running for it, and the drain's end lets it go.
     ///

@@ -56,7 +56,7 @@ extension RegionMonitor {
     }
 
     /// Takes every fix of `manager`'s source, shared with the manager's other consumers (a
-    /// `LocationPublisher`, streams, requests: ``LocationManager/sharedSource()``), and keeps it
+    /// `LocationPublisher`, streams, requests: `LocationManager.sharedSource()`), and keeps it
     /// running while it follows; the no-fix watchdog keeps time by the manager's clock (on a
     /// `VirtualClock`, paced with it). Otherwise as ``follow(_:clock:rate:now:)``.
     public func follow(_ manager: LocationManager, rate: Double = 1, now: @escaping @Sendable () -> Date = { Date() }) -> Following {

@@ -51,7 +51,7 @@ public final class RegionMonitor: Sendable {
     /// (a lock of `()` is reported as racing by ThreadSanitizer, see ChildProcess's `spawning`).
     private let saving = Locked(0)
     private let continuation: AsyncStream<RegionEvent>.Continuation
-    /// The manager this monitor follows when ``LocationManager/monitor(rules:rate:now:)`` made it: kept
+    /// The manager this monitor follows when `LocationManager.monitor(rules:rate:now:)` made it: kept
     /// until ``finish()`` or the monitor's release.
     let attachment = Locked<Following?>(nil)
 
@@ -247,7 +247,7 @@ public final class RegionMonitor: Sendable {
     }
 
     /// Ends ``events``: a consumer's loop over it ends. A monitor made by
-    /// ``LocationManager/monitor(rules:rate:now:)`` stops following the manager.
+    /// `LocationManager.monitor(rules:rate:now:)` stops following the manager.
     public func finish() {
         attachment.withLock { $0 }?.cancel()
         continuation.finish()
