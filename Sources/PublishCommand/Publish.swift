@@ -181,6 +181,9 @@ struct Publish: AsyncParsableCommand {
         // that cannot be reached, and when it works again), once and in the command's words.
         var logger = Logger(label: "swift-gps-facade.publisher")
         logger.logLevel = .error
+        // Read before the publisher is made: with --region the monitor starts the source at once,
+        // and the first fixes are queued before the session runs.
+        let pendingAtStart = (try? outbox.count(for: destination.name)) ?? 0
         let publisher: LocationPublisher
         var transitions: Task<Void, Never>?
         let configuration = LocationPublisher.Configuration(filter: filter, backoff: reconnect.backoff)
@@ -193,7 +196,6 @@ struct Publish: AsyncParsableCommand {
             transitions = publishTransitions(of: regions, from: manager, to: publisher)
         }
         defer { transitions?.cancel() }
-        let pendingAtStart = (try? outbox.count(for: destination.name)) ?? 0
         let session = PublishSession(
             publisher: publisher, source: source, sourceName: sourceName, interrupts: interrupts,
             drainTimeout: .milliseconds(Int64((drainTimeout * 1000).rounded())),
