@@ -151,15 +151,9 @@ struct PublishMQTTCommandTests {
             }
         } != nil)
         // The sixth acknowledged as the command sees it: written down in the journal, which no
-        // append empties while the source is quiet. A file another process writes: looked at
-        // until it says so (at most 10 s), nothing waited for by time alone.
+        // append empties while the source is quiet (a file another process writes, read back).
         let journal = outbox + "-acknowledged"
-        var acknowledged = false
-        for _ in 0..<1_000 where !acknowledged {
-            acknowledged = ((try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0) > 0
-            if !acknowledged { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        #expect(acknowledged, "the command wrote down no acknowledgement")
+        await waitUntil { ((try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0) > 0 }
         killed.send(signal: SIGKILL)
         #expect(await killed.waitUntilExit() == 128 + SIGKILL)
         let later = folder.path("later.json")

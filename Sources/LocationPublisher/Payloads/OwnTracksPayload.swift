@@ -62,13 +62,8 @@ public struct OwnTracksPayload: Sendable, Hashable {
         if let transition = message.transition { return renderTransition(message, transition) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(200)
-        TextBytes.append(#"{"_type":"location","lat":"#, to: &bytes)
-        TextBytes.appendJSONNumber(message.latitude, to: &bytes)
-        TextBytes.append(#","lon":"#, to: &bytes)
-        TextBytes.appendJSONNumber(message.longitude, to: &bytes)
-        TextBytes.append(#","tst":"#, to: &bytes)
-        Self.appendInteger(Self.unixSeconds(message.time), to: &bytes)
-        Self.appendRounded("acc", message.horizontalAccuracy, to: &bytes)
+        TextBytes.append(#"{"_type":"location""#, to: &bytes)
+        Self.appendPosition(message, to: &bytes)
         // `vac` is the accuracy of `alt` (the booklet's words): without an altitude it qualifies
         // nothing, and a consumer that reads it alone would take it for one.
         if Self.appendRounded("alt", message.altitude, to: &bytes) {
@@ -106,6 +101,18 @@ public struct OwnTracksPayload: Sendable, Hashable {
     /// `owntracks/USER/DEVICE`, the topic OwnTracks' apps publish locations to (and their last will).
     public static func topic(user: String, device: String) -> String {
         "owntracks/\(user)/\(device)"
+    }
+
+    /// `,"lat":…,"lon":…,"tst":…` and `,"acc":…` when known: where and when, as a location and a
+    /// transition both say it.
+    static func appendPosition(_ message: PositionMessage, to bytes: inout [UInt8]) {
+        TextBytes.append(#","lat":"#, to: &bytes)
+        TextBytes.appendJSONNumber(message.latitude, to: &bytes)
+        TextBytes.append(#","lon":"#, to: &bytes)
+        TextBytes.appendJSONNumber(message.longitude, to: &bytes)
+        TextBytes.append(#","tst":"#, to: &bytes)
+        appendInteger(unixSeconds(message.time), to: &bytes)
+        appendRounded("acc", message.horizontalAccuracy, to: &bytes)
     }
 
     /// Whole seconds since 1970, rounded down (OwnTracks' `tst`).
