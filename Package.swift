@@ -43,6 +43,8 @@ let package = Package(
         .library(name: "LocationCore", targets: ["LocationCore"]),
         .library(name: "LocationFacade", targets: ["LocationFacade"]),
         .library(name: "RegionMonitoring", targets: ["RegionMonitoring"]),
+        .library(name: "Geometry", targets: ["Geometry"]),
+        .library(name: "Navigation", targets: ["Navigation"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "GeoClue", targets: ["GeoClue"]),
         .library(name: "GeoClueSimulators", targets: ["GeoClueSimulators"]),
@@ -138,7 +140,20 @@ let package = Package(
         // links what LocationCore links and nothing more (GPSCore is LocationCore's own).
         .target(
             name: "RegionMonitoring",
-            dependencies: ["GPSCore", "LocationCore"]
+            dependencies: ["GPSCore", "LocationCore", "Geometry"]
+        ),
+        // Positions on the Earth, a local plane, a polyline and the one projection onto it: what
+        // the region monitor's corridors and the navigator's courses share.
+        .target(
+            name: "Geometry",
+            dependencies: ["GPSCore"]
+        ),
+        // Following a course: the course (its distances, cues, climbs), the navigator that matches
+        // fixes to it, the NMEA sentences a plotter reads. It links what LocationCore links and
+        // nothing more.
+        .target(
+            name: "Navigation",
+            dependencies: ["GPSCore", "LocationCore", "Geometry"]
         ),
         .target(
             name: "LocationFacade",

@@ -94,7 +94,8 @@ public struct TrackStatistics: Sendable {
     private var previous: (latitude: Double, longitude: Double)?
     private var previousTimed: (latitude: Double, longitude: Double, time: Date)?
     private var previousElevation: Double?
-    private var referenceElevation: Double?
+    /// The smoothed gain and loss's rule (GPSCore's, shared with a course's climbs).
+    private var smoothing = ElevationHysteresis()
     private var inSegment = false
 
     public init(elevationThreshold: Double = 5, movingSpeed: Double = 0.5, maximumMovingGap: TimeInterval = 60) {
@@ -110,7 +111,7 @@ public struct TrackStatistics: Sendable {
         previous = nil
         previousTimed = nil
         previousElevation = nil
-        referenceElevation = nil
+        smoothing.reset()
     }
 
     /// Adds the next point of the current segment (starting one if none was started).
@@ -164,17 +165,9 @@ public struct TrackStatistics: Sendable {
                 if change > 0 { elevationGain += change } else { elevationLoss -= change }
             }
             previousElevation = elevation
-            if let reference = referenceElevation {
-                if elevation - reference >= elevationThreshold {
-                    smoothedElevationGain += elevation - reference
-                    referenceElevation = elevation
-                } else if reference - elevation >= elevationThreshold {
-                    smoothedElevationLoss += reference - elevation
-                    referenceElevation = elevation
-                }
-            } else {
-                referenceElevation = elevation
-            }
+            smoothing.threshold = elevationThreshold
+            let change = smoothing.feed(elevation)
+            if change > 0 { smoothedElevationGain += change } else { smoothedElevationLoss -= change }
         }
 
         if let time {

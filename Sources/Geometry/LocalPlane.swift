@@ -11,32 +11,32 @@ import GPSCore
 /// is linear in longitude and latitude; its error is the change of the longitude scale across the
 /// edge, well under a metre for edges of a few kilometres at mid latitudes, and the distances
 /// that decide anything (a fix's accuracy, a region's hysteresis) are tens of metres.
-struct LocalPlane {
+package struct LocalPlane: Sendable {
     /// Metres per degree of latitude on the WGS84 mean sphere.
-    static let metresPerDegree = Geodesy.meanEarthRadius * .pi / 180
+    package static let metresPerDegree = Geodesy.meanEarthRadius * .pi / 180
 
-    let origin: GeoCoordinate
-    let metresPerDegreeLongitude: Double
+    package let origin: GeoCoordinate
+    package let metresPerDegreeLongitude: Double
 
-    init(at origin: GeoCoordinate) {
+    package init(at origin: GeoCoordinate) {
         self.origin = origin
         metresPerDegreeLongitude = Self.metresPerDegree * cos(origin.latitude * .pi / 180)
     }
 
     /// The point's (x, y) in metres from the origin.
     @inline(__always)
-    func project(_ point: GeoCoordinate) -> (x: Double, y: Double) {
+    package func project(_ point: GeoCoordinate) -> (x: Double, y: Double) {
         ((point.longitude - origin.longitude) * metresPerDegreeLongitude, (point.latitude - origin.latitude) * Self.metresPerDegree)
     }
 
     /// The position of plane point (x, y).
-    func unproject(x: Double, y: Double) -> GeoCoordinate {
+    package func unproject(x: Double, y: Double) -> GeoCoordinate {
         GeoCoordinate(latitude: origin.latitude + y / Self.metresPerDegree, longitude: origin.longitude + x / metresPerDegreeLongitude)
     }
 
     /// Distance in metres from the origin to the edge from `a` to `b`.
     @inline(__always)
-    func distanceToSegment(_ a: GeoCoordinate, _ b: GeoCoordinate) -> Double {
+    package func distanceToSegment(_ a: GeoCoordinate, _ b: GeoCoordinate) -> Double {
         let (ax, ay) = project(a)
         let (bx, by) = project(b)
         return Self.distanceFromOrigin(ax, ay, bx, by)
@@ -44,7 +44,15 @@ struct LocalPlane {
 
     /// Distance from (0, 0) to the segment (ax, ay)–(bx, by).
     @inline(__always)
-    static func distanceFromOrigin(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> Double {
+    package static func distanceFromOrigin(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> Double {
+        projectOrigin(ax, ay, bx, by).distance
+    }
+
+    /// The point of the segment (ax, ay)–(bx, by) nearest (0, 0): its fraction `t` of the way from
+    /// the first end (0...1) and its distance from (0, 0). The one projection onto an edge of the
+    /// package: a corridor's distance and a course's match are both this.
+    @inline(__always)
+    package static func projectOrigin(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> (t: Double, distance: Double) {
         let dx = bx - ax
         let dy = by - ay
         let lengthSquared = dx * dx + dy * dy
@@ -52,6 +60,6 @@ struct LocalPlane {
         t = min(1, max(0, t))
         let px = ax + t * dx
         let py = ay + t * dy
-        return (px * px + py * py).squareRoot()
+        return (t, (px * px + py * py).squareRoot())
     }
 }
