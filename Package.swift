@@ -401,6 +401,10 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "NavigationTests",
+            dependencies: ["Navigation", "Geometry", "LocationCore"]
+        ),
+        .testTarget(
             name: "RegionMonitoringTests",
             dependencies: [
                 "RegionMonitoring", "LocationCore", "SimulatorsCore", "GPX", "TestSupport",
