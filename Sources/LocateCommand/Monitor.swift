@@ -320,23 +320,33 @@ struct Monitor: AsyncParsableCommand {
     }
 
     private func makeSource() throws -> (any LocationSource, ReplayLocationSource?, String) {
-        if geoClueOptions.geoclue {
-            return (geoClueOptions.source(accuracy: nil), nil, geoClueOptions.name)
+        try CommandSource.make(command: "monitor", server: serverOptions, geoClue: geoClueOptions, simulate: simulate, speed: speed)
+    }
+}
+
+/// The source a command of `locate` follows: GeoClue, a replay of a file, or gpsd.
+enum CommandSource {
+    /// The source, the replay when it is one (its end ends the command), and its name for messages.
+    static func make(
+        command: String, server: ServerOptions, geoClue: GeoClueOptions, simulate: String?, speed: Double
+    ) throws -> (any LocationSource, ReplayLocationSource?, String) {
+        if geoClue.geoclue {
+            return (geoClue.source(accuracy: nil), nil, geoClue.name)
         }
         if let simulate {
             guard FileManager.default.isReadableFile(atPath: simulate) else {
-                Output.error("locate monitor: cannot read \(simulate): no such readable file.")
+                Output.error("locate \(command): cannot read \(simulate): no such readable file.")
                 throw ExitCode(.noInput)
             }
             do {
                 let replay = try ReplayRecording(contentsOf: URL(fileURLWithPath: simulate)).device(speed: speed)
                 return (replay, replay, simulate)
             } catch {
-                Output.error("locate monitor: \(error)")
+                Output.error("locate \(command): \(error)")
                 throw ExitCode(.dataError)
             }
         }
-        let address = try serverOptions.address()
+        let address = try server.address()
         return (GPSDClient(host: address.host, port: address.port, device: address.device), nil, address.description)
     }
 }
