@@ -34,7 +34,7 @@ import PackageDescription
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators, RegionMonitoring
 //   PublishCommand     `locate-publish` (`locate publish` hands over)  -> LocationFacade, GeoClue, Simulators, LocationPublisher,
 //                                                                         RegionMonitoring
-//   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators, Simulators
+//   WorkoutCommand     `workout`                                       -> Workout, CourseFiles, BluetoothSensors, WorkoutSimulators, Simulators
 //
 // Tests/LinkTests builds a small program per library product and holds what it links (readelf's
 // NEEDED) to the README's product table.
@@ -323,6 +323,7 @@ let package = Package(
             dependencies: [
                 "BluetoothSensors",
                 "CommandSupport",
+                "CourseFiles",
                 "DBus",
                 "GPSCore",
                 "GPX",
