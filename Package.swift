@@ -388,6 +388,10 @@ let package = Package(
             dependencies: ["FIT", "TestSupport"]
         ),
         .testTarget(
+            name: "CourseFilesTests",
+            dependencies: ["CourseFiles", "FIT", "Geometry", "GPX", "Navigation", "SimulatorsCore", "TestSupport", "WorkoutCommand"]
+        ),
+        .testTarget(
             name: "TCXTests",
             dependencies: ["TCX", "GPX", "GPSCore", "TestSupport"]
         ),

@@ -87,7 +87,9 @@ extension CourseFile {
     /// `course` (name, sport, ``fitCapabilities``), one `lap` (start and end, total distance and
     /// time), a timer start `event`, a `record` per position (position, distance, altitude, and a
     /// time at `options.speed`), the timer's `stop_disable_all`, and a `course_point` per cue and
-    /// point of interest (type, name, distance, position, time).
+    /// point of interest (type, name, distance, position, time). A course point's name is cut to
+    /// 15 bytes (whole characters), as gpsbabel writes them and head units show them; the course's
+    /// to 31.
     public static func fit(_ course: Course, options: CourseFITOptions = CourseFITOptions()) -> [UInt8] {
         let start = FITTime.value(fromSeconds: options.start.timeIntervalSince1970) ?? FITTime.minimumDate
         let speed = options.speed > 0 ? options.speed : 5
@@ -108,7 +110,7 @@ extension CourseFile {
                 .integer(Int64(FITFileType.course.rawValue)), .integer(Int64(FITManufacturer.development)), .integer(0), .integer(Int64(start)),
             ])
             writer.define(localType: 1, globalNumber: FITMessageNumber.course, fields: [
-                field(FITCourseReader.CourseField.name, .string, size: 16), field(FITCourseReader.CourseField.sport, .enumeration),
+                field(FITCourseReader.CourseField.name, .string, size: 32), field(FITCourseReader.CourseField.sport, .enumeration),
                 field(FITCourseReader.CourseField.capabilities, .uint32z),
             ])
             writer.write(localType: 1, values: [
