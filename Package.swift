@@ -10,6 +10,8 @@ import PackageDescription
 //   TCX                the TCX reader and writer (GPX's libxml2 bridge) -> GPSCore, GPX, GZipFiles
 //   LocationCore       Location, LocationManager, LocationSource       -> GPSCore (no C library)
 //   LocationFacade     GPSDClient (libgps); re-exports LocationCore   -> LocationCore
+//   CourseFiles        courses read from GPX, FIT, TCX and GeoJSON, written as FIT and GPX
+//                                                                      -> Navigation, GPX, FIT, TCX, RegionMonitoring
 //   RegionMonitoring   RegionMonitor: circles, GeoJSON polygons, corridors, lines, the anchor alarm
 //                      (no C library)                                  -> LocationCore
 //   DBus               D-Bus over sd-bus (libsystemd)                  -> GPSCore
@@ -32,7 +34,7 @@ import PackageDescription
 //   LocateCommand      `locate` (no SQLite, no GRDB)                   -> LocationFacade, GeoClue, Simulators, RegionMonitoring
 //   PublishCommand     `locate-publish` (`locate publish` hands over)  -> LocationFacade, GeoClue, Simulators, LocationPublisher,
 //                                                                         RegionMonitoring
-//   WorkoutCommand     `workout`                                       -> Workout, BluetoothSensors, WorkoutSimulators, Simulators
+//   WorkoutCommand     `workout`                                       -> Workout, CourseFiles, BluetoothSensors, WorkoutSimulators, Simulators
 //
 // Tests/LinkTests builds a small program per library product and holds what it links (readelf's
 // NEEDED) to the README's product table.
@@ -45,6 +47,7 @@ let package = Package(
         .library(name: "RegionMonitoring", targets: ["RegionMonitoring"]),
         .library(name: "Geometry", targets: ["Geometry"]),
         .library(name: "Navigation", targets: ["Navigation"]),
+        .library(name: "CourseFiles", targets: ["CourseFiles"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "GeoClue", targets: ["GeoClue"]),
         .library(name: "GeoClueSimulators", targets: ["GeoClueSimulators"]),
@@ -154,6 +157,12 @@ let package = Package(
         .target(
             name: "Navigation",
             dependencies: ["GPSCore", "LocationCore", "Geometry"]
+        ),
+        // Courses in files: read from GPX, FIT, TCX and GeoJSON (each format's own reader), written
+        // as FIT courses and GPX routes. No store, no libgps.
+        .target(
+            name: "CourseFiles",
+            dependencies: ["FIT", "Geometry", "GPSCore", "GPX", "GZipFiles", "Navigation", "RegionMonitoring", "TCX"]
         ),
         .target(
             name: "LocationFacade",
@@ -314,6 +323,7 @@ let package = Package(
             dependencies: [
                 "BluetoothSensors",
                 "CommandSupport",
+                "CourseFiles",
                 "DBus",
                 "GPSCore",
                 "GPX",
@@ -359,7 +369,7 @@ let package = Package(
         .testTarget(
             name: "DocExamplesTests",
             dependencies: [
-                "BluetoothGATT", "BluetoothSensors", "CommandSupport", "DBus", "FIT", "GeoClue", "GeoClueSimulators",
+                "BluetoothGATT", "BluetoothSensors", "CommandSupport", "CourseFiles", "DBus", "FIT", "GeoClue", "GeoClueSimulators",
                 "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "LocationPublisher", "PublisherSimulators", "RegionMonitoring", "Simulators", "SimulatorsCore", "TCX",
                 "Workout", "WorkoutCore", "WorkoutSimulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -376,6 +386,10 @@ let package = Package(
         .testTarget(
             name: "FITTests",
             dependencies: ["FIT", "TestSupport"]
+        ),
+        .testTarget(
+            name: "CourseFilesTests",
+            dependencies: ["CourseFiles", "FIT", "Geometry", "GPX", "Navigation", "SimulatorsCore", "TestSupport", "WorkoutCommand"]
         ),
         .testTarget(
             name: "TCXTests",

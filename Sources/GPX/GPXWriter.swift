@@ -135,7 +135,48 @@ public enum GPXWriter {
         TextBytes.append("</trkpt>\n", to: &bytes)
     }
 
-    /// One `<wpt>`: position, `<ele>`, `<time>`, `<name>`, `<src>` (`source`) and `<fix>` where known.
+    /// `<rte>`, with `<name>` and `<type>` when given: its `<rtept>`s follow
+    /// (``appendRoutePoint(_:to:)``), then ``appendRouteEnd(to:)``. GPX 1.1 puts routes after the
+    /// waypoints and before the tracks.
+    public static func appendRouteStart(name: String?, type: String? = nil, to bytes: inout [UInt8]) {
+        TextBytes.append(" <rte>\n", to: &bytes)
+        for (element, value) in [("name", name), ("type", type)] {
+            guard let value else { continue }
+            bytes.append(contentsOf: "  <\(element)>".utf8)
+            TextBytes.appendXML(value, to: &bytes)
+            bytes.append(contentsOf: "</\(element)>\n".utf8)
+        }
+    }
+
+    /// One `<rtept>` on a line of its own: position, `<ele>`, `<time>` and `<name>` where known.
+    public static func appendRoutePoint(_ point: GPXPoint, to bytes: inout [UInt8]) {
+        TextBytes.append("  <rtept", to: &bytes)
+        appendPosition(point, to: &bytes)
+        if let elevation = point.elevation, elevation.isFinite {
+            TextBytes.append("<ele>", to: &bytes)
+            TextBytes.appendShortest(elevation, to: &bytes)
+            TextBytes.append("</ele>", to: &bytes)
+        }
+        if let time = point.time {
+            TextBytes.append("<time>", to: &bytes)
+            RFC3339.append(time.date, fractionDigits: 3, to: &bytes)
+            TextBytes.append("</time>", to: &bytes)
+        }
+        if let name = point.name {
+            TextBytes.append("<name>", to: &bytes)
+            TextBytes.appendXML(name, to: &bytes)
+            TextBytes.append("</name>", to: &bytes)
+        }
+        TextBytes.append("</rtept>\n", to: &bytes)
+    }
+
+    /// `</rte>`.
+    public static func appendRouteEnd(to bytes: inout [UInt8]) {
+        TextBytes.append(" </rte>\n", to: &bytes)
+    }
+
+    /// One `<wpt>`: position, `<ele>`, `<time>`, `<name>`, `<src>` (`source`), `<type>` and `<fix>`
+    /// where known, in the order GPX 1.1's schema requires.
     public static func appendWaypoint(_ point: GPXPoint, source: String? = nil, to bytes: inout [UInt8]) {
         TextBytes.append(" <wpt", to: &bytes)
         appendPosition(point, to: &bytes)
@@ -150,7 +191,7 @@ public enum GPXWriter {
             RFC3339.append(time.date, fractionDigits: 3, to: &bytes)
             TextBytes.append("</time>\n", to: &bytes)
         }
-        for (name, value) in [("name", point.name), ("src", source), ("fix", point.fix)] {
+        for (name, value) in [("name", point.name), ("src", source), ("type", point.type), ("fix", point.fix)] {
             guard let value else { continue }
             bytes.append(contentsOf: "  <\(name)>".utf8)
             TextBytes.appendXML(value, to: &bytes)

@@ -169,7 +169,9 @@ public struct TCXTrackpoint: Sendable, Hashable {
     public var hasPosition: Bool { latitude != nil && longitude != nil }
 }
 
-/// A `<Course>`: a route to follow, not a recorded workout.
+/// A `<Course>`: a route to follow, not a recorded workout. Its track's positions and its
+/// course points are kept whole (a course is a planned route of some thousands of points, read
+/// once to follow it, not a recording of any length).
 public struct TCXCourse: Sendable, Hashable {
     /// Its position among the file's courses, from 0.
     public var index: Int
@@ -179,10 +181,59 @@ public struct TCXCourse: Sendable, Hashable {
     public var trackpoints: Int
     /// The line of its start tag.
     public var line: Int
+    /// The track points with a valid position, in order: its `<Track>`s joined.
+    public var positions: [TCXCoursePosition] = []
+    /// Its `<CoursePoint>`s with a valid position, in file order.
+    public var points: [TCXCoursePoint] = []
 
     /// A course.
     public init(index: Int, name: String?, trackpoints: Int, line: Int) {
         (self.index, self.name, self.trackpoints, self.line) = (index, name, trackpoints, line)
+    }
+}
+
+/// A `<Trackpoint>` of a course's track: where the course goes.
+public struct TCXCoursePosition: Sendable, Hashable {
+    /// `<Position>`, degrees.
+    public var latitude: Double
+    /// The longitude, degrees.
+    public var longitude: Double
+    /// `<AltitudeMeters>`.
+    public var altitude: Double?
+    /// `<DistanceMeters>`: metres from the course's start, as its maker measured them.
+    public var distance: Double?
+    /// The line of its start tag.
+    public var line: Int
+
+    /// A position of a course.
+    public init(latitude: Double, longitude: Double, altitude: Double? = nil, distance: Double? = nil, line: Int = 0) {
+        (self.latitude, self.longitude, self.altitude, self.distance, self.line) = (latitude, longitude, altitude, distance, line)
+    }
+}
+
+/// A `<CoursePoint>`: a point of a course a device announces (a turn, water, a summit).
+public struct TCXCoursePoint: Sendable, Hashable {
+    /// `<Name>` (TCX allows 10 characters; longer names are kept as written).
+    public var name: String?
+    /// `<Position>`, degrees.
+    public var latitude: Double
+    /// The longitude, degrees.
+    public var longitude: Double
+    /// `<AltitudeMeters>`.
+    public var altitude: Double?
+    /// `<PointType>`: `Generic`, `Summit`, `Valley`, `Water`, `Food`, `Danger`, `Left`, `Right`,
+    /// `Straight`, `First Aid`, `4th Category`, `3rd Category`, `2nd Category`, `1st Category`,
+    /// `Hors Category` or `Sprint`, as written.
+    public var pointType: String?
+    /// `<Notes>`.
+    public var notes: String?
+    /// The line of its start tag.
+    public var line: Int
+
+    /// A course point.
+    public init(name: String?, latitude: Double, longitude: Double, altitude: Double? = nil, pointType: String? = nil, notes: String? = nil, line: Int = 0) {
+        (self.name, self.latitude, self.longitude, self.altitude) = (name, latitude, longitude, altitude)
+        (self.pointType, self.notes, self.line) = (pointType, notes, line)
     }
 }
 

@@ -24,8 +24,9 @@ import GZipFiles
 /// `<Activities>` or a `<MultiSportSession>`), their laps (`StartTime` and the totals, the
 /// `TriggerMethod`, the ActivityExtension v2 `LX` averages), tracks, and track points (time,
 /// position, altitude, distance, heart rate, cadence, and the ActivityExtension v2 `TPX` speed,
-/// run cadence and watts, found by namespace URI whatever their prefix); courses are counted and
-/// reported (``TCXEvent/course(_:)``). Elements of other namespaces are ignored.
+/// run cadence and watts, found by namespace URI whatever their prefix); courses, each whole with
+/// its name, its track's positions (altitude, distance) and its course points (name, position,
+/// `PointType`), as one ``TCXEvent/course(_:)``. Elements of other namespaces are ignored.
 ///
 /// What it refuses: any DOCTYPE, entity declaration or entity reference other than the five
 /// predefined ones (``TCXError/refused(file:line:column:reason:)``); nesting and text beyond

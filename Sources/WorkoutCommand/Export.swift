@@ -28,12 +28,25 @@ struct Export: AsyncParsableCommand {
             carry the workout's id and its events, so an import finds the workout they came from. \
             Interrupted (Ctrl-C, SIGTERM), \
             it exits \(ExitStatus.temporaryFailure.rawValue) and leaves no partial or temporary file.
+
+            With --course it writes a course to follow instead, as a FIT course (--format fit: \
+            records, a lap, timer events and a course point per cue and point of interest, as head \
+            units load them) or a GPX route (--format gpx: an rte, its cues and points of interest \
+            as typed waypoints): from a course file (workout export --course IN --format fit -o OUT: \
+            GPX, FIT, TCX or GeoJSON, told by its content; its cues are kept) or from a recorded \
+            workout's route, to ride it again (workout export ID --course --format fit); turns are \
+            computed where the file has no cue. A missing file exits \(ExitStatus.noInput.rawValue), \
+            one that is not a course (named with where it goes wrong) or a workout without a route \
+            \(ExitStatus.dataError.rawValue).
             """)
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Argument(help: "The workout's id, or the start of it.")
+    @Argument(help: "The workout's id, or the start of it; with --course, a course file or a workout id.")
     var id: String
+
+    @Flag(help: "Write a course to follow (--format fit or gpx) from a course file or a recorded workout.")
+    var course = false
 
     @Option(help: "The file format.")
     var format: WorkoutExportFormat = .gpx
@@ -41,7 +54,14 @@ struct Export: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The file to write (default: standard output).", completion: .file())
     var output: String?
 
+    func validate() throws {
+        if course, courseFormat == nil {
+            throw ValidationError("--course writes a FIT course or a GPX route: give --format fit or --format gpx, not \(format.rawValue).")
+        }
+    }
+
     func run() async throws {
+        if course { return try await runCourse() }
         let store = try storeOptions.open()
         let workout = try await storeOptions.resolve(id, in: store)
         let summary: ExportSummary

@@ -59,6 +59,31 @@ import TestSupport
         })
     }
 
+    @Test func aCourseIsReadWholeWithItsPositionsAndCoursePoints() throws {
+        // gpsbabel's courses of fixtures/gpx/two-runs.gpx: the point at latitude 95 is skipped, and said.
+        let read = try Self.read(Repository.fixture("tcx/gpsbabel-two-runs-course.tcx").path)
+        let courses = read.events.compactMap { event -> TCXCourse? in if case let .course(course) = event { course } else { nil } }
+        #expect(courses.map(\.name) == ["Morning run", "Evening ride", "Planned route,"])
+        #expect(courses.map(\.trackpoints) == [5, 7, 2] && courses.map(\.positions.count) == [5, 6, 2])
+        #expect(courses[0].positions.first == TCXCoursePosition(latitude: 51.4779, longitude: -0.0015, altitude: 45, line: courses[0].positions[0].line))
+        #expect(read.summary.skipped.map(\.reason) == ["a course's track point's position 95.0, 6.6 is outside ±90°, ±180°; it was skipped"])
+        let text = """
+            <TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"><Courses><Course>
+            <Name>Hook</Name><Track><Trackpoint><Position><LatitudeDegrees>50</LatitudeDegrees><LongitudeDegrees>-4</LongitudeDegrees></Position>
+            <DistanceMeters>0</DistanceMeters></Trackpoint></Track>
+            <CoursePoint><Name>Spring</Name><Position><LatitudeDegrees>50.001</LatitudeDegrees><LongitudeDegrees>-4</LongitudeDegrees></Position>
+            <AltitudeMeters>12</AltitudeMeters><PointType>Water</PointType><Notes>Cold</Notes></CoursePoint>
+            <CoursePoint><Name>Nowhere</Name><PointType>Left</PointType></CoursePoint>
+            </Course></Courses></TrainingCenterDatabase>
+            """
+        let made = try Self.read(text: text)
+        guard case let .course(course)? = made.events.last else { Issue.record("no course: \(made.events)"); return }
+        #expect(course.positions.map(\.distance) == [0])
+        #expect(course.points.map(\.name) == ["Spring"] && course.points.first?.pointType == "Water" && course.points.first?.notes == "Cold")
+        #expect(course.points.first?.altitude == 12)
+        #expect(made.summary.skipped.map(\.reason) == ["a course point has no position (a latitude and a longitude); it was skipped"])
+    }
+
     static let corpus = Repository.root.deletingLastPathComponent().appendingPathComponent("shared/corpora/tcx")
     static let corpusFiles = ((try? FileManager.default.contentsOfDirectory(atPath: corpus.path)) ?? []).filter { $0.hasSuffix(".tcx") }.sorted()
 

@@ -15,6 +15,10 @@ public enum FITMessageNumber {
     public static let event: UInt16 = 21
     /// `device_info`: a device that took part (the recording unit, a heart-rate strap...).
     public static let deviceInfo: UInt16 = 23
+    /// `course`: a course file's name, sport and capabilities.
+    public static let course: UInt16 = 31
+    /// `course_point`: a point of a course (a turn, water, a summit) at its distance along it.
+    public static let coursePoint: UInt16 = 32
     /// `activity`: the activity's summary, one per file, last.
     public static let activity: UInt16 = 34
     /// `file_creator`: the software and hardware versions of the writer.

@@ -23,6 +23,7 @@ final class TCXParseCore: XMLSAXReceiver {
         case heartRateBpm = "HeartRateBpm", tpx = "TPX", speed = "Speed", runCadence = "RunCadence", watts = "Watts"
         case lx = "LX", avgSpeed = "AvgSpeed", avgWatts = "AvgWatts", maxWatts = "MaxWatts"
         case notes = "Notes", creator = "Creator", name = "Name", course = "Course", extensions = "Extensions"
+        case coursePoint = "CoursePoint", pointType = "PointType"
         case other
     }
 
@@ -48,6 +49,8 @@ final class TCXParseCore: XMLSAXReceiver {
     private var lap: TCXLap?
     private var point: (line: Int, column: Int, time: GPXTime?, values: TCXTrackpoint?, problem: String?)?
     private var course: TCXCourse?
+    /// A course's `<Trackpoint>` or `<CoursePoint>` being read: its line and what it said so far.
+    private var coursePlace: (line: Int, latitude: Double?, longitude: Double?, altitude: Double?, distance: Double?, name: String?, type: String?, notes: String?)?
     /// An element of another namespace in an activity's or a point's `<Extensions>`, being kept
     /// as XML text (``TCXActivity/extensions``, ``TCXTrackpoint/extensions``).
     private var fragment = XMLFragmentWriter()
@@ -149,6 +152,9 @@ final class TCXParseCore: XMLSAXReceiver {
             point = (parser.line, parser.column, nil, nil, nil)
         case .trackpoint where course != nil:
             course!.trackpoints += 1
+            coursePlace = (parser.line, nil, nil, nil, nil, nil, nil, nil)
+        case .coursePoint where course != nil:
+            coursePlace = (parser.line, nil, nil, nil, nil, nil, nil, nil)
         case .course:
             summary.courses += 1
             course = TCXCourse(index: summary.courses - 1, name: nil, trackpoints: 0, line: parser.line)
@@ -192,6 +198,10 @@ final class TCXParseCore: XMLSAXReceiver {
             pointValue(name, parent: parent, grandparent: grandparent)
             return
         }
+        if coursePlace != nil, name != .trackpoint, name != .coursePoint {
+            coursePlaceValue(name, parent: parent)
+            return
+        }
         switch (name, parent) {
         case (.trackpoint, _) where point != nil:
             finishPoint()
@@ -203,6 +213,8 @@ final class TCXParseCore: XMLSAXReceiver {
         case (.activity, _) where activity != nil:
             emit(.activityEnd(activity!))
             activity = nil
+        case (.trackpoint, _) where coursePlace != nil, (.coursePoint, _) where coursePlace != nil:
+            finishCoursePlace(isPoint: name == .coursePoint)
         case (.course, _) where course != nil:
             emit(.course(course!))
             course = nil
@@ -284,6 +296,45 @@ final class TCXParseCore: XMLSAXReceiver {
         default: break
         }
         point = current
+    }
+
+    private func coursePlaceValue(_ name: Name, parent: Name?) {
+        guard var place = coursePlace else { return }
+        switch (name, parent) {
+        case (.latitudeDegrees, .position): place.latitude = number("a latitude")
+        case (.longitudeDegrees, .position): place.longitude = number("a longitude")
+        case (.altitudeMeters, .trackpoint), (.altitudeMeters, .coursePoint): place.altitude = number("an altitude")
+        case (.distanceMeters, .trackpoint): place.distance = number("a distance")
+        case (.name, .coursePoint): place.name = string()
+        case (.pointType, .coursePoint): place.type = string().map { String($0.prefix(Self.maximumWordLength)) }
+        case (.notes, .coursePoint): place.notes = string()
+        default: break
+        }
+        coursePlace = place
+    }
+
+    /// A course's track point or course point ends: kept when it has a position on the Earth.
+    private func finishCoursePlace(isPoint: Bool) {
+        guard let place = coursePlace else { return }
+        coursePlace = nil
+        let what = isPoint ? "a course point" : "a course's track point"
+        guard let latitude = place.latitude, let longitude = place.longitude else {
+            if place.latitude != nil || place.longitude != nil || isPoint {
+                invalid("\(what) has no position (a latitude and a longitude); it was skipped")
+            }
+            return
+        }
+        guard abs(latitude) <= 90, abs(longitude) <= 180 else {
+            return invalid("\(what)'s position \(latitude), \(longitude) is outside ±90°, ±180°; it was skipped")
+        }
+        if isPoint {
+            course?.points.append(TCXCoursePoint(
+                name: place.name, latitude: latitude, longitude: longitude, altitude: place.altitude,
+                pointType: place.type, notes: place.notes, line: place.line))
+        } else {
+            course?.positions.append(TCXCoursePosition(
+                latitude: latitude, longitude: longitude, altitude: place.altitude, distance: place.distance, line: place.line))
+        }
     }
 
     private func finishPoint() {

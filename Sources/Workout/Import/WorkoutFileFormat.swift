@@ -1,5 +1,6 @@
 import FIT
 import Foundation
+import GPSCore
 import GZipFiles
 #if canImport(Glibc)
 import Glibc
@@ -41,52 +42,10 @@ public enum WorkoutFileFormat: String, Sendable, Hashable, CaseIterable {
             self = .fit
             return
         }
-        guard let root = Self.rootElement(head) else { return nil }
-        let local = root.split(separator: ":").last.map(String.init) ?? root
-        switch local {
+        switch XMLHead.localRootName(head) {
         case "gpx": self = .gpx
         case "TrainingCenterDatabase": self = .tcx
         default: return nil
         }
-    }
-
-    /// The name of the first element of XML text (passing over a BOM, the declaration,
-    /// processing instructions, comments, a DOCTYPE and white space), if the head holds it.
-    static func rootElement(_ bytes: [UInt8]) -> String? {
-        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        func skip(past terminator: String) -> Bool {
-            let end = Array(terminator.utf8)
-            while index + end.count <= bytes.count {
-                if bytes[index..<index + end.count].elementsEqual(end) {
-                    index += end.count
-                    return true
-                }
-                index += 1
-            }
-            return false
-        }
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0A, 0x0D:
-                index += 1
-            case UInt8(ascii: "<"):
-                let rest = bytes[(index + 1)...]
-                if rest.starts(with: Array("?".utf8)) {
-                    guard skip(past: "?>") else { return nil }
-                } else if rest.starts(with: Array("!--".utf8)) {
-                    guard skip(past: "-->") else { return nil }
-                } else if rest.starts(with: Array("!".utf8)) {
-                    guard skip(past: ">") else { return nil }
-                } else {
-                    let name = rest.prefix { byte in
-                        !(byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/"))
-                    }
-                    return name.isEmpty ? nil : String(decoding: name, as: UTF8.self)
-                }
-            default:
-                return nil
-            }
-        }
-        return nil
     }
 }

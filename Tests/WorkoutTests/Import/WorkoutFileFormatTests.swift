@@ -1,4 +1,5 @@
 import Foundation
+import GPSCore
 import Testing
 import TestSupport
 @testable import Workout
@@ -28,8 +29,8 @@ import TestSupport
 
     @Test func theRootElementIsFoundPastTheDeclarationCommentsAndADoctype() {
         let text = "\u{FEFF}<?xml version=\"1.0\"?>\n<!-- a comment -->\n<!DOCTYPE x>\n<tcx:TrainingCenterDatabase xmlns:tcx=\"...\">"
-        #expect(WorkoutFileFormat.rootElement(Array(text.utf8)) == "tcx:TrainingCenterDatabase")
+        #expect(XMLHead.rootElement(Array(text.utf8)) == "tcx:TrainingCenterDatabase")
         #expect(WorkoutFileFormat(head: Array(text.utf8)) == .tcx)
-        #expect(WorkoutFileFormat.rootElement(Array("plain text".utf8)) == nil)
+        #expect(XMLHead.rootElement(Array("plain text".utf8)) == nil)
     }
 }
