@@ -289,12 +289,14 @@ let package = Package(
             name: "LocateCommand",
             dependencies: [
                 "CommandSupport",
+                "CourseFiles",
                 "DBus",
                 "GeoClue",
                 "GPSCore",
                 "GPX",
                 "LocateOptions",
                 "LocationFacade",
+                "Navigation",
                 "RegionMonitoring",
                 "Simulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -356,7 +358,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["GPSCore", "GPX", "LocationFacade", "Simulators", "PublisherSimulators"],
+            dependencies: ["GPSCore", "GPX", "LocationFacade", "Simulators", "PublisherSimulators", "Navigation"],
             path: "Tests/TestSupport"
         ),
         // The README's Swift examples, and those of the API reference (`///` comments and the DocC
@@ -416,7 +418,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NavigationTests",
-            dependencies: ["Navigation", "Geometry", "LocationCore"]
+            dependencies: ["Navigation", "Geometry", "LocationCore", "TestSupport"]
         ),
         .testTarget(
             name: "RegionMonitoringTests",
@@ -443,7 +445,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocateCommandTests",
-            dependencies: ["LocateCommand", "LocationFacade", "Simulators", "TestSupport", "DBus", "GeoClue", "GeoClueSimulators", "GPSCore"]
+            dependencies: ["LocateCommand", "LocationFacade", "Simulators", "TestSupport", "DBus", "GeoClue", "GeoClueSimulators", "GPSCore", "Navigation"]
         ),
         .testTarget(
             name: "WorkoutCommandTests",

@@ -13,7 +13,7 @@ struct Locate: AsyncParsableCommand {
         commandName: "locate",
         abstract: "Get positions from gpsd or GeoClue, or serve recorded ones as a fake gpsd.",
         discussion: ExitStatus.table,
-        subcommands: [Once.self, Watch.self, Replay.self, Record.self, Monitor.self, PublishHandoff.self]
+        subcommands: [Once.self, Watch.self, Replay.self, Record.self, Monitor.self, Follow.self, PublishHandoff.self]
     )
 
     /// Sends the library's log to standard error, warnings and worse only, so that standard

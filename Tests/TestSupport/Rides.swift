@@ -2,21 +2,22 @@ import Foundation
 import Geometry
 import LocationCore
 import Navigation
+import SimulatorsCore
 
 /// Courses and rides laid out in metres on a plane near 50° N, with the truth of each fix: where
 /// the rider is and how far along the course (nil off it). Jitter is seeded, so every run is the same.
-struct Plane {
-    static let origin = GeoCoordinate(latitude: 50, longitude: 8)
-    static let metresPerDegree = Geodesy.meanEarthRadius * .pi / 180
+package struct Plane {
+    package static let origin = GeoCoordinate(latitude: 50, longitude: 8)
+    package static let metresPerDegree = Geodesy.meanEarthRadius * .pi / 180
 
-    static func coordinate(_ x: Double, _ y: Double) -> GeoCoordinate {
+    package static func coordinate(_ x: Double, _ y: Double) -> GeoCoordinate {
         GeoCoordinate(
             latitude: origin.latitude + y / metresPerDegree,
             longitude: origin.longitude + x / (metresPerDegree * cos(origin.latitude * .pi / 180)))
     }
 
     /// The corners `(x, y)` with a point every `step` metres between them.
-    static func path(_ corners: [(Double, Double)], step: Double = 10) -> [GeoCoordinate] {
+    package static func path(_ corners: [(Double, Double)], step: Double = 10) -> [GeoCoordinate] {
         var points = [coordinate(corners[0].0, corners[0].1)]
         for (a, b) in zip(corners, corners.dropFirst()) {
             let length = hypot(b.0 - a.0, b.1 - a.1)
@@ -30,38 +31,26 @@ struct Plane {
     }
 }
 
-/// A seeded generator (SplitMix64) and its normal deviates (Box–Muller).
-struct SeededRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> Double {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Double(z >> 11) / Double(1 << 53)
-    }
-
+extension SeededRandom {
+    /// A normal deviate (Box–Muller) from two uniform ones.
     mutating func normal() -> Double {
-        let u = max(next(), 1e-12), v = next()
+        let u = max(uniform(0, 1), 1e-12), v = uniform(0, 1)
         return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
     }
 }
 
 /// One fix of a ride and its truth.
-struct RideFix {
-    var location: Location
+package struct RideFix {
+    package var location: Location
     /// Where the rider truly is.
-    var truth: GeoCoordinate
+    package var truth: GeoCoordinate
     /// Metres along the course the rider truly is, nil while off it.
-    var truthAlong: Double?
+    package var truthAlong: Double?
 }
 
 /// A ride: legs along the course (forwards or backwards) or off it, at a speed, a fix a second.
-struct Ride {
-    enum Leg {
+package struct Ride {
+    package enum Leg {
         /// Along the course from one distance to another (backwards when `to` < `from`).
         case course(from: Double, to: Double)
         /// Off the course, through these plane points (from wherever the rider is).
@@ -72,16 +61,21 @@ struct Ride {
         case spike(metres: Double, accuracy: Double)
     }
 
-    var course: Course
-    var legs: [Leg]
-    var speed = 8.0
+    package var course: Course
+    package var legs: [Leg]
+    package var speed = 8.0
     /// Metres of jitter: each axis Gaussian with a third of it as σ, clamped to it.
-    var jitter = 5.0
-    var accuracy = 5.0
-    var seed: UInt64 = 1
-    var start = Date(timeIntervalSince1970: 1_800_000_000)
+    package var jitter = 5.0
+    package var accuracy = 5.0
+    package var seed: UInt64 = 1
+    package var start = Date(timeIntervalSince1970: 1_800_000_000)
 
-    func fixes() -> [RideFix] {
+    package init(course: Course, legs: [Leg]) {
+        self.course = course
+        self.legs = legs
+    }
+
+    package func fixes() -> [RideFix] {
         var random = SeededRandom(seed: seed)
         var fixes: [RideFix] = []
         var time = start
@@ -146,11 +140,11 @@ struct Ride {
 }
 
 /// What a navigator said of a ride: each event with the fix it came at.
-struct Narration {
-    var events: [(event: NavigationEvent, fix: RideFix, progress: NavigationProgress)] = []
-    var progress: [(fix: RideFix, progress: NavigationProgress)] = []
+package struct Narration {
+    package var events: [(event: NavigationEvent, fix: RideFix, progress: NavigationProgress)] = []
+    package var progress: [(fix: RideFix, progress: NavigationProgress)] = []
 
-    init(course: Course, ride: [RideFix], configuration: NavigatorConfiguration = .bike) {
+    package init(course: Course, ride: [RideFix], configuration: NavigatorConfiguration = .bike) {
         var navigator = Navigator(course: course, configuration: configuration)
         for fix in ride {
             let update = navigator.update(with: fix.location)
@@ -160,7 +154,7 @@ struct Narration {
     }
 
     /// The events as words: `joined`, `cue right 300`, `cue right now`, `off-course`, ...
-    var words: [String] {
+    package var words: [String] {
         events.map { entry in
             switch entry.event {
             case let .cue(point, distance, now):
@@ -174,7 +168,7 @@ struct Narration {
 
 /// The cue events a rider riding the whole of `course` from `from` metres to `to` should get,
 /// in order, as ``Narration/words``.
-func expectedCues(_ course: Course, from: Double, to: Double, announcements: [Double] = [300, 100]) -> [(Double, String)] {
+package func expectedCues(_ course: Course, from: Double, to: Double, announcements: [Double] = [300, 100]) -> [(Double, String)] {
     var said: [(Double, String)] = []
     for cue in course.cues where cue.distance > from && cue.distance <= to {
         // Each announcement whose bracket (down to the next one, or to "now") the rider is
