@@ -32,13 +32,6 @@ import LocationCore
 ///   further along are not announced.
 /// - A fix with no position, or worse than ``NavigatorConfiguration/maximumAccuracy``, decides
 ///   nothing and makes the state unknown until a usable one.
-///
-/// ```swift
-/// var navigator = Navigator(course: course)
-/// let update = navigator.update(with: fix)
-/// for event in update.events { print(event.name) }
-/// print(update.progress.distanceToGo)
-/// ```
 public struct Navigator: Sendable {
     public let course: Course
     public let configuration: NavigatorConfiguration
