@@ -372,7 +372,7 @@ let package = Package(
             name: "DocExamplesTests",
             dependencies: [
                 "BluetoothGATT", "BluetoothSensors", "CommandSupport", "CourseFiles", "DBus", "FIT", "GeoClue", "GeoClueSimulators",
-                "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "LocationPublisher", "PublisherSimulators", "RegionMonitoring", "Simulators", "SimulatorsCore", "TCX",
+                "Geometry", "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "LocationPublisher", "Navigation", "PublisherSimulators", "RegionMonitoring", "Simulators", "SimulatorsCore", "TCX",
                 "Workout", "WorkoutCore", "WorkoutSimulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -2,6 +2,11 @@
 /// elevation; one at least `threshold` metres above (below) the reference counts the difference
 /// as a climb (a descent) and becomes the new reference; smaller changes are noise. A workout's
 /// smoothed gain and loss and a course's smoothed profile (its climbs) are both this.
+///
+/// ```swift
+/// var smoothing = ElevationHysteresis(threshold: 5)
+/// let changes = [100, 103, 106, 104, 99].map { smoothing.feed($0) }   // [0, 0, 6, 0, -7]
+/// ```
 public struct ElevationHysteresis: Sendable, Hashable {
     /// Metres of change that count (a workout's default is 5 m).
     public var threshold: Double

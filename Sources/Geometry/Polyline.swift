@@ -11,6 +11,12 @@ import GPSCore
 ///
 /// A grid over its edges finds the edges near a position without looking at the others, so a
 /// position is matched to a course of 20,000 points in microseconds.
+///
+/// ```swift
+/// let line = try Polyline([GeoCoordinate(latitude: 50, longitude: -4), GeoCoordinate(latitude: 50.01, longitude: -4)])
+/// let match = line.nearest(to: GeoCoordinate(latitude: 50.005, longitude: -3.9999))
+/// print(match.distanceAlong, match.distance, match.isLeft)   // about 556 m along, 7 m off, on the right
+/// ```
 public struct Polyline: Sendable {
     /// The positions, in order.
     public let points: [GeoCoordinate]

@@ -5,6 +5,11 @@ import Geometry
 /// turns computed from its geometry where it has none), its points of interest and its climbs.
 ///
 /// Read one from a file with the `CourseFiles` module, or make one from positions:
+///
+/// ```swift
+/// let course = try Course(name: "Loop", positions: positions, elevations: elevations)
+/// for cue in course.cues { print(cue.distance, cue.kind) }
+/// ```
 public struct Course: Sendable {
     /// The course's name, when its file gives one.
     public var name: String?

@@ -7,6 +7,10 @@ import Geometry
 /// knots, bearings true. The waypoint is the next point of the course (a cue, a point of interest,
 /// or the finish), its identifier its name with what NMEA reserves (`$`, `*`, `,`, `!`, `\`, `^`,
 /// `~`) taken out, or `WPn` (n its place among the course's points) without one.
+///
+/// ```swift
+/// for sentence in NavigationSentences.sentences(for: update.progress, course: course) { print(sentence, terminator: "") }
+/// ```
 public enum NavigationSentences {
     static let metresPerNauticalMile = 1852.0
     static let knotsPerMetrePerSecond = 3600 / 1852.0

@@ -13,7 +13,7 @@ import LocationCore
 
 /// Takes a rider along a ``Course``, fix by fix: a pure state machine, its time the fixes' own.
 ///
-/// Each fix is matched to the course (``CourseMatcher``: the passes of the course near it, decoded
+/// Each fix is matched to the course (the passes of the course near it, decoded
 /// as a hidden Markov model, so a course that crosses or overlaps itself never jumps branch), then
 /// decides the state and the events:
 ///
@@ -32,6 +32,13 @@ import LocationCore
 ///   further along are not announced.
 /// - A fix with no position, or worse than ``NavigatorConfiguration/maximumAccuracy``, decides
 ///   nothing and makes the state unknown until a usable one.
+///
+/// ```swift
+/// var navigator = Navigator(course: course)
+/// let update = navigator.update(with: fix)
+/// for event in update.events { print(event.name) }
+/// print(update.progress.distanceToGo)
+/// ```
 public struct Navigator: Sendable {
     public let course: Course
     public let configuration: NavigatorConfiguration
