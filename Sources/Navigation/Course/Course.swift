@@ -86,6 +86,30 @@ public struct Course: Sendable {
         return smoothed[edge] + (smoothed[edge + 1] - smoothed[edge]) * fraction
     }
 
+    /// The grade `distance` metres along, a fraction (0.05 is 5 % up): the rise of the file's own
+    /// elevations (interpolated, gaps bridged) over `window` metres centred there (shortened at
+    /// the ends), or nil without elevation. A trainer riding the course is set to it; the
+    /// smoothed elevations, steps of 5 m, are for climbs, not for a grade metre by metre.
+    public func grade(atDistance distance: Double, window: Double = 100) -> Double? {
+        guard smoothedElevations != nil else { return nil }
+        let from = max(0, min(length, distance - window / 2)), to = min(length, max(0, distance + window / 2))
+        guard to - from > 1, let low = rawElevation(atDistance: from), let high = rawElevation(atDistance: to) else { return nil }
+        return (high - low) / (to - from)
+    }
+
+    /// The file's elevation `distance` metres along, interpolated between the nearest known
+    /// elevations on either side (the nearest one alone past the last or before the first).
+    private func rawElevation(atDistance distance: Double) -> Double? {
+        let edge = line.edge(atDistance: distance)
+        guard let before = elevations[...edge].lastIndex(where: { $0 != nil }) ?? elevations.firstIndex(where: { $0 != nil }),
+              let after = elevations[(edge + 1)...].firstIndex(where: { $0 != nil }) ?? elevations.lastIndex(where: { $0 != nil }),
+              let low = elevations[before], let high = elevations[after] else { return nil }
+        let start = line.distances[before], end = line.distances[after]
+        guard end > start else { return distance < start ? low : high }
+        let fraction = min(1, max(0, (distance - start) / (end - start)))
+        return low + (high - low) * fraction
+    }
+
     /// The elevations with the workout's hysteresis, and the gaps filled from the nearest known
     /// elevation; nil when none is known.
     private static func smooth(_ elevations: [Double?]) -> [Double]? {

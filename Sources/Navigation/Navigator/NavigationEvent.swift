@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Geometry
+import GPSCore
 
 /// Where the rider is with respect to the course.
 public enum NavigationState: String, Sendable, Hashable, Codable {
@@ -53,6 +54,20 @@ public enum NavigationEvent: Sendable, Hashable {
         case .climbStart: "climb-start"
         case .climbTop: "climb-top"
         case .finished: "finished"
+        }
+    }
+
+    /// The event in words, for a line a person reads: its ``name`` and, for a cue, what and how
+    /// far (`cue Left in 300 m`, `cue Left now`), for a climb's start its length, grade and
+    /// ascent (`climb-start 1200 m at 6.1 %, 73 m up`).
+    public var text: String {
+        switch self {
+        case let .cue(point, distance, now):
+            "\(name) \(point.name ?? point.kind.displayName) " + (now ? "now" : "in \(Int(distance.rounded())) m")
+        case let .climbStart(climb):
+            "\(name) \(Int(climb.length.rounded())) m at \(TextBytes.fixed(climb.grade * 100, decimals: 1)) %, \(Int(climb.ascent.rounded())) m up"
+        default:
+            name
         }
     }
 }
