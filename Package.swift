@@ -328,6 +328,7 @@ let package = Package(
                 "CourseFiles",
                 "DBus",
                 "GPSCore",
+                "Navigation",
                 "GPX",
                 "LocationFacade",
                 "Simulators",
@@ -449,7 +450,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkoutCommandTests",
-            dependencies: ["WorkoutCommand", "Workout", "FIT", "GPSCore", "LocationFacade", "Simulators", "WorkoutSimulators", "BluetoothSensors", "TestSupport"]
+            dependencies: ["WorkoutCommand", "Workout", "FIT", "GPSCore", "LocationFacade", "Simulators", "WorkoutSimulators", "BluetoothSensors", "TestSupport", "Navigation"]
         ),
         .testTarget(
             name: "WorkoutTests",

@@ -228,15 +228,7 @@ final class FollowPrinter: Sendable {
                 }
                 buffer.append(UInt8(ascii: "}"))
             } else {
-                var text = "\(RFC3339.string(from: progress.time)) \(event.name)"
-                switch event {
-                case let .cue(point, distance, now):
-                    text += " \(point.name ?? point.kind.displayName) " + (now ? "now" : "in \(Int(distance.rounded())) m")
-                case let .climbStart(climb):
-                    text += " \(Int(climb.length.rounded())) m at \(TextBytes.fixed(climb.grade * 100, decimals: 1)) %, \(Int(climb.ascent.rounded())) m up"
-                default:
-                    break
-                }
+                var text = "\(RFC3339.string(from: progress.time)) \(event.text)"
                 text += " (\(TextBytes.fixed(progress.distanceAlong / 1000, decimals: 2)) km done, \(TextBytes.fixed(progress.distanceToGo / 1000, decimals: 2)) km to go)"
                 buffer.append(contentsOf: text.utf8)
             }

@@ -1,10 +1,12 @@
 import ArgumentParser
 import BluetoothSensors
 import CommandSupport
+import CourseFiles
 import DBus
 import Foundation
 import GPSCore
 import LocationFacade
+import Navigation
 import Simulators
 import Synchronization
 import Workout
@@ -41,7 +43,15 @@ struct Record: AsyncParsableCommand {
             by + and - (and the arrows) on a terminal, the status line showing the target and what \
             the trainer reports; a trainer that refuses control or a target is said on standard \
             error and recording goes on; at the end its brake is let go. With --ftp, the end \
-            sums up normalized power, IF and TSS. Exits \
+            sums up normalized power, IF and TSS. With --course FILE (GPX, FIT, TCX or GeoJSON) the \
+            course is followed: its cues, climbs, off-course and wrong-way warnings and the finish are \
+            lines on standard error ("course: cue Left in 300 m (...)"), the distance to go and the \
+            next cue are on the status line, and the saved workout names the course (metadata \
+            "course"; with --json, the key "course"). Outdoors the fixes place the rider; indoors the \
+            sensors' distance does (a virtual ride), and a --trainer is set to the course's grade \
+            there (unless --target-power holds it). Exits \
+            \(ExitStatus.noInput.rawValue) when the --course file is missing, \
+            \(ExitStatus.dataError.rawValue) when it is not a course, \
             \(ExitStatus.unavailable.rawValue) when gpsd cannot be reached, or when --sensor \
             or --trainer is given and BlueZ is not on the bus, has no adapter or its adapter is off, \
             \(ExitStatus.temporaryFailure.rawValue) when no fix arrived (outdoors: nothing is saved), \
@@ -118,6 +128,12 @@ struct Record: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "End after this many seconds of session time.")
     var duration: Double?
 
+    @Option(help: ArgumentHelp("Follow this course (GPX, FIT, TCX or GeoJSON) while recording.", valueName: "file"), completion: .file())
+    var course: String?
+
+    @Option(help: ArgumentHelp("The course's thresholds: bike, foot or boat (off course beyond 50, 25 or 100 m).", discussion: "Default: by the activity (foot for running, walking and hiking, boat for rowing and paddling)."))
+    var courseProfile: CourseGuide.Profile?
+
     @Flag(help: "Print the saved workout as one JSON object.")
     var json = false
 
@@ -165,6 +181,10 @@ struct Record: AsyncParsableCommand {
         if let grade, !(grade >= -40 && grade <= 40) {
             throw ValidationError("--grade is in percent, from -40 to 40, not \(grade).")
         }
+        if courseProfile != nil, course == nil { throw ValidationError("--course-profile is for a --course: give --course FILE too.") }
+        if course != nil, grade != nil {
+            throw ValidationError("--grade holds the trainer to one grade, and --course sets it to the course's: give one of them.")
+        }
         if sensors.isEmpty, trainer == nil, bus != nil { throw ValidationError("--bus is where BlueZ is, for --sensor: give a --sensor too.") }
         if !sensors.isEmpty, heartRateSimulate != nil {
             throw ValidationError("--heart-rate-simulate makes up heart rates beside the sensors' (a strap's would be doubled): give one or the other.")
@@ -202,16 +222,20 @@ struct Record: AsyncParsableCommand {
     private var trainerTarget: TrainerTarget? { targetPower.map(TrainerTarget.power) ?? grade.map(TrainerTarget.grade) }
 
     /// How the session records, from the options.
-    private var configuration: WorkoutSession.Configuration {
+    private func configuration(course: CourseGuide?) -> WorkoutSession.Configuration {
         let profile = ftp == nil && maxHeartRate == nil
             ? nil : TrainingProfile(functionalThresholdPower: ftp, maximumHeartRate: maxHeartRate)
         return WorkoutSession.Configuration(
             activityType: activityType, locationType: isIndoor ? .indoor : .unknown, distanceSource: distanceSource,
             wheelCircumference: wheelCircumference.map { .given($0) } ?? .calibrated(assumed: 2.105),
-            autoPause: autoPause ? .defaults(for: activityType) : nil, autoLapDistance: autoLap, trainingProfile: profile)
+            autoPause: autoPause ? .defaults(for: activityType) : nil, autoLapDistance: autoLap,
+            metadata: WorkoutMetadata(values: course.map { [CourseGuide.metadataKey: $0.name] } ?? [:]), trainingProfile: profile)
     }
 
     func run() async throws {
+        // The course first: a bad file ends the command before anything starts.
+        let guide = try course.map(loadCourse)
+        let configuration = configuration(course: guide)
         let store = try storeOptions.open()
         let (source, format) = isIndoor ? (nil, nil) : try makeSource()
         // Dated by the fixes' time, as the fixes are: a replay's recorded dates, or the GPS's
@@ -225,6 +249,11 @@ struct Record: AsyncParsableCommand {
                 status.clear()
                 Output.error("workout record: " + line)
             }
+        }
+        let say: @Sendable ([String]) -> Void = { lines in
+            guard !lines.isEmpty else { return }
+            status.clear()
+            for line in lines { Output.error("workout record: " + line) }
         }
         // The trainer's samples go through its driver, which notes what it reports for the status line.
         let read: [any SampleSource] = sensors.map { sensor in
@@ -240,7 +269,11 @@ struct Record: AsyncParsableCommand {
         let sawFix = Mutex(false)
         let observation = source?.addObserver { event in
             switch event {
-            case .location: sawFix.withLock { $0 = true }
+            case let .location(fix):
+                sawFix.withLock { $0 = true }
+                if let guide { say(guide.update(with: fix)) }
+            case let .noFix(_, time?):
+                if let guide { say(guide.noFix(at: time)) }
             case let .error(error):
                 if case .unreachable = error, !sawFix.withLock({ $0 }) { ending.yield(.unreachable(error)) }
                 if case let .malformedData(excerpt, reason) = error, report.countMalformedLine() == 1 {
@@ -275,13 +308,20 @@ struct Record: AsyncParsableCommand {
                 }
             }
         }
-        let watcher = Task { [duration] in
+        let watcher = Task { [duration, isIndoor, targetPower] in
             for await current in figures {
                 if let line = report.storage(current.storage) {
                     status.clear()
                     Output.error("workout record: " + line)
                 }
-                status.show(current, trainer: driver?.statusPart)
+                // Indoors the sensors' distance places the rider on the course (a virtual ride),
+                // and the trainer rides its grade there.
+                if let guide, isIndoor, current.state == .running {
+                    let (lines, grade) = guide.advance(toDistance: current.distance, at: time.now(), speed: current.samples[.speed]?.latest)
+                    say(lines)
+                    if let grade, targetPower == nil { driver?.set(.grade(grade)) }
+                }
+                status.show(current, trainer: driver?.statusPart, course: guide?.statusPart)
                 if let duration, current.elapsedTime >= duration { ending.yield(.durationReached) }
             }
         }
@@ -412,6 +452,7 @@ struct Record: AsyncParsableCommand {
             object["malformed_lines"] = report.malformedLines
             if !sensors.isEmpty { object["sensors"] = sensors.map { SensorReport.object(of: $0.sensor.status) } }
             object["trainer"] = driver?.object
+            object["course"] = guide?.object
             Output.line(Format.jsonLine(object))
             return
         }
@@ -423,6 +464,7 @@ struct Record: AsyncParsableCommand {
             + "\(Format.distance(workout.totals.distance)), "
             + "duration \(Format.duration(workout.duration)) (moving \(Format.duration(workout.movingTime))), "
             + "\(pauses) pause\(pauses == 1 ? "" : "s"), \(stops) stop\(stops == 1 ? "" : "s"), \(laps) lap\(laps == 1 ? "" : "s").")
+        if let guide { Output.line(guide.summary) }
         if let line = Self.calibrationLine(workout.metadata) { Output.error("workout record: " + line) }
         let training = try await storeCall { try await store.trainingFigures(of: workout.id) }
         if let normalized = training.normalizedPower {
@@ -431,6 +473,17 @@ struct Record: AsyncParsableCommand {
             if let stress = training.trainingStressScore { parts.append("TSS \(Int(stress.rounded()))") }
             if let work = training.work { parts.append("work \(Int(work.rounded())) kJ") }
             Output.line("Training: " + parts.joined(separator: ", ") + ".")
+        }
+    }
+
+    /// The --course `file`, to follow as the profile has it; exit 66 when it is missing, 65 when
+    /// it is not a course.
+    private func loadCourse(_ file: String) throws -> CourseGuide {
+        do throws(CourseFileError) {
+            return CourseGuide(course: try CourseFile.read(contentsOf: file), file: file, profile: courseProfile ?? CourseGuide.Profile(activityType))
+        } catch {
+            Output.error("workout record: \(error)")
+            throw ExitCode(error.isMissingFile ? .noInput : .dataError)
         }
     }
 
@@ -569,7 +622,7 @@ private final class StatusLine: Sendable {
         self.enabled = enabled
     }
 
-    func show(_ figures: WorkoutSession.Statistics, trainer: String? = nil) {
+    func show(_ figures: WorkoutSession.Statistics, trainer: String? = nil, course: String? = nil) {
         guard enabled else { return }
         let now = ContinuousClock.now
         let due = lastShown.withLock { last in
@@ -583,9 +636,10 @@ private final class StatusLine: Sendable {
         let heartRate = figures.heartRate.map { "  \(Int($0.rounded())) bpm" } ?? ""
         let cadence = figures.samples[.cadence].map { "  \(Int($0.latest.rounded())) rpm" } ?? ""
         let power = figures.samples[.power].map { "  \(Int($0.latest.rounded())) W" } ?? ""
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + "\(state)  duration \(Format.duration(figures.duration)) (moving \(Format.duration(figures.movingTime)))  "
-            + "\(Format.distance(figures.distance))  \(pace)\(heartRate)\(cadence)\(power)  lap \(figures.lap)"
-            + (trainer.map { "  " + $0 } ?? "")).utf8))
+        var line = "\r\u{1B}[K\(state)  duration \(Format.duration(figures.duration)) (moving \(Format.duration(figures.movingTime)))  "
+        line += "\(Format.distance(figures.distance))  \(pace)\(heartRate)\(cadence)\(power)  lap \(figures.lap)"
+        for part in [trainer, course].compactMap({ $0 }) { line += "  " + part }
+        FileHandle.standardError.write(Data(line.utf8))
     }
 
     func clear() {
@@ -627,3 +681,5 @@ private final class TerminalKeys: Sendable {
         tcsetattr(STDIN_FILENO, TCSANOW, &settings)
     }
 }
+
+extension CourseGuide.Profile: ExpressibleByArgument {}

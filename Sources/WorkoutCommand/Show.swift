@@ -112,6 +112,7 @@ struct Show: AsyncParsableCommand {
         if let device = metadata.sourceDevice { lines.append("  device     \(device)") }
         if let app = metadata.sourceApp { lines.append("  app        \(app)") }
         if let file = metadata.values["file"] { lines.append("  file       \(file)") }
+        if let course = metadata.values[CourseGuide.metadataKey] { lines.append("  course     \(course)") }
         if laps.count > 1 {
             for lap in laps {
                 lines.append("  lap \(String(lap.index).leftPadded(3))    \(Format.distance(lap.distance).leftPadded(9))  \(Format.duration(lap.duration).leftPadded(8))  moving \(Format.duration(lap.movingTime).leftPadded(8))")

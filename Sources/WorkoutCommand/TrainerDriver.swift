@@ -164,6 +164,13 @@ final class TrainerDriver: Sendable {
         wants.yield(next)
     }
 
+    /// Sets the target (a course's grade where the rider is): taken once the trainer is under
+    /// control, the keys moving it from there.
+    func set(_ target: TrainerTarget) {
+        state.withLock { $0.wanted = target }
+        wants.yield(target)
+    }
+
     /// Stops the trainer's session (its brake goes free), when it was started: the workout is
     /// saved whether the trainer answers or not.
     func finish() async {

@@ -17,25 +17,6 @@ struct FollowCommandTests {
         func path(_ name: String) -> String { url.appendingPathComponent(name).path }
     }
 
-    static func writeCourse(_ course: Course, to path: String) throws {
-        var gpx = #"<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><name>test</name><trkseg>"#
-        for point in course.line.points { gpx += #"<trkpt lat="\#(point.latitude)" lon="\#(point.longitude)"/>"# }
-        gpx += "</trkseg></trk></gpx>"
-        try Data(gpx.utf8).write(to: URL(fileURLWithPath: path))
-    }
-
-    static func writeRide(_ fixes: [RideFix], to path: String) throws {
-        var log = #"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"# + "\n"
-        for fix in fixes {
-            let location = fix.location
-            let time = RFC3339.string(from: location.time ?? location.receivedAt)
-            let accuracy = location.horizontalAccuracy ?? 5
-            log += #"{"class":"TPV","device":"/dev/ttyS0","mode":3,"time":"\#(time)","lat":\#(location.latitude),"lon":\#(location.longitude),"#
-                + #""eph":\#(accuracy),"epx":\#(accuracy / 2.squareRoot()),"epy":\#(accuracy / 2.squareRoot()),"speed":\#(location.speed ?? 0),"track":\#(location.course ?? 0)}"# + "\n"
-        }
-        try Data(log.utf8).write(to: URL(fileURLWithPath: path))
-    }
-
     /// The command's JSON lines as ``Narration/words``.
     static func words(_ lines: [[String: Any]]) -> [String] {
         lines.compactMap { line in
@@ -50,8 +31,8 @@ struct FollowCommandTests {
     @Test("Each layout through the command: exactly the events its truth gives", arguments: try CourseLayout.all())
     func layout(_ layout: CourseLayout) async throws {
         let folder = try Folder()
-        try Self.writeCourse(layout.course, to: folder.path("course.gpx"))
-        try Self.writeRide(layout.ride.fixes(), to: folder.path("ride.json"))
+        try LayoutFiles.writeCourse(layout.course, to: folder.path("course.gpx"))
+        try LayoutFiles.writeRide(layout.ride.fixes(), to: folder.path("ride.json"))
         let result = try await Locate.run(["follow", folder.path("course.gpx"), "--simulate", folder.path("ride.json"), "--speed", "1000", "--json"])
         #expect(result.status == 0, "\(result.error)")
         let lines = try result.output.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "not JSON: \($0)") }
@@ -68,9 +49,9 @@ struct FollowCommandTests {
     func progressAndText() async throws {
         let folder = try Folder()
         let layout = try CourseLayout.excursion()
-        try Self.writeCourse(layout.course, to: folder.path("course.gpx"))
+        try LayoutFiles.writeCourse(layout.course, to: folder.path("course.gpx"))
         let fixes = layout.ride.fixes()
-        try Self.writeRide(fixes, to: folder.path("ride.json"))
+        try LayoutFiles.writeRide(fixes, to: folder.path("ride.json"))
         let result = try await Locate.run(["follow", folder.path("course.gpx"), "--simulate", folder.path("ride.json"), "--speed", "1000", "--json", "--progress", "60"])
         #expect(result.status == 0)
         let progress = result.output.filter { $0.contains(#""event":"progress""#) }
@@ -105,11 +86,11 @@ struct FollowCommandTests {
         let folder = try Folder()
         // A boat's route: three legs of a kilometre; the boat keeps 60 m to starboard of the first.
         let course = try Course(name: "harbour", positions: Plane.path([(0, 0), (1000, 0), (1000, 1000), (2000, 1000)], step: 1000))
-        try Self.writeCourse(course, to: folder.path("route.gpx"))
+        try LayoutFiles.writeCourse(course, to: folder.path("route.gpx"))
         var ride = Ride(course: course, legs: [.free([(0, -60), (900, -60)])])
         ride.speed = 3
         ride.jitter = 0
-        try Self.writeRide(ride.fixes(), to: folder.path("boat.json"))
+        try LayoutFiles.writeRide(ride.fixes(), to: folder.path("boat.json"))
         let result = try await Locate.run(["follow", folder.path("route.gpx"), "--simulate", folder.path("boat.json"), "--speed", "1000", "--nmea", "--profile", "boat"])
         #expect(result.status == 0, "\(result.error)")
         let sentences = result.output.filter { $0.hasPrefix("$") }

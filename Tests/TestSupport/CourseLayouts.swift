@@ -1,6 +1,7 @@
 import Foundation
 import Geometry
 import Navigation
+import GPSCore
 
 /// The ten rides of issue 36 (and one turned round), each a course, a ride along it and the
 /// events its truth gives: held to the navigator (NavigationTests) and to `locate follow`
@@ -125,5 +126,28 @@ package struct CourseLayout: Sendable {
             try figureOfEight(), try outAndBack(), try lollipop(), try threeLaps(), try joinedHalfway(), try shortcut(),
             try tunnel(), try excursion(), try spike(), try backwards(), try turnedRound(),
         ]
+    }
+}
+
+/// A layout's files as the commands read them: the course a GPX track, the ride a gpsd JSON log
+/// (accuracy, speed and track as the fixes have them).
+package enum LayoutFiles {
+    package static func writeCourse(_ course: Course, to path: String) throws {
+        var gpx = #"<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><name>test</name><trkseg>"#
+        for point in course.line.points { gpx += #"<trkpt lat="\#(point.latitude)" lon="\#(point.longitude)"/>"# }
+        gpx += "</trkseg></trk></gpx>"
+        try Data(gpx.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    package static func writeRide(_ fixes: [RideFix], to path: String) throws {
+        var log = #"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"# + "\n"
+        for fix in fixes {
+            let location = fix.location
+            let time = RFC3339.string(from: location.time ?? location.receivedAt)
+            let accuracy = location.horizontalAccuracy ?? 5
+            log += #"{"class":"TPV","device":"/dev/ttyS0","mode":3,"time":"\#(time)","lat":\#(location.latitude),"lon":\#(location.longitude),"#
+                + #""eph":\#(accuracy),"epx":\#(accuracy / 2.squareRoot()),"epy":\#(accuracy / 2.squareRoot()),"speed":\#(location.speed ?? 0),"track":\#(location.course ?? 0)}"# + "\n"
+        }
+        try Data(log.utf8).write(to: URL(fileURLWithPath: path))
     }
 }
