@@ -48,7 +48,7 @@ struct Record: AsyncParsableCommand {
             lines on standard error ("course: cue Left in 300 m (...)"), the distance to go and the \
             next cue are on the status line, and the saved workout names the course (metadata \
             "course"; with --json, the key "course"). Outdoors the fixes place the rider; indoors the \
-            sensors' distance does (a virtual ride), and a --trainer is set to the course's grade \
+            sensors' distance does (a virtual ride, exported to FIT as one), and a --trainer is set to the course's grade \
             there (unless --target-power holds it). Exits \
             \(ExitStatus.noInput.rawValue) when the --course file is missing, \
             \(ExitStatus.dataError.rawValue) when it is not a course, \
@@ -229,7 +229,10 @@ struct Record: AsyncParsableCommand {
             activityType: activityType, locationType: isIndoor ? .indoor : .unknown, distanceSource: distanceSource,
             wheelCircumference: wheelCircumference.map { .given($0) } ?? .calibrated(assumed: 2.105),
             autoPause: autoPause ? .defaults(for: activityType) : nil, autoLapDistance: autoLap,
-            metadata: WorkoutMetadata(values: course.map { [CourseGuide.metadataKey: $0.name] } ?? [:]), trainingProfile: profile)
+            metadata: WorkoutMetadata(values: course.map { course in
+                // Indoors the course drove the ride: a virtual one (FIT's sub sport 58).
+                [CourseGuide.metadataKey: course.name].merging(isIndoor ? [WorkoutMetadata.virtualKey: "true"] : [:]) { $1 }
+            } ?? [:]), trainingProfile: profile)
     }
 
     func run() async throws {

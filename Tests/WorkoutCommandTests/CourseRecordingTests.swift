@@ -4,6 +4,7 @@ import Navigation
 import Simulators
 import Testing
 import TestSupport
+@testable import WorkoutCommand
 
 /// `workout record --course` on the ten laid-out rides (TestSupport's `CourseLayout`), as
 /// `locate follow` is held to them: the course a GPX track, the ride a gpsd JSON log replayed
@@ -115,5 +116,35 @@ struct CourseRecordingTests {
         let result = try await run(["record", "--store", store] + arguments)
         #expect(result.status == 64, "\(result.error)")
         #expect(result.error.contains { $0.contains("--course") }, "\(result.error)")
+    }
+
+    /// The virtual ride's grade: the first always set, then only a change of half a percent or
+    /// more (a trainer is not sent every tenth), so the trainer is never more than half a percent
+    /// from the course's grade where the rider is.
+    @Test func aVirtualRideSetsTheGradeWhenItMovesHalfAPercent() throws {
+        // 2 % for 500 m, 2.3 % for 500 m, 4 % for 500 m, then 8 % down.
+        let positions = Plane.path([(0, 0), (2000, 0)])
+        let rises = [0.02, 0.023, 0.04, -0.08]
+        var elevation = 100.0
+        var elevations: [Double?] = [elevation]
+        for index in 1..<positions.count {
+            elevation += rises[min(3, (index - 1) / 50)] * 10
+            elevations.append(elevation)
+        }
+        let course = try Course(name: "ramps", positions: positions, elevations: elevations)
+        let guide = CourseGuide(course: course, file: "ramps.gpx", profile: .bike)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        var set: [Double] = []
+        for metre in stride(from: 0.0, through: course.length, by: 5) {
+            let (_, grade) = guide.advance(toDistance: metre, at: start.addingTimeInterval(metre / 8), speed: 8)
+            if let grade { set.append(grade) }
+            let here = try #require(course.grade(atDistance: metre)) * 100
+            #expect(abs(here - (set.last ?? .nan)) < 0.55, "at \(metre) m the course is \(here) %, the trainer at \(set)")
+        }
+        #expect(set.first == 2)
+        #expect(!set.contains(2.3), "2.3 % is within half a percent of 2 %: \(set)")
+        #expect(zip(set, set.dropFirst()).allSatisfy { abs($1 - $0) >= 0.5 }, "\(set)")
+        #expect(set.last == -8)
+        #expect(guide.isFinished)
     }
 }

@@ -86,6 +86,37 @@ struct TrainerRecordingTests {
         #expect(distance > 0 && abs((workout.totals.distance ?? 0) - distance) < 1e-6)
     }
 
+    /// `--course` indoors: a virtual ride. The trainer is set to the course's grade where the
+    /// trainer's distance puts the rider (5 % up from the start), the rider joins the course, the
+    /// JSON's distance along is the workout's distance, and the saved ride names its course and is
+    /// a virtual one (FIT's sub sport 58: WorkoutTests' indoor round trips hold the export to it).
+    @Test func aCourseRiddenVirtuallySetsTheTrainerToItsGrade() async throws {
+        let ride = try await Ride()
+        defer { ride.stop() }
+        let course = commands.folder + "/hill.gpx"
+        var gpx = #"<gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><name>Hill</name><trkseg>"#
+        for step in 0...200 {
+            // 10 m steps east, 5 % up for the first kilometre.
+            gpx += #"<trkpt lat="50" lon="\#(8 + Double(step) * 10 / 71_700)"><ele>\#(Double(min(step, 100)) * 0.5)</ele></trkpt>"#
+        }
+        try Data((gpx + "</trkseg></trk></gpx>").utf8).write(to: URL(fileURLWithPath: course))
+        let result = try await commands.run(arguments(ride) + ["--course", course, "--duration", "6", "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        let grades = ride.requests.compactMap { if case let .setIndoorBikeSimulation(simulation) = $0 { simulation.grade } else { nil } }
+        #expect(grades == [5], "\(ride.requests)")
+        #expect(!ride.requests.contains { if case .setTargetPower = $0 { true } else { false } })
+        #expect(result.error.contains { $0.contains("trainer \(Self.trainer): grade 5.0 %.") }, "\(result.error)")
+        #expect(result.error.contains { $0.hasPrefix("workout record: course: joined (0.00 km done") }, "\(result.error)")
+
+        let object = try commands.json(try #require(result.output.last))
+        let followed = try #require(object["course"] as? [String: Any], "\(object)")
+        #expect(followed["name"] as? String == "Hill" && followed["finished"] as? Bool == false)
+        let workout = try #require(try await WorkoutStore(path: commands.store).workout(id: try id(object)))
+        let along = try #require(followed["distance_along"] as? Double), distance = try #require(workout.totals.distance)
+        #expect(distance > 0 && abs(along - distance) <= 10, "along \(along) m, the ride \(distance) m")
+        #expect(workout.metadata.values["course"] == "Hill" && workout.metadata.isVirtual && workout.metadata.isIndoor == true)
+    }
+
     /// A trainer another app holds refuses control: the line says so and what to do, the ride is
     /// recorded and saved all the same (its power the rider's), and nothing else is sent.
     @Test func aTrainerThatRefusesControlIsSaidAndTheRideIsSaved() async throws {
