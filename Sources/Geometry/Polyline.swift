@@ -61,9 +61,8 @@ public struct Polyline: Sendable {
     /// are within `separation` metres of each other are one (the nearer kept).
     public func passes(near point: GeoCoordinate, within radius: Double, separation: Double = 10) -> [PolylineProjection] {
         let plane = LocalPlane(at: point)
-        var edges = grid.edges(near: point, within: radius)
+        let edges = grid.edges(near: point, within: radius)
         guard !edges.isEmpty else { return [] }
-        edges.sort()
         var passes: [PolylineProjection] = []
         // Walk the near edges in order along the line; a pass is a run whose distance falls and
         // then rises again (or whose run of near edges ends).
@@ -192,12 +191,17 @@ private struct EdgeGrid: Sendable {
 
     private var cells: [Int64: [Int32]] = [:]
     private var everywhere: [Int32] = []
+    /// Each edge's lowest cell (x, y): an edge in several cells of a query is given by the first
+    /// of them only, so no edge comes twice without a pass to remove repeats.
+    private var lowCells: [(x: Int32, y: Int32)] = []
 
     init(_ points: [GeoCoordinate]) {
+        lowCells.reserveCapacity(points.count - 1)
         for edge in 0..<(points.count - 1) {
             let a = points[edge], b = points[edge + 1]
             let (lowX, lowY) = Self.cell(latitude: min(a.latitude, b.latitude), longitude: min(a.longitude, b.longitude))
             let (highX, highY) = Self.cell(latitude: max(a.latitude, b.latitude), longitude: max(a.longitude, b.longitude))
+            lowCells.append((Int32(truncatingIfNeeded: lowX), Int32(truncatingIfNeeded: lowY)))
             guard (highX - lowX + 1) * (highY - lowY + 1) <= Self.maximumCells else {
                 everywhere.append(Int32(edge))
                 continue
@@ -208,27 +212,30 @@ private struct EdgeGrid: Sendable {
         }
     }
 
-    /// Every edge that may pass within `radius` metres of `point` (and perhaps a few more), each once.
+    /// Every edge that may pass within `radius` metres of `point` (and perhaps a few more), each
+    /// once, in ascending order.
     func edges(near point: GeoCoordinate, within radius: Double) -> [Int] {
         let latitudeDegrees = radius / LocalPlane.metresPerDegree
         let longitudeDegrees = latitudeDegrees / max(0.01, cos(min(89.9, abs(point.latitude) + latitudeDegrees) * .pi / 180))
         let (lowX, lowY) = Self.cell(latitude: point.latitude - latitudeDegrees, longitude: point.longitude - longitudeDegrees)
         let (highX, highY) = Self.cell(latitude: point.latitude + latitudeDegrees, longitude: point.longitude + longitudeDegrees)
         var found = everywhere.map(Int.init)
-        let single = lowX == highX && lowY == highY
+        var lists = found.isEmpty ? 0 : 1
         for x in lowX...highX {
             for y in lowY...highY {
                 guard let list = cells[Self.key(x, y)] else { continue }
-                for edge in list { found.append(Int(edge)) }
+                lists += 1
+                for edge in list {
+                    // Given by this cell only when it is the edge's first cell in the query.
+                    let low = lowCells[Int(edge)]
+                    guard max(Int(low.x), lowX) == x, max(Int(low.y), lowY) == y else { continue }
+                    found.append(Int(edge))
+                }
             }
         }
-        guard !single else { return found }
-        // An edge listed in several of the cells looked at is kept once.
-        found.sort()
-        var unique: [Int] = []
-        unique.reserveCapacity(found.count)
-        for edge in found where unique.last != edge { unique.append(edge) }
-        return unique
+        // Each cell's list is in ascending order (edges are added in order): one alone needs no sort.
+        if lists > 1 { found.sort() }
+        return found
     }
 
     @inline(__always)
