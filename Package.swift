@@ -496,6 +496,9 @@ let package = Package(
                 "WorkoutSimulators",
                 "GPX",
                 "FIT",
+                "Geometry",
+                "Navigation",
+                "CourseFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/gpsbench"

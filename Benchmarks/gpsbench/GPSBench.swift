@@ -7,6 +7,6 @@ struct GPSBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gpsbench",
         abstract: "Measurements for scripts/bench (run it instead: it compares against peers).",
-        subcommands: [WorkoutStoreBench.self, GPXReadBench.self, FITReadBench.self, ReplayDayBench.self, SessionBench.self, GeoClueAgentBench.self, FakeBlueZBench.self, SensorPathBench.self, SensorReadBench.self, TrainerCommandsBench.self, GATTDecodeBench.self, PublishBench.self, RegionsBench.self]
+        subcommands: [WorkoutStoreBench.self, GPXReadBench.self, FITReadBench.self, ReplayDayBench.self, SessionBench.self, GeoClueAgentBench.self, FakeBlueZBench.self, SensorPathBench.self, SensorReadBench.self, TrainerCommandsBench.self, GATTDecodeBench.self, PublishBench.self, RegionsBench.self, NavigationBench.self]
     )
 }

@@ -88,7 +88,7 @@ struct RegionsBench: AsyncParsableCommand {
             + #""watched":\#(big.identifiers.count)}"#)
     }
 
-    /// VmRSS of this process, in bytes.
+    /// VmRSS of this process, in bytes (each bench's memory figure).
     static func residentBytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
@@ -99,7 +99,8 @@ struct RegionsBench: AsyncParsableCommand {
 }
 
 extension Duration {
-    fileprivate var seconds: Double {
+    /// The duration in seconds, for the benches' JSON.
+    var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

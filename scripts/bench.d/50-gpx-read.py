@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import BENCH_DIR, BIN, big_gpx, row, timed  # noqa: E402
+from benchlib import BENCH_DIR, BIN, big_gpx, peer_python, row, timed  # noqa: E402
 
 RUNS = 3
 GPXPY_SCRIPT = """import sys, gpxpy
@@ -26,18 +26,6 @@ with open(sys.argv[1]) as f:
     gpx = gpxpy.parse(f)
 print(gpx.get_track_points_no(), gpx.length_2d())
 """
-
-
-def gpxpy_python():
-    """A Python with gpxpy: the system one if it has it, else a venv in BENCH_DIR (pip, made once)."""
-    if subprocess.run([sys.executable, "-c", "import gpxpy"], capture_output=True).returncode == 0:
-        return sys.executable
-    venv = os.path.join(BENCH_DIR, "gpxpy-venv")
-    python = os.path.join(venv, "bin", "python3")
-    if not os.path.exists(python):
-        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-        subprocess.run([python, "-m", "pip", "install", "-q", "gpxpy==1.6.2"], check=True)
-    return python
 
 
 def median_run(command):
@@ -59,7 +47,7 @@ def main():
     script = os.path.join(BENCH_DIR, "gpxpy-read.py")
     with open(script, "w") as out:
         out.write(GPXPY_SCRIPT)
-    gpxpy_wall, gpxpy_peak, gpxpy_output = timed([gpxpy_python(), script, path])
+    gpxpy_wall, gpxpy_peak, gpxpy_output = timed([peer_python("gpxpy", "gpxpy==1.6.2"), script, path])
     gpxpy_points, gpxpy_length = gpxpy_output.split()
     babel_wall, babel_peak, _ = timed(["gpsbabel", "-i", "gpx", "-f", path, "-o", "unicsv", "-F", "/dev/null"])
 

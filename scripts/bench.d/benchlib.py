@@ -2,6 +2,7 @@
 import math
 import os
 import subprocess
+import sys
 import time
 
 BENCH_DIR = os.environ.get("BENCH_DIR", ".bench")
@@ -127,3 +128,17 @@ BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Config
 <allow receive_type="method_call"/><allow receive_type="signal"/><allow receive_type="method_return"/><allow receive_type="error"/>
 </policy></busconfig>
 """
+
+
+def peer_python(module, requirement):
+    """A Python that imports `module`: the system one if it has it, else a venv of its own in
+    BENCH_DIR with `requirement` installed (pip, made once)."""
+    if subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode == 0:
+        return sys.executable
+    venv = os.path.join(BENCH_DIR, f"{module}-venv")
+    python = os.path.join(venv, "bin", "python3")
+    if not os.path.exists(python):
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        subprocess.run([python, "-m", "pip", "install", "-q", requirement], check=True)
+    return python
+
