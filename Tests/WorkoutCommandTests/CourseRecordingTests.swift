@@ -147,4 +147,34 @@ struct CourseRecordingTests {
         #expect(set.last == -8)
         #expect(guide.isFinished)
     }
+
+    /// On a terminal (a pseudo-terminal made by `script`): the status line carries the distance to
+    /// go and the next cue with its distance, an event's line clears it first (no status glued
+    /// to its front), and the ride is saved finished.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1), util-linux's"))
+    func theStatusLineShowsTheCourse() async throws {
+        let layout = try CourseLayout.lollipop()
+        let course = folder + "/course.gpx", ride = folder + "/ride.json"
+        try LayoutFiles.writeCourse(layout.course, to: course)
+        try LayoutFiles.writeRide(layout.ride.fixes(), to: ride)
+        let command = [Repository.builtExecutable("workout").path, "record", "--store", store, "--simulate", ride, "--speed", "100",
+                       "--activity", "cycling", "--course", course]
+            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let terminal = try ChildProcess("/usr/bin/script", ["-qfec", command, "/dev/null"])
+        defer { terminal.terminate() }
+        let status = try #require(await terminal.waitForLine { $0.contains("km to go, ") && $0.contains(" m") }, "\(terminal.lines())")
+        let part = try #require(status.components(separatedBy: "course ").last)
+        #expect(part.range(of: #"^\d+\.\d\d km to go, [A-Z][a-z -]+ in \d+ m"#, options: .regularExpression) != nil, "\(status)")
+        #expect(await terminal.waitUntilExit() == 0, "\(terminal.lines())")
+        // What the terminal shows of each line: what follows its last carriage return, the line
+        // cleared (ESC [K) before it.
+        let lines = terminal.lines().map { line in
+            String(line.split(separator: "\r", omittingEmptySubsequences: false).last ?? "")
+                .replacingOccurrences(of: "\u{1B}[K", with: "").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let events = lines.filter { $0.contains("workout record: course: ") }
+        #expect(!events.isEmpty && events.allSatisfy { $0.hasPrefix("workout record: course: ") }, "\(events)")
+        #expect(lines.contains("Course \"test\": finished (\(TextBytes.fixed(layout.course.length / 1000, decimals: 2)) km)."), "\(lines)")
+    }
 }
+
