@@ -248,16 +248,9 @@ struct Record: AsyncParsableCommand {
         let simulated = sensors.isEmpty ? try source.flatMap { try heartRate(following: $0, recordedIn: format) } : nil
         let status = StatusLine(enabled: isatty(STDERR_FILENO) == 1)
         let driver = trainer.flatMap { address in sensors.first { $0.sensor.configuration.address == address.uppercased() } }.map { trainer in
-            TrainerDriver(sensor: trainer.sensor, target: trainerTarget) { line in
-                status.clear()
-                Output.error("workout record: " + line)
-            }
+            TrainerDriver(sensor: trainer.sensor, target: trainerTarget) { line in status.say(["workout record: " + line]) }
         }
-        let say: @Sendable ([String]) -> Void = { lines in
-            guard !lines.isEmpty else { return }
-            status.clear()
-            for line in lines { Output.error("workout record: " + line) }
-        }
+        let say: @Sendable ([String]) -> Void = { lines in status.say(lines.map { "workout record: " + $0 }) }
         // The trainer's samples go through its driver, which notes what it reports for the status line.
         let read: [any SampleSource] = sensors.map { sensor in
             if let driver, driver.sensor === sensor.sensor { return driver.samples }
@@ -280,7 +273,7 @@ struct Record: AsyncParsableCommand {
             case let .error(error):
                 if case .unreachable = error, !sawFix.withLock({ $0 }) { ending.yield(.unreachable(error)) }
                 if case let .malformedData(excerpt, reason) = error, report.countMalformedLine() == 1 {
-                    Output.error("workout record: dropped a line from the source that is not a report (\(reason)): \(excerpt)")
+                    status.say(["workout record: dropped a line from the source that is not a report (\(reason)): \(excerpt)"])
                 }
             default: break
             }
@@ -313,10 +306,7 @@ struct Record: AsyncParsableCommand {
         }
         let watcher = Task { [duration, isIndoor, targetPower] in
             for await current in figures {
-                if let line = report.storage(current.storage) {
-                    status.clear()
-                    Output.error("workout record: " + line)
-                }
+                if let line = report.storage(current.storage) { status.say(["workout record: " + line]) }
                 // Indoors the sensors' distance places the rider on the course (a virtual ride),
                 // and the trainer rides its grade there.
                 if let guide, isIndoor, current.state == .running {
@@ -331,10 +321,7 @@ struct Record: AsyncParsableCommand {
         let sensorReports = sensors.map { sensor in
             Task {
                 for await sensorStatus in sensor.sensor.statusUpdates() {
-                    if let line = sensor.report.line(for: sensorStatus) {
-                        status.clear()
-                        Output.error("workout record: " + line)
-                    }
+                    if let line = sensor.report.line(for: sensorStatus) { status.say(["workout record: " + line]) }
                 }
             }
         }
@@ -619,6 +606,9 @@ private final class RecordingReport: Sendable {
 /// The figures on one line of a terminal, rewritten at most once a second.
 private final class StatusLine: Sendable {
     private let enabled: Bool
+    /// When the line was last shown; held while writing, so that a line said from another task
+    /// (a sensor's, the trainer's, the course's) never lands between a clear and its text or in
+    /// the middle of the status line.
     private let lastShown = Mutex<ContinuousClock.Instant?>(nil)
 
     init(enabled: Bool) {
@@ -628,25 +618,30 @@ private final class StatusLine: Sendable {
     func show(_ figures: WorkoutSession.Statistics, trainer: String? = nil, course: String? = nil) {
         guard enabled else { return }
         let now = ContinuousClock.now
-        let due = lastShown.withLock { last in
-            guard last.map({ now - $0 >= .seconds(1) }) ?? true else { return false }
+        lastShown.withLock { last in
+            guard last.map({ now - $0 >= .seconds(1) }) ?? true else { return }
             last = now
-            return true
+            let state = figures.isMotionPaused ? "auto-paused" : figures.state.rawValue
+            let pace = figures.averagePace.map { Format.duration($0) + "/km" } ?? "-"
+            let heartRate = figures.heartRate.map { "  \(Int($0.rounded())) bpm" } ?? ""
+            let cadence = figures.samples[.cadence].map { "  \(Int($0.latest.rounded())) rpm" } ?? ""
+            let power = figures.samples[.power].map { "  \(Int($0.latest.rounded())) W" } ?? ""
+            var line = "\r\u{1B}[K\(state)  duration \(Format.duration(figures.duration)) (moving \(Format.duration(figures.movingTime)))  "
+            line += "\(Format.distance(figures.distance))  \(pace)\(heartRate)\(cadence)\(power)  lap \(figures.lap)"
+            for part in [trainer, course].compactMap({ $0 }) { line += "  " + part }
+            Output.errorText(line)
         }
-        guard due else { return }
-        let state = figures.isMotionPaused ? "auto-paused" : figures.state.rawValue
-        let pace = figures.averagePace.map { Format.duration($0) + "/km" } ?? "-"
-        let heartRate = figures.heartRate.map { "  \(Int($0.rounded())) bpm" } ?? ""
-        let cadence = figures.samples[.cadence].map { "  \(Int($0.latest.rounded())) rpm" } ?? ""
-        let power = figures.samples[.power].map { "  \(Int($0.latest.rounded())) W" } ?? ""
-        var line = "\r\u{1B}[K\(state)  duration \(Format.duration(figures.duration)) (moving \(Format.duration(figures.movingTime)))  "
-        line += "\(Format.distance(figures.distance))  \(pace)\(heartRate)\(cadence)\(power)  lap \(figures.lap)"
-        for part in [trainer, course].compactMap({ $0 }) { line += "  " + part }
-        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    /// Writes `lines` on standard error, each on a line of its own, the status line cleared first
+    /// (the next ``show(_:trainer:course:)`` puts it back).
+    func say(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        lastShown.withLock { _ in Output.errorText((enabled ? "\r\u{1B}[K" : "") + lines.map { $0 + "\n" }.joined()) }
     }
 
     func clear() {
-        if enabled { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if enabled { lastShown.withLock { _ in Output.errorText("\r\u{1B}[K") } }
     }
 }
 
