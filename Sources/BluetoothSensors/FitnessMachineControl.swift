@@ -170,10 +170,9 @@ public final class FitnessMachineControl: Sendable {
         wantsControl.withLock { $0 = false }
     }
 
-    /// On a connection that came back: control asked for again, then the session and the targets
-    /// set again, if control had been given. Says so in the status.
+    /// On a connection that came back, control having been given on one before: control asked
+    /// for again, then the session and the targets set again. Says so in the status.
     func restore(generation: UInt64) async {
-        guard wantsControl.withLock({ $0 }) else { return }
         do {
             try await send(.requestControl)
             // Read as each is sent: a target a program set meanwhile is the one sent.

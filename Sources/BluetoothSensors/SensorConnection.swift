@@ -143,9 +143,15 @@ struct SensorConnection {
         }
         connected.withLock { $0 = true }
         runner.update(generation: generation) { $0.services = current.workoutServices.filter { $0 != "battery" } }
+        // Whether control had been given is read before anyone hears of this connection: control
+        // asked for on it (once it is said connected) is not asked for again by the restore.
+        let hadControl = runner.wantsControl.withLock { $0 }
         runner.connected(generation: generation)
         // A machine set before the connection dropped is set again, while its data are read.
-        let restoring = Task { [runner, generation] in await FitnessMachineControl(runner: runner).restore(generation: generation) }
+        let restoring = Task { [runner, generation] in
+            guard hadControl else { return }
+            await FitnessMachineControl(runner: runner).restore(generation: generation)
+        }
         defer { restoring.cancel() }
         while let change = await iterator.next() {
             try Task.checkCancellation()
