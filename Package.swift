@@ -220,11 +220,17 @@ let package = Package(
         ),
         // Positions shared with the world: a filter, a durable outbox (SQLite through GRDB), the
         // payloads (OwnTracks, Home Assistant, OsmAnd) and destinations (MQTT through libmosquitto).
+        // HTTP through libcurl's multi interface on a thread of its own, for the publisher's HTTP
+        // destinations and the workout uploads: the one Swift module that touches libcurl.
+        .target(
+            name: "HTTPClient",
+            dependencies: ["CCurl", "GPSCore"]
+        ),
         .target(
             name: "LocationPublisher",
             dependencies: [
-                "CCurl",
                 "CMosquitto",
+                "HTTPClient",
                 "GPSCore",
                 "LocationCore",
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,9 +1,10 @@
-// The C surface of libcurl (Debian libcurl4-openssl-dev 7.88) that LocationPublisher's HTTP
-// destination uses: the multi interface, driven by a thread of our own.
+// The C surface of libcurl (Debian libcurl4-openssl-dev 7.88) that HTTPClient uses (for the
+// publisher's HTTP destinations and the workout uploads): the multi interface, driven by a thread
+// of our own.
 //
 // curl_easy_setopt(3) and curl_easy_getinfo(3) are variadic, which Swift cannot call: each type of
 // argument gets a small static inline helper, prefixed ccurl_. Only
-// Sources/LocationPublisher/HTTP/Curl.swift imports this module.
+// Sources/HTTPClient/Curl.swift imports this module.
 #ifndef CCURL_SHIM_H
 #define CCURL_SHIM_H
 
@@ -32,6 +33,10 @@ static inline CURLcode ccurl_setopt_write_callback(CURL *easy, ccurl_write_callb
     return curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, callback);
 }
 
+static inline CURLcode ccurl_setopt_header_callback(CURL *easy, ccurl_write_callback callback) {
+    return curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, callback);
+}
+
 /// CURLOPT_POSTFIELDSIZE_LARGE takes a curl_off_t.
 static inline CURLcode ccurl_setopt_post_size(CURL *easy, long long size) {
     return curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)size);
@@ -43,6 +48,14 @@ static inline CURLcode ccurl_getinfo_long(CURL *easy, CURLINFO info, long *value
 
 static inline CURLcode ccurl_getinfo_pointer(CURL *easy, CURLINFO info, void **value) {
     return curl_easy_getinfo(easy, info, value);
+}
+
+/// A curl_off_t answer (CURLINFO_SIZE_UPLOAD_T).
+static inline CURLcode ccurl_getinfo_off(CURL *easy, CURLINFO info, long long *value) {
+    curl_off_t answer = 0;
+    CURLcode code = curl_easy_getinfo(easy, info, &answer);
+    *value = (long long)answer;
+    return code;
 }
 
 /// The size of the buffer CURLOPT_ERRORBUFFER fills (a macro Swift may not import).

@@ -1,5 +1,5 @@
 // The only Swift file that touches libcurl's C API. Everything outside sees HTTPRequest,
-// HTTPResponse and HTTPTransferError.
+// HTTPResponse and HTTPTransferError: the publisher's HTTP destinations and the workout uploads.
 //
 // Why libcurl, and not FoundationNetworking or async-http-client:
 // - FoundationNetworking's URLSession is itself built on libcurl (its multi interface), and brings
@@ -32,10 +32,10 @@ import Glibc
 
 /// Sends HTTP requests through libcurl's multi interface on a thread of its own; many may be in
 /// flight at once, and connections are kept open between them.
-final class CurlClient: Sendable {
+package final class CurlClient: Sendable {
     private let core: Core
 
-    init() {
+    package init() {
         _ = Self.globalInit
         core = Core()
         Threads.detach { [core] in core.run() }
@@ -56,7 +56,10 @@ final class CurlClient: Sendable {
     /// Throws ``HTTPTransferError`` when no answer came (the server could not be reached, TLS
     /// failed, the timeout expired), and `CancellationError` when the task is cancelled (the
     /// exchange is abandoned at once). The corresponding C function is `curl_multi_perform(3)`.
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard core.multi != nil else {
+            throw HTTPTransferError(kind: .other, code: Int32(bitPattern: CURLE_OUT_OF_MEMORY.rawValue), name: "out of memory", detail: "curl_multi_init failed", url: request.url)
+        }
         let id = core.newID()
         let result: Result<HTTPResponse, any Error> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -96,16 +99,16 @@ private final class Core: @unchecked Sendable {
         var closing = false
     }
 
-    let multi: UnsafeMutableRawPointer
+    /// `nil` when libcurl could not make one (out of memory): every request then fails.
+    let multi: UnsafeMutableRawPointer?
     let state = Locked(State())
 
     init() {
-        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
-        self.multi = multi
+        multi = curl_multi_init()
     }
 
     deinit {
-        curl_multi_cleanup(multi)
+        if let multi { curl_multi_cleanup(multi) }
     }
 
     func newID() -> UInt64 {
@@ -175,6 +178,7 @@ private final class Core: @unchecked Sendable {
     /// The loop: starts what was submitted, abandons what was cancelled, drives the transfers and
     /// answers the finished ones, then sleeps in curl_multi_poll until a socket, a timer or a wakeup.
     func run() {
+        guard let multi else { return }
         var transfers: [UInt64: Transfer] = [:]
         while true {
             let (starting, cancelling, closing) = state.withLock { state in
@@ -242,11 +246,16 @@ private final class Transfer {
     private var headers: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     fileprivate var body: [UInt8] = []
-    static let bodyLimit = 64 * 1024
+    fileprivate let bodyLimit: Int
+    /// The answer's header fields; a new status line (a redirect's, a `100 Continue`) starts them again.
+    fileprivate var responseHeaders: [(name: String, value: String)] = []
 
     init(id: UInt64, request: HTTPRequest) throws {
-        guard let easy = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
+        guard let easy = curl_easy_init() else {
+            throw HTTPTransferError(kind: .other, code: Int32(bitPattern: CURLE_OUT_OF_MEMORY.rawValue), name: "out of memory", detail: "curl_easy_init failed", url: request.url)
+        }
         self.easy = easy
+        bodyLimit = max(0, request.responseLimit)
         displayURL = String(request.url.prefix { $0 != "?" })
         errorBuffer = .allocate(capacity: ccurl_error_size())
         errorBuffer.initialize(repeating: 0, count: ccurl_error_size())
@@ -262,14 +271,19 @@ private final class Transfer {
         set(ccurl_setopt_string(easy, CURLOPT_URL, request.url))
         set(ccurl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
         set(ccurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
-        set(ccurl_setopt_long(easy, CURLOPT_POST, 1))
-        set(ccurl_setopt_post_size(easy, Int64(request.body.count)))
-        // Copied by libcurl; an empty body still needs a valid pointer.
-        set((request.body.isEmpty ? [0] : request.body).withUnsafeBytes { body in
-            ccurl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: body.baseAddress))
-        })
+        if request.method == "GET" {
+            set(ccurl_setopt_long(easy, CURLOPT_HTTPGET, 1))
+        } else {
+            set(ccurl_setopt_long(easy, CURLOPT_POST, 1))
+            set(ccurl_setopt_post_size(easy, Int64(request.body.count)))
+            // Copied by libcurl; an empty body still needs a valid pointer.
+            set((request.body.isEmpty ? [0] : request.body).withUnsafeBytes { body in
+                ccurl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: body.baseAddress))
+            })
+            if request.method != "POST" { set(ccurl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method)) }
+        }
         set(ccurl_setopt_slist(easy, CURLOPT_HTTPHEADER, headers))
-        set(ccurl_setopt_string(easy, CURLOPT_USERAGENT, "swift-gps-facade LocationPublisher"))
+        set(ccurl_setopt_string(easy, CURLOPT_USERAGENT, "swift-gps-facade"))
         set(ccurl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)))
         set(ccurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)))
         if let login = request.login {
@@ -283,13 +297,28 @@ private final class Transfer {
         set(ccurl_setopt_write_callback(easy) { data, size, count, context in
             let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
             let length = size * count
-            let room = max(0, Transfer.bodyLimit - transfer.body.count)
+            let room = max(0, transfer.bodyLimit - transfer.body.count)
             if let data, room > 0 {
                 transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: min(length, room)))
             }
             return length  // past the limit the rest is dropped, not an error
         })
         set(ccurl_setopt_pointer(easy, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque()))
+        set(ccurl_setopt_header_callback(easy) { data, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            let length = size * count
+            guard let data else { return length }
+            let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+            if line.hasPrefix("HTTP/") {
+                transfer.responseHeaders.removeAll()
+            } else if let colon = line.firstIndex(of: ":") {
+                let name = line[..<colon].filter { !$0.isWhitespace }.lowercased()
+                let value = line[line.index(after: colon)...].drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()
+                transfer.responseHeaders.append((name, String(value)))
+            }
+            return length
+        })
+        set(ccurl_setopt_pointer(easy, CURLOPT_HEADERDATA, Unmanaged.passUnretained(self).toOpaque()))
         guard code == CURLE_OK else {
             throw error(code)
         }
@@ -309,13 +338,16 @@ private final class Transfer {
         var redirect: UnsafeMutableRawPointer?
         _ = ccurl_getinfo_pointer(easy, CURLINFO_REDIRECT_URL, &redirect)
         return .success(HTTPResponse(
-            status: status, body: body, redirect: redirect.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }))
+            status: status, body: body, redirect: redirect.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) },
+            headers: responseHeaders))
     }
 
     private func error(_ code: CURLcode) -> HTTPTransferError {
-        HTTPTransferError(
+        var uploaded: Int64 = 0
+        _ = ccurl_getinfo_off(easy, CURLINFO_SIZE_UPLOAD_T, &uploaded)
+        return HTTPTransferError(
             kind: Self.kind(of: code), code: Int32(bitPattern: code.rawValue), name: String(cString: curl_easy_strerror(code)),
-            detail: String(cString: errorBuffer), url: displayURL)
+            detail: String(cString: errorBuffer), url: displayURL, bodySent: uploaded > 0)
     }
 
     private static func kind(of code: CURLcode) -> HTTPTransferError.Kind {

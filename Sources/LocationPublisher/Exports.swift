@@ -1,0 +1,3 @@
+// HTTPLogin and HTTPTLSFiles (HTTPClient) come with the HTTP destination, as they always have:
+// it takes them.
+@_exported import HTTPClient
