@@ -25,6 +25,8 @@ public enum StoreOperation: String, Sendable, Hashable, CaseIterable, CustomStri
     case discardRoute
     /// ``WorkoutStore/export(_:format:to:)`` and the calls built on it, and ``WorkoutStore/plotSVG(of:width:)``.
     case export
+    /// ``WorkoutStore/enqueueUpload(of:to:at:)`` and the upload queue's changes.
+    case upload
 
     /// The call's name, as a person would look for it in the code: `addSamples(_:to:)`.
     public var description: String {
@@ -39,6 +41,7 @@ public enum StoreOperation: String, Sendable, Hashable, CaseIterable, CustomStri
         case .delete: "deleteWorkout(id:)"
         case .discardRoute: "discarding an unfinished route"
         case .export: "export(_:format:...)"
+        case .upload: "the upload queue"
         }
     }
 }

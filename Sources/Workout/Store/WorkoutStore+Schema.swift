@@ -50,6 +50,16 @@ extension WorkoutStore {
     ///   duration is NULL or its elapsed time gets its elapsed time less its pauses (each from a
     ///   `pause` to the next `resume`, or the end), and keeps what it had in its metadata under
     ///   `migrated.v5.duration_was_s` (`null` for NULL). The store logs how many it changed.
+    ///
+    /// ## v6
+    /// - `workout_upload`: the upload queue, one row per workout and destination (its
+    ///   ``WorkoutUpload/destination`` text, `fittrackee://host:port`, `strava`): the state
+    ///   (`pending`, `sending`, `processing`, `done`, `refused`), the attempts, the last error, the
+    ///   next try, the file format sent, what the server gave back (its id and URL, or the id of
+    ///   an upload it is still processing) and when the row was queued and last changed. A row in
+    ///   `sending` is an upload whose outcome is not known (the process died, or the exchange
+    ///   broke after the file went out): the next attempt asks the server before it sends.
+    ///   Deleted with the workout.
     package static let migrations: [(name: String, sql: String)] = [
         ("v1", """
             CREATE TABLE workout (
@@ -156,6 +166,24 @@ extension WorkoutStore {
                 metadata = json_set(metadata, '$."migrated.v5.duration_was_s"',
                     (SELECT CASE WHEN old IS NULL THEN 'null' ELSE printf('%.3f', old) END FROM v5_duration WHERE v5_duration.workout = workout.id))
                 WHERE id IN (SELECT workout FROM v5_duration);
+            """),
+        ("v6", """
+            CREATE TABLE workout_upload (
+                workout INTEGER NOT NULL REFERENCES workout (id) ON DELETE CASCADE,
+                destination TEXT NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('pending', 'sending', 'processing', 'done', 'refused')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                last_error TEXT,
+                next_attempt REAL,
+                format TEXT,
+                remote_id TEXT,
+                remote_url TEXT,
+                processing_id TEXT,
+                enqueued_at REAL NOT NULL,
+                updated_at REAL NOT NULL,
+                PRIMARY KEY (workout, destination)
+            ) WITHOUT ROWID;
+            CREATE INDEX workout_upload_by_state ON workout_upload (destination, state);
             """),
     ]
 
