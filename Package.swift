@@ -57,6 +57,7 @@ let package = Package(
         .library(name: "Simulators", targets: ["Simulators"]),
         .library(name: "WorkoutCore", targets: ["WorkoutCore"]),
         .library(name: "Workout", targets: ["Workout"]),
+        .library(name: "WorkoutUpload", targets: ["WorkoutUpload"]),
         .library(name: "WorkoutSimulators", targets: ["WorkoutSimulators"]),
         .library(name: "LocationPublisher", targets: ["LocationPublisher"]),
         .library(name: "PublisherSimulators", targets: ["PublisherSimulators"]),
@@ -226,6 +227,12 @@ let package = Package(
             name: "HTTPClient",
             dependencies: ["CCurl", "GPSCore"]
         ),
+        // Workouts leave the device: the store's upload queue sent to FitTrackee (and the others),
+        // each workout once.
+        .target(
+            name: "WorkoutUpload",
+            dependencies: ["GPSCore", "HTTPClient", "Workout"]
+        ),
         .target(
             name: "LocationPublisher",
             dependencies: [
@@ -340,6 +347,7 @@ let package = Package(
                 "Simulators",
                 "Workout",
                 "WorkoutSimulators",
+                "WorkoutUpload",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -380,7 +388,7 @@ let package = Package(
             dependencies: [
                 "BluetoothGATT", "BluetoothSensors", "CommandSupport", "CourseFiles", "DBus", "FIT", "GeoClue", "GeoClueSimulators",
                 "Geometry", "GPSCore", "GPX", "GZipFiles", "LocationCore", "LocationFacade", "LocationPublisher", "Navigation", "PublisherSimulators", "RegionMonitoring", "Simulators", "SimulatorsCore", "TCX",
-                "Workout", "WorkoutCore", "WorkoutSimulators",
+                "Workout", "WorkoutCore", "WorkoutSimulators", "WorkoutUpload",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -468,6 +476,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "WorkoutUploadTests",
+            dependencies: ["WorkoutUpload", "Workout", "WorkoutSimulators", "GPSCore", "HTTPClient", "TestSupport"]
         ),
         .testTarget(
             name: "WorkoutSimulatorsTests",

@@ -7,13 +7,13 @@ import Logging
 struct WorkoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "workout",
-        abstract: "Import, record, list, show, export and delete workouts in a local store.",
+        abstract: "Import, record, list, show, export, upload and delete workouts in a local store.",
         discussion: """
             The store is a SQLite file: --store PATH, else $XDG_DATA_HOME/swift-gps-facade/workouts.sqlite \
             (~/.local/share/... when XDG_DATA_HOME is unset). A workout is named by its id or any \
             unambiguous start of it (as `workout list` prints).
             """ + "\n\n" + ExitStatus.table,
-        subcommands: [Import.self, List.self, Show.self, Export.self, Delete.self, Record.self, Recover.self, Sensors.self]
+        subcommands: [Import.self, List.self, Show.self, Export.self, Delete.self, Record.self, Recover.self, Sensors.self, Upload.self, Uploads.self]
     )
 
     /// Sends the library's log to standard error, as `locate` does, so that standard output

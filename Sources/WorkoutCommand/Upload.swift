@@ -1,0 +1,187 @@
+import ArgumentParser
+import CommandSupport
+import Foundation
+import Workout
+import WorkoutUpload
+
+/// Where a workout goes: `fittrackee://HOST[:PORT]` (HTTPS) or `fittrackee+http://HOST[:PORT]`.
+struct UploadTarget: ExpressibleByArgument, Sendable {
+    /// The server's base URL.
+    var url: String
+    /// The queue's name for it.
+    var name: String
+
+    init?(argument: String) {
+        let parts = argument.split(separator: "://", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[1].isEmpty, !parts[1].contains("/") || parts[1].hasSuffix("/") else { return nil }
+        let authority = parts[1].hasSuffix("/") ? String(parts[1].dropLast()) : parts[1]
+        switch parts[0] {
+        case "fittrackee": url = "https://\(authority)"
+        case "fittrackee+http": url = "http://\(authority)"
+        default: return nil
+        }
+        name = "fittrackee://\(authority)"
+    }
+
+    static var defaultValueDescription: String { "fittrackee://HOST[:PORT]" }
+}
+
+struct Upload: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "upload",
+        abstract: "Upload workouts to a FitTrackee server, each once, through the store's upload queue.",
+        discussion: """
+            The workouts named are queued for the destination and sent with what is already queued \
+            for it; with no id (or --pending), what is queued is sent. Each workout is marked in the \
+            store before its file goes out, so a crash or a lost connection never loses it, and one \
+            whose upload may have arrived is looked for at the server before it is sent again: it \
+            arrives once.
+
+            A workout named that the destination has already is said to be there, with its page, \
+            and not sent again.
+
+            --to fittrackee://HOST[:PORT] is HTTPS; fittrackee+http://HOST[:PORT] plain HTTP, for a \
+            server on a trusted network. The OAuth 2.0 client's credentials and tokens are read from \
+            --credentials FILE (JSON: client_id, client_secret, access_token, refresh_token, \
+            expires_at), else $CREDENTIALS_DIRECTORY/fittrackee (a systemd credential), never from \
+            the command line; refreshed tokens are written back to it (0600).
+
+            Exit status: 0 when every workout went, 75 when some wait (the server unreachable, \
+            retried later), 77 when the server refused the credentials, 65 when it refused a \
+            workout as data (the line names its message), 66 for no such workout.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "Workout ids (or starts of them) to queue and send.")
+    var ids: [String] = []
+
+    @Option(help: "The destination: fittrackee://HOST[:PORT], or fittrackee+http://HOST[:PORT].")
+    var to: UploadTarget
+
+    @Flag(help: "Send what is queued for the destination (the default with no id).")
+    var pending = false
+
+    @Option(help: "The file of the OAuth client's credentials and tokens.", completion: .file(extensions: ["json"]))
+    var credentials: String?
+
+    @Option(help: "The format of a workout with a route: gpx, fit or tcx (by default GPX, or FIT when the GPX is over the server's largest file).")
+    var format: String?
+
+    @Flag(help: "One JSON object: the entries done, waiting, refused and already done (already_done).")
+    var json = false
+
+    func validate() throws {
+        if let format, !["gpx", "fit", "tcx"].contains(format) { throw ValidationError("--format is gpx, fit or tcx, not '\(format)'.") }
+        if credentials == nil, ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"] == nil {
+            throw ValidationError("give --credentials FILE (or run under systemd with a credential named fittrackee).")
+        }
+    }
+
+    func run() async throws {
+        let store = try storeOptions.open()
+        let credentialsFile = credentials ?? (ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"] ?? "") + "/fittrackee"
+        let destination: FitTrackeeDestination
+        do {
+            destination = try FitTrackeeDestination(url: to.url, credentialsFile: credentialsFile, format: format.flatMap(WorkoutExportFormat.init(rawValue:)))
+        } catch {
+            Output.error("workout upload: \(error)")
+            throw ExitCode(.noPermission)
+        }
+        var only: Set<UUID>?
+        // Named workouts the destination has already: said, not sent again.
+        var already: [WorkoutUpload] = []
+        if !ids.isEmpty {
+            var named = Set<UUID>()
+            for reference in ids {
+                let workout = try await storeOptions.resolve(reference, in: store)
+                let entry = try await storeCall { try await store.enqueueUpload(of: workout.id, to: destination.name) }
+                if entry.state == .done { already.append(entry) } else { named.insert(workout.id) }
+            }
+            only = pending ? nil : named
+        }
+        let report = only?.isEmpty == true
+            ? WorkoutUploader.Report()
+            : try await storeCall { try await WorkoutUploader(store: store, destination: destination).run(only: only) }
+        say(report, already: already)
+        if report.credentialsRefused != nil { throw ExitCode(.noPermission) }
+        if !report.refused.isEmpty { throw ExitCode(.dataError) }
+        if !report.waiting.isEmpty { throw ExitCode(.temporaryFailure) }
+    }
+
+    private func say(_ report: WorkoutUploader.Report, already: [WorkoutUpload]) {
+        if json {
+            let entry = { (upload: WorkoutUpload) -> [String: Any] in
+                var object: [String: Any] = ["id": upload.workoutID.uuidString, "state": upload.state.rawValue, "attempts": upload.attempts]
+                if let remote = upload.remoteID { object["remote_id"] = remote }
+                if let url = upload.remoteURL { object["remote_url"] = url }
+                if let error = upload.lastError { object["error"] = error }
+                if let format = upload.format { object["format"] = format }
+                return object
+            }
+            var object: [String: Any] = [
+                "destination": to.name, "done": report.done.map(entry), "waiting": report.waiting.map(entry), "refused": report.refused.map(entry),
+                "already_done": already.map(entry),
+            ]
+            if let reason = report.credentialsRefused { object["credentials_refused"] = reason }
+            Output.line(Format.jsonLine(object))
+            return
+        }
+        for upload in already {
+            Output.line("Already at \(to.name) (not sent again) \(upload.workoutID.uuidString): \(upload.remoteURL ?? upload.remoteID ?? "")")
+        }
+        for upload in report.done {
+            let found = report.foundAtServer.contains { $0.workoutID == upload.workoutID }
+            Output.line("\(found ? "Found at the server (not sent again)" : "Uploaded") \(upload.workoutID.uuidString): \(upload.remoteURL ?? upload.remoteID ?? "")")
+        }
+        for upload in report.refused {
+            Output.error("workout upload: \(to.name) refused \(upload.workoutID.uuidString): \(upload.lastError ?? "no reason given")")
+        }
+        if let reason = report.credentialsRefused {
+            Output.error("workout upload: \(reason); \(report.waiting.count) queued, kept for the next run.")
+        } else if !report.waiting.isEmpty {
+            let reasons = Set(report.waiting.compactMap(\.lastError))
+            Output.error("workout upload: \(report.waiting.count) waiting for \(to.name), kept in the queue\(reasons.isEmpty ? "" : ": " + reasons.sorted().joined(separator: "; "))")
+        }
+        if already.isEmpty, report.done.isEmpty, report.waiting.isEmpty, report.refused.isEmpty, report.credentialsRefused == nil {
+            Output.line("Nothing queued for \(to.name).")
+        }
+    }
+}
+
+struct Uploads: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "uploads",
+        abstract: "List the upload queue: each workout's state at each destination.")
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "Only this destination's entries (fittrackee://HOST[:PORT]).")
+    var to: UploadTarget?
+
+    @Flag(help: "One JSON object a line.")
+    var json = false
+
+    func run() async throws {
+        let store = try storeOptions.open()
+        let uploads = try await storeCall { try await store.uploads(to: to?.name) }
+        for upload in uploads {
+            if json {
+                var object: [String: Any] = [
+                    "id": upload.workoutID.uuidString, "destination": upload.destination, "state": upload.state.rawValue, "attempts": upload.attempts,
+                    "enqueued_at": Format.dateTime(upload.enqueuedAt), "updated_at": Format.dateTime(upload.updatedAt),
+                ]
+                if let remote = upload.remoteID { object["remote_id"] = remote }
+                if let url = upload.remoteURL { object["remote_url"] = url }
+                if let error = upload.lastError { object["error"] = error }
+                if let next = upload.nextAttempt { object["next_attempt"] = Format.dateTime(next) }
+                if let format = upload.format { object["format"] = format }
+                Output.line(Format.jsonLine(object))
+            } else {
+                let detail = upload.state == .done ? (upload.remoteURL ?? upload.remoteID ?? "") : (upload.lastError ?? "")
+                Output.line("\(upload.workoutID.uuidString.prefix(8))  \(upload.destination)  \(upload.state.rawValue)  \(upload.attempts) attempt\(upload.attempts == 1 ? "" : "s")\(detail.isEmpty ? "" : "  " + detail)")
+            }
+        }
+        if uploads.isEmpty, !json { Output.line("The upload queue is empty.") }
+    }
+}
