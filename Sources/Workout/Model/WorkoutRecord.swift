@@ -142,3 +142,21 @@ public struct WorkoutMetadata: Sendable, Hashable, Codable {
         self.values = values
     }
 }
+
+extension WorkoutMetadata {
+    /// The key of ``values`` naming where the workout goes once saved: destinations of the
+    /// upload queue (`fittrackee://host:port`, `strava`), separated by spaces.
+    public static let uploadDestinationsKey = "upload_to"
+
+    /// Where a session asks its workout to go once saved: queued in the transaction that saves
+    /// it (a recorded or recovered session), so that a crash cannot fall between the two.
+    ///
+    /// ```swift
+    /// var configuration = WorkoutSession.Configuration(activityType: .cycling)
+    /// configuration.metadata.uploadDestinations = ["fittrackee://fittrackee.example"]
+    /// ```
+    public var uploadDestinations: [String] {
+        get { values[Self.uploadDestinationsKey].map { $0.split(separator: " ").map(String.init) } ?? [] }
+        set { values[Self.uploadDestinationsKey] = newValue.isEmpty ? nil : newValue.joined(separator: " ") }
+    }
+}

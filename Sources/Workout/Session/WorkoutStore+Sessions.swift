@@ -107,7 +107,22 @@ extension WorkoutStore {
                 arguments: [index, staging.routeKey, start, next, index])
         }
         try publishRoute(staging, of: workout, in: db)
+        try queueUploads(of: workout, key: staging.workoutKey, in: db)
         return workout
+    }
+
+    /// Queues the uploads a session asked for (``WorkoutMetadata/uploadDestinationsKey``) in the
+    /// transaction that saves it, so that no crash falls between the workout saved and its upload
+    /// queued: `workout record --upload-to` asks at the start, and `workout recover --end` saves an
+    /// interrupted session with the same queue.
+    private static func queueUploads(of workout: WorkoutRecord, key: Int64, in db: Database) throws {
+        let time = workout.end.timeIntervalSince1970
+        for destination in workout.metadata.uploadDestinations {
+            try db.execute(sql: """
+                INSERT INTO workout_upload (workout, destination, state, enqueued_at, updated_at) VALUES (?, ?, 'pending', ?, ?)
+                ON CONFLICT (workout, destination) DO NOTHING
+                """, arguments: [key, destination, time, time])
+        }
     }
 
     private static func publishRoute(_ staging: SessionStaging, of workout: WorkoutRecord, in db: Database) throws {
