@@ -268,6 +268,8 @@ public final class FitTrackeeDestination: WorkoutUploadDestination {
             return try await client.send(request)
         } catch let error as HTTPTransferError {
             throw .unreachable(reason: "\(name): \(error)", mayHaveArrived: sending && error.bodySent)
+        } catch is CancellationError {
+            throw .unreachable(reason: "\(name): interrupted before it answered", mayHaveArrived: sending)
         } catch {
             throw .unreachable(reason: "\(name): \(error)", mayHaveArrived: sending)
         }

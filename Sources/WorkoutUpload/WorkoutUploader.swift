@@ -76,6 +76,11 @@ public struct WorkoutUploader: Sendable {
         var report = Report()
         let entries = try await store.uploads(to: destination.name).filter { only?.contains($0.workoutID) ?? true }
         for (index, entry) in entries.enumerated() {
+            // Cancelled (a command's Ctrl-C): what is left waits for the next run.
+            guard !Task.isCancelled else {
+                report.waiting += entries[index...].filter { [.pending, .sending, .processing].contains($0.state) }
+                break
+            }
             guard entry.isDue(at: now()) else {
                 if [.pending, .sending, .processing].contains(entry.state) { report.waiting.append(entry) }
                 continue
@@ -143,7 +148,8 @@ public struct WorkoutUploader: Sendable {
             throw error
         } catch {
             // Cancelled, or the pause failed: the entry keeps what it says.
-            return try await failed(entry, .unreachable(reason: "\(error)", mayHaveArrived: entry.state == .sending), before: before)
+            let reason = error is CancellationError ? "interrupted" : "\(error)"
+            return try await failed(entry, .unreachable(reason: reason, mayHaveArrived: entry.state == .sending), before: before)
         }
     }
 
@@ -203,8 +209,18 @@ public struct WorkoutUploader: Sendable {
         }
     }
 
+    /// Writes the entry whether or not the run is cancelled: a cancelled upload must still say
+    /// what became of its file (sent, or not), or the next run could send it twice or lose it.
     private func save(_ entry: WorkoutUpload) async throws(WorkoutStoreError) -> WorkoutUpload {
-        try await store.updateUpload(entry, at: now()) ?? entry
+        let (store, time) = (store, now())
+        let written = await Task { () async -> Result<WorkoutUpload?, WorkoutStoreError> in
+            do throws(WorkoutStoreError) {
+                return .success(try await store.updateUpload(entry, at: time))
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        return try written.get() ?? entry
     }
 
     /// Seconds to wait after the `attempts`-th failed attempt: 30 s doubling, at most an hour.
