@@ -479,7 +479,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkoutUploadTests",
-            dependencies: ["WorkoutUpload", "Workout", "WorkoutSimulators", "GPSCore", "HTTPClient", "TestSupport"]
+            dependencies: ["WorkoutUpload", "Workout", "WorkoutSimulators", "GPSCore", "HTTPClient", "Simulators", "TestSupport"]
         ),
         .testTarget(
             name: "WorkoutSimulatorsTests",

@@ -11,6 +11,7 @@ import Simulators
 import Synchronization
 import Workout
 import WorkoutSimulators
+import WorkoutUpload
 
 struct Record: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -134,10 +135,25 @@ struct Record: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The course's thresholds: bike, foot or boat (off course beyond 50, 25 or 100 m).", discussion: "Default: by the activity (foot for running, walking and hiking, boat for rowing and paddling)."))
     var courseProfile: CourseGuide.Profile?
 
+    @Option(help: ArgumentHelp("Upload the workout there once saved: fittrackee://HOST[:PORT] (or fittrackee+http://).", discussion: """
+        Queued in the transaction that saves the workout (so a crash cannot lose the upload; \
+        `workout recover --end` keeps it queued), then sent at once; a server not reached leaves \
+        it in the queue for `workout upload --pending`. The workout is saved whatever the upload \
+        does: the exit status is the recording's.
+        """, valueName: "destination"))
+    var uploadTo: UploadTarget?
+
+    @Option(help: ArgumentHelp("The --upload-to server's OAuth credentials file (else the systemd credential fittrackee).", valueName: "file"), completion: .file())
+    var credentials: String?
+
     @Flag(help: "Print the saved workout as one JSON object.")
     var json = false
 
     func validate() throws {
+        if uploadTo != nil, UploadTarget.credentialsFile(credentials) == nil {
+            throw ValidationError("--upload-to needs the server's credentials: give --credentials FILE (or run under systemd with a credential named fittrackee).")
+        }
+        if credentials != nil, uploadTo == nil { throw ValidationError("--credentials is for --upload-to: give --upload-to DESTINATION too.") }
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number, not \(speed).") }
         if let autoLap, !(autoLap > 0 && autoLap.isFinite) { throw ValidationError("--auto-lap must be a positive number of metres, not \(autoLap).") }
         if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be a positive number of seconds, not \(duration).") }
@@ -225,19 +241,25 @@ struct Record: AsyncParsableCommand {
     private func configuration(course: CourseGuide?) -> WorkoutSession.Configuration {
         let profile = ftp == nil && maxHeartRate == nil
             ? nil : TrainingProfile(functionalThresholdPower: ftp, maximumHeartRate: maxHeartRate)
+        var metadata = WorkoutMetadata(values: course.map { course in
+            // Indoors the course drove the ride: a virtual one (FIT's sub sport 58).
+            [CourseGuide.metadataKey: course.name].merging(isIndoor ? [WorkoutMetadata.virtualKey: "true"] : [:]) { $1 }
+        } ?? [:])
+        metadata.uploadDestinations = uploadTo.map { [$0.name] } ?? []
         return WorkoutSession.Configuration(
             activityType: activityType, locationType: isIndoor ? .indoor : .unknown, distanceSource: distanceSource,
             wheelCircumference: wheelCircumference.map { .given($0) } ?? .calibrated(assumed: 2.105),
             autoPause: autoPause ? .defaults(for: activityType) : nil, autoLapDistance: autoLap,
-            metadata: WorkoutMetadata(values: course.map { course in
-                // Indoors the course drove the ride: a virtual one (FIT's sub sport 58).
-                [CourseGuide.metadataKey: course.name].merging(isIndoor ? [WorkoutMetadata.virtualKey: "true"] : [:]) { $1 }
-            } ?? [:]), trainingProfile: profile)
+            metadata: metadata, trainingProfile: profile)
     }
 
     func run() async throws {
         // The course first: a bad file ends the command before anything starts.
         let guide = try course.map(loadCourse)
+        // The credentials too: refused ones are said before the ride, not after it.
+        let destination = try uploadTo.map { target in
+            try target.destination(credentialsFile: UploadTarget.credentialsFile(credentials) ?? "", format: nil, command: "workout record")
+        }
         let configuration = configuration(course: guide)
         let store = try storeOptions.open()
         let (source, format) = isIndoor ? (nil, nil) : try makeSource()
@@ -435,8 +457,11 @@ struct Record: AsyncParsableCommand {
             }
             throw ExitCode(.ioError)
         }
+        var upload: [String: Any]?
+        if let destination { upload = try await self.upload(workout, to: destination, in: store) }
         if json {
             var object = try await Show.object(workout, in: store)
+            object["upload"] = upload
             object["input"] = report.inputObject(final.inputIssues)
             object["store_failures"] = report.failuresObject()
             object["malformed_lines"] = report.malformedLines
@@ -464,6 +489,30 @@ struct Record: AsyncParsableCommand {
             if let work = training.work { parts.append("work \(Int(work.rounded())) kJ") }
             Output.line("Training: " + parts.joined(separator: ", ") + ".")
         }
+    }
+
+    /// Sends the saved workout, queued for `destination` as it was saved, and says what became of
+    /// it on standard error; returns that for --json (`destination`, `state`, and the page or the
+    /// error). Whatever the upload does, the workout stays saved and queued.
+    private func upload(_ workout: WorkoutRecord, to destination: any WorkoutUploadDestination, in store: WorkoutStore) async throws -> [String: Any] {
+        let report = try await storeCall { try await WorkoutUploader(store: store, destination: destination).run(only: [workout.id]) }
+        var object: [String: Any] = ["destination": destination.name]
+        if let done = report.done.first {
+            object["state"] = done.state.rawValue
+            object["remote_url"] = done.remoteURL ?? done.remoteID
+            Output.error("workout record: uploaded to \(destination.name): \(done.remoteURL ?? done.remoteID ?? "")")
+        } else if let refused = report.refused.first {
+            object["state"] = refused.state.rawValue
+            object["error"] = refused.lastError
+            Output.error("workout record: \(destination.name) refused the workout: \(refused.lastError ?? "no reason given")")
+        } else {
+            let entry = report.waiting.first
+            let reason = report.credentialsRefused ?? entry?.lastError ?? "not sent"
+            object["state"] = entry?.state.rawValue ?? WorkoutUpload.State.pending.rawValue
+            object["error"] = reason
+            Output.error("workout record: not uploaded yet (\(reason)); it stays queued: `workout upload --pending --to \(destination.name)` sends it.")
+        }
+        return object
     }
 
     /// The --course `file`, to follow as the profile has it; exit 66 when it is missing, 65 when

@@ -24,6 +24,23 @@ struct UploadTarget: ExpressibleByArgument, Sendable {
     }
 
     static var defaultValueDescription: String { "fittrackee://HOST[:PORT]" }
+
+    /// The credentials file: `given` (--credentials), else the systemd credential `fittrackee`
+    /// ($CREDENTIALS_DIRECTORY/fittrackee); nil when there is neither.
+    static func credentialsFile(_ given: String?) -> String? {
+        given ?? ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"].map { $0 + "/fittrackee" }
+    }
+
+    /// The destination, its credentials read from `credentialsFile`: exit 77 naming the file when
+    /// they cannot be, the line starting with `command`.
+    func destination(credentialsFile: String, format: WorkoutExportFormat?, command: String) throws -> any WorkoutUploadDestination {
+        do {
+            return try FitTrackeeDestination(url: url, credentialsFile: credentialsFile, format: format)
+        } catch {
+            Output.error("\(command): \(error)")
+            throw ExitCode(.noPermission)
+        }
+    }
 }
 
 struct Upload: AsyncParsableCommand {
@@ -47,8 +64,9 @@ struct Upload: AsyncParsableCommand {
             the command line; refreshed tokens are written back to it (0600).
 
             Exit status: 0 when every workout went, 75 when some wait (the server unreachable, \
-            retried later), 77 when the server refused the credentials, 65 when it refused a \
-            workout as data (the line names its message), 66 for no such workout.
+            retried later; and after Ctrl-C or SIGTERM, the exchange at work cancelled), 77 when \
+            the server refused the credentials, 65 when it refused a workout as data (the line \
+            names its message), 66 for no such workout. With --watch: 0 after SIGINT or SIGTERM.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -68,26 +86,33 @@ struct Upload: AsyncParsableCommand {
     @Option(help: "The format of a workout with a route: gpx, fit or tcx (by default GPX, or FIT when the GPX is over the server's largest file).")
     var format: String?
 
+    @Flag(help: ArgumentHelp("Keep running, sending what is queued whenever it is due, until SIGINT or SIGTERM (exit 0).", discussion: """
+        For a device that comes home to its network: every --interval seconds, and when a back-off \
+        or a rate limit ends, what is due is sent; each workout done, refused or waiting is said \
+        once. Refused credentials end it (77).
+        """))
+    var watch = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --watch, how often to look at the queue.", valueName: "seconds"))
+    var interval: Double = 60
+
     @Flag(help: "One JSON object: the entries done, waiting, refused and already done (already_done).")
     var json = false
 
     func validate() throws {
         if let format, !["gpx", "fit", "tcx"].contains(format) { throw ValidationError("--format is gpx, fit or tcx, not '\(format)'.") }
-        if credentials == nil, ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"] == nil {
+        guard interval >= 1, interval.isFinite else { throw ValidationError("--interval is at least 1 second, not \(interval).") }
+        if interval != 60, !watch { throw ValidationError("--interval is for --watch: give --watch too.") }
+        if UploadTarget.credentialsFile(credentials) == nil {
             throw ValidationError("give --credentials FILE (or run under systemd with a credential named fittrackee).")
         }
     }
 
     func run() async throws {
         let store = try storeOptions.open()
-        let credentialsFile = credentials ?? (ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"] ?? "") + "/fittrackee"
-        let destination: FitTrackeeDestination
-        do {
-            destination = try FitTrackeeDestination(url: to.url, credentialsFile: credentialsFile, format: format.flatMap(WorkoutExportFormat.init(rawValue:)))
-        } catch {
-            Output.error("workout upload: \(error)")
-            throw ExitCode(.noPermission)
-        }
+        let destination = try to.destination(
+            credentialsFile: UploadTarget.credentialsFile(credentials) ?? "", format: format.flatMap(WorkoutExportFormat.init(rawValue:)),
+            command: "workout upload")
         var only: Set<UUID>?
         // Named workouts the destination has already: said, not sent again.
         var already: [WorkoutUpload] = []
@@ -100,16 +125,82 @@ struct Upload: AsyncParsableCommand {
             }
             only = pending ? nil : named
         }
-        let report = only?.isEmpty == true
-            ? WorkoutUploader.Report()
-            : try await storeCall { try await WorkoutUploader(store: store, destination: destination).run(only: only) }
+        let uploader = WorkoutUploader(store: store, destination: destination)
+        if watch {
+            try await keepSending(uploader, only: only, already: already)
+            return
+        }
+        // Ctrl-C or SIGTERM cancels the exchange at work: its entry keeps what it says (sent or
+        // not), and the run ends as one that left something waiting.
+        let interrupts = Interrupts()
+        let work = Task { only?.isEmpty == true ? WorkoutUploader.Report() : try await uploader.run(only: only) }
+        // Whether a signal came: the watcher's own cancellation (the work done) ends its wait too.
+        let watcher = Task { () async -> Bool in
+            await interrupts.wait()
+            guard !Task.isCancelled else { return false }
+            work.cancel()
+            return true
+        }
+        let report = try await storeCall { () async throws(WorkoutStoreError) -> WorkoutUploader.Report in
+            do { return try await work.value } catch let error as WorkoutStoreError { throw error } catch { return WorkoutUploader.Report() }
+        }
+        watcher.cancel()
+        let interrupted = await watcher.value
         say(report, already: already)
         if report.credentialsRefused != nil { throw ExitCode(.noPermission) }
         if !report.refused.isEmpty { throw ExitCode(.dataError) }
-        if !report.waiting.isEmpty { throw ExitCode(.temporaryFailure) }
+        if !report.waiting.isEmpty || interrupted { throw ExitCode(.temporaryFailure) }
     }
 
-    private func say(_ report: WorkoutUploader.Report, already: [WorkoutUpload]) {
+    /// Sends what is due, again and again, until SIGINT or SIGTERM (exit 0): at most every
+    /// --interval seconds, sooner when an entry's back-off or a rate limit ends. Refused
+    /// credentials end it (77): nothing would go until they are mended.
+    private func keepSending(_ uploader: WorkoutUploader, only: Set<UUID>?, already: [WorkoutUpload]) async throws {
+        let interrupts = Interrupts()
+        let interval = self.interval
+        let work = Task { () async throws -> String? in
+            var said = already
+            var lastWaiting: Set<String> = []
+            while !Task.isCancelled {
+                let report = try await uploader.run(only: only)
+                // Each wait said once, not at every pass.
+                let waiting = Set(report.waiting.compactMap(\.lastError))
+                var shown = report
+                if waiting == lastWaiting { shown.waiting = [] }
+                lastWaiting = waiting
+                if !(shown.done.isEmpty && shown.refused.isEmpty && shown.waiting.isEmpty && said.isEmpty) || report.credentialsRefused != nil {
+                    say(shown, already: said, quietWhenNothing: true)
+                }
+                said = []
+                if let refused = report.credentialsRefused { return refused }
+                let now = Date()
+                let due = try await uploader.store.uploads(to: uploader.destination.name).compactMap(\.nextAttempt).filter { $0 > now }.min()
+                let wait = min(interval, max(1, due.map { $0.timeIntervalSince(now) } ?? interval))
+                try await Task.sleep(for: .seconds(wait))
+            }
+            return nil
+        }
+        let watcher = Task { () async -> Bool in
+            await interrupts.wait()
+            guard !Task.isCancelled else { return false }
+            work.cancel()
+            return true
+        }
+        let result = await work.result
+        watcher.cancel()
+        let interrupted = await watcher.value
+        switch result {
+        case let .success(refused):
+            if refused != nil { throw ExitCode(.noPermission) }
+        case .failure where interrupted:
+            break  // SIGINT or SIGTERM: what was at work keeps what it says, and the watch ends as asked
+        case let .failure(error):
+            Output.error("workout upload: \(error)")
+            throw ExitCode(.ioError)
+        }
+    }
+
+    private func say(_ report: WorkoutUploader.Report, already: [WorkoutUpload], quietWhenNothing: Bool = false) {
         if json {
             let entry = { (upload: WorkoutUpload) -> [String: Any] in
                 var object: [String: Any] = ["id": upload.workoutID.uuidString, "state": upload.state.rawValue, "attempts": upload.attempts]
@@ -143,7 +234,7 @@ struct Upload: AsyncParsableCommand {
             let reasons = Set(report.waiting.compactMap(\.lastError))
             Output.error("workout upload: \(report.waiting.count) waiting for \(to.name), kept in the queue\(reasons.isEmpty ? "" : ": " + reasons.sorted().joined(separator: "; "))")
         }
-        if already.isEmpty, report.done.isEmpty, report.waiting.isEmpty, report.refused.isEmpty, report.credentialsRefused == nil {
+        if !quietWhenNothing, already.isEmpty, report.done.isEmpty, report.waiting.isEmpty, report.refused.isEmpty, report.credentialsRefused == nil {
             Output.line("Nothing queued for \(to.name).")
         }
     }
