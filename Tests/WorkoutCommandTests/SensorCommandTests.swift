@@ -104,6 +104,7 @@ struct SensorCommandTests {
         let json = try await run(["sensors", "--scan", "0", "--bus", bus.address, "--json"])
         #expect(json.status == 0, "\(json.error)")
         let objects = try json.output.map(self.json)
+        try #require(objects.count == 3, "a line per sensor: \(json.output) \(json.error)")
         #expect((objects[0]["foot_pod"] as? [String: Any])?["features"] as? [String] == ["stride length", "total distance", "walking or running"])
         let machine = try #require(objects[2]["fitness_machine"] as? [String: Any])
         #expect(machine["type"] as? String == "indoor bike" && machine["training_status"] as? String == "idle")
