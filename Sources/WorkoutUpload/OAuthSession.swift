@@ -117,9 +117,16 @@ final class OAuthSession: Sendable {
         (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
     }
 
-    /// The server's `message`, else the start of the body.
+    /// The server's `message` (with the fields of its `errors`, as Strava names them:
+    /// "Bad Request (RefreshToken refresh_token invalid)"), else the start of the body.
     static func text(_ response: HTTPResponse) -> String {
-        if let message = json(response)?["message"] as? String { return message }
+        let object = json(response)
+        if let message = object?["message"] as? String {
+            let errors = (object?["errors"] as? [[String: Any]] ?? []).map { error in
+                ["resource", "field", "code"].compactMap { error[$0] as? String }.joined(separator: " ")
+            }
+            return errors.isEmpty ? message : "\(message) (\(errors.joined(separator: "; ")))"
+        }
         let text = String(decoding: response.body.prefix(200), as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
         return text.isEmpty ? "no message" : text
     }

@@ -50,6 +50,8 @@ public final class StravaDestination: WorkoutUploadDestination {
     private let session: OAuthSession
     /// Whether each workout whose file was made was indoors, for its `trainer` field.
     private let trainer = Locked<[UUID: Bool]>([:])
+    /// The end of the rate-limit window Strava last said was used up: no request goes before it.
+    private let limitedUntil = Locked<Date?>(nil)
     private let now: @Sendable () -> Date
 
     /// Strava at `url`, its OAuth 2.0 tokens in `credentialsFile`. Throws
@@ -85,6 +87,7 @@ public final class StravaDestination: WorkoutUploadDestination {
         form.add("external_id", UploadNames.externalID(of: workout))
         form.add("name", UploadNames.activityName(of: workout))
         form.add("trainer", indoor ? "1" : "0")
+        try waitForTheLimit()
         let request = HTTPRequest(url: url + "/api/v3/uploads", headers: ["Content-Type: \(form.contentType)"], body: form.body(), timeout: timeout)
         let response = try await session.authorized(request, sending: true)
         guard (200..<300).contains(response.status) else { throw error(for: response, sending: true) }
@@ -92,10 +95,19 @@ public final class StravaDestination: WorkoutUploadDestination {
     }
 
     public func poll(_ processingID: String, of workout: WorkoutRecord) async throws(UploadError) -> UploadOutcome {
+        try waitForTheLimit()
         let request = HTTPRequest(method: "GET", url: url + "/api/v3/uploads/" + processingID, timeout: timeout)
         let response = try await session.authorized(request, sending: false)
         guard (200..<300).contains(response.status) else { throw error(for: response, sending: false) }
         return try outcome(of: response, sending: false)
+    }
+
+    /// Throws ``UploadError/rateLimited(until:reason:)`` until the window Strava said was used
+    /// up has ended: a request before then would be refused, and would count.
+    private func waitForTheLimit() throws(UploadError) {
+        if let until = limitedUntil.withLock({ $0 }), now() < until {
+            throw .rateLimited(until: until, reason: "\(name)'s rate limit was used up; nothing is sent before its window ends")
+        }
     }
 
     /// None, always: Strava finds a second upload of a workout itself (see above).
@@ -134,27 +146,19 @@ public final class StravaDestination: WorkoutUploadDestination {
     }
 
     private func error(for response: HTTPResponse, sending: Bool) -> UploadError {
-        let text = Self.errorText(response)
+        let text = OAuthSession.text(response)
         switch response.status {
         case 401, 403:
             return .refusedCredentials(reason: "\(name) refused the credentials (HTTP \(response.status): \(text))")
         case 429:
             let until = Self.rateLimitEnd(response, now: now())
+            limitedUntil.withLock { $0 = until }
             return .rateLimited(until: until, reason: "\(name) asks to wait (HTTP 429, rate limit \(response.header("x-ratelimit-usage") ?? "?") of \(response.header("x-ratelimit-limit") ?? "?"))")
         case 400..<500:
             return .refused(reason: "\(name) refused the workout (HTTP \(response.status): \(text))")
         default:
             return .unreachable(reason: "\(name) failed (HTTP \(response.status): \(text))", mayHaveArrived: sending)
         }
-    }
-
-    /// Strava's message and its errors' fields: "Authorization Error (Athlete access_token invalid)".
-    private static func errorText(_ response: HTTPResponse) -> String {
-        let text = OAuthSession.text(response)
-        let errors = (OAuthSession.json(response)?["errors"] as? [[String: Any]] ?? []).map { error in
-            ["resource", "field", "code"].compactMap { error[$0] as? String }.joined(separator: " ")
-        }
-        return errors.isEmpty ? text : "\(text) (\(errors.joined(separator: "; ")))"
     }
 
     /// When the used-up window ends: the next quarter hour (UTC) for a 15-minute limit, the
