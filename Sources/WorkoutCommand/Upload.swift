@@ -4,32 +4,59 @@ import Foundation
 import Workout
 import WorkoutUpload
 
-/// Where a workout goes: `fittrackee://HOST[:PORT]` (HTTPS) or `fittrackee+http://HOST[:PORT]`.
+/// Where a workout goes: `fittrackee://HOST[:PORT]` (HTTPS) or `fittrackee+http://HOST[:PORT]`;
+/// `strava` or `intervals` (their own hosts, HTTPS), or `strava+http://HOST:PORT` and
+/// `intervals+http://HOST:PORT` for a stand-in of theirs.
 struct UploadTarget: ExpressibleByArgument, Sendable {
+    /// Which service it is: also the name of its systemd credential.
+    enum Kind: String, Sendable {
+        case fittrackee, strava, intervals
+    }
+
+    var kind: Kind
     /// The server's base URL.
     var url: String
     /// The queue's name for it.
     var name: String
 
     init?(argument: String) {
+        switch argument {
+        case "strava": (kind, url, name) = (.strava, "https://www.strava.com", "strava"); return
+        case "intervals": (kind, url, name) = (.intervals, "https://intervals.icu", "intervals"); return
+        default: break
+        }
         let parts = argument.split(separator: "://", maxSplits: 1).map(String.init)
         guard parts.count == 2, !parts[1].isEmpty, !parts[1].contains("/") || parts[1].hasSuffix("/") else { return nil }
         let authority = parts[1].hasSuffix("/") ? String(parts[1].dropLast()) : parts[1]
         switch parts[0] {
-        case "fittrackee": url = "https://\(authority)"
-        case "fittrackee+http": url = "http://\(authority)"
+        case "fittrackee": (kind, url) = (.fittrackee, "https://\(authority)")
+        case "fittrackee+http": (kind, url) = (.fittrackee, "http://\(authority)")
+        case "strava+http": (kind, url) = (.strava, "http://\(authority)")
+        case "intervals+http": (kind, url) = (.intervals, "http://\(authority)")
         default: return nil
         }
-        name = "fittrackee://\(authority)"
+        // A stand-in is the service itself to the queue: what it has there is the service's.
+        name = kind == .fittrackee ? "fittrackee://\(authority)" : kind.rawValue
     }
 
-    static var defaultValueDescription: String { "fittrackee://HOST[:PORT]" }
+    static var defaultValueDescription: String { "fittrackee://HOST[:PORT], strava, intervals" }
+
+    /// The destination, its credentials read from `credentialsFile`: OAuth credentials (JSON)
+    /// for FitTrackee and Strava; for intervals.icu the API key alone, or OAuth credentials with
+    /// an access token.
+    func destination(credentialsFile: String, format: WorkoutExportFormat?) throws(UploadError) -> any WorkoutUploadDestination {
+        switch kind {
+        case .fittrackee: try FitTrackeeDestination(url: url, credentialsFile: credentialsFile, format: format)
+        case .strava: try StravaDestination(url: url, credentialsFile: credentialsFile)
+        case .intervals: try IntervalsDestination(url: url, credentialsFile: credentialsFile)
+        }
+    }
 }
 
 struct Upload: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "upload",
-        abstract: "Upload workouts to a FitTrackee server, each once, through the store's upload queue.",
+        abstract: "Upload workouts to FitTrackee, Strava or intervals.icu, each once, through the store's upload queue.",
         discussion: """
             The workouts named are queued for the destination and sent with what is already queued \
             for it; with no id (or --pending), what is queued is sent. Each workout is marked in the \
@@ -41,10 +68,13 @@ struct Upload: AsyncParsableCommand {
             and not sent again.
 
             --to fittrackee://HOST[:PORT] is HTTPS; fittrackee+http://HOST[:PORT] plain HTTP, for a \
-            server on a trusted network. The OAuth 2.0 client's credentials and tokens are read from \
-            --credentials FILE (JSON: client_id, client_secret, access_token, refresh_token, \
-            expires_at), else $CREDENTIALS_DIRECTORY/fittrackee (a systemd credential), never from \
-            the command line; refreshed tokens are written back to it (0600).
+            server on a trusted network. --to strava and --to intervals are Strava and intervals.icu \
+            (sent FIT); strava+http://HOST:PORT and intervals+http://HOST:PORT a stand-in of theirs. \
+            The credentials are read from --credentials FILE, else $CREDENTIALS_DIRECTORY/fittrackee, \
+            /strava or /intervals (a systemd credential), never from the command line: for FitTrackee \
+            and Strava the OAuth 2.0 client's credentials and tokens (JSON: client_id, client_secret, \
+            access_token, refresh_token, expires_at), refreshed tokens written back to it (0600); for \
+            intervals.icu the API key alone, or such JSON with an access token.
 
             Exit status: 0 when every workout went, 75 when some wait (the server unreachable, \
             retried later), 77 when the server refused the credentials, 65 when it refused a \
@@ -56,16 +86,16 @@ struct Upload: AsyncParsableCommand {
     @Argument(help: "Workout ids (or starts of them) to queue and send.")
     var ids: [String] = []
 
-    @Option(help: "The destination: fittrackee://HOST[:PORT], or fittrackee+http://HOST[:PORT].")
+    @Option(help: "The destination: fittrackee://HOST[:PORT], fittrackee+http://HOST[:PORT], strava, or intervals.")
     var to: UploadTarget
 
     @Flag(help: "Send what is queued for the destination (the default with no id).")
     var pending = false
 
-    @Option(help: "The file of the OAuth client's credentials and tokens.", completion: .file(extensions: ["json"]))
+    @Option(help: "The file of the credentials: the OAuth client's credentials and tokens, or intervals.icu's API key.", completion: .file())
     var credentials: String?
 
-    @Option(help: "The format of a workout with a route: gpx, fit or tcx (by default GPX, or FIT when the GPX is over the server's largest file).")
+    @Option(help: "FitTrackee's format of a workout with a route: gpx, fit or tcx (by default GPX, or FIT when the GPX is over the server's largest file).")
     var format: String?
 
     @Flag(help: "One JSON object: the entries done, waiting, refused and already done (already_done).")
@@ -73,17 +103,18 @@ struct Upload: AsyncParsableCommand {
 
     func validate() throws {
         if let format, !["gpx", "fit", "tcx"].contains(format) { throw ValidationError("--format is gpx, fit or tcx, not '\(format)'.") }
+        if format != nil, to.kind != .fittrackee { throw ValidationError("--format is FitTrackee's: Strava and intervals.icu are sent FIT.") }
         if credentials == nil, ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"] == nil {
-            throw ValidationError("give --credentials FILE (or run under systemd with a credential named fittrackee).")
+            throw ValidationError("give --credentials FILE (or run under systemd with a credential named \(to.kind.rawValue)).")
         }
     }
 
     func run() async throws {
         let store = try storeOptions.open()
-        let credentialsFile = credentials ?? (ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"] ?? "") + "/fittrackee"
-        let destination: FitTrackeeDestination
+        let credentialsFile = credentials ?? (ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"] ?? "") + "/" + to.kind.rawValue
+        let destination: any WorkoutUploadDestination
         do {
-            destination = try FitTrackeeDestination(url: to.url, credentialsFile: credentialsFile, format: format.flatMap(WorkoutExportFormat.init(rawValue:)))
+            destination = try to.destination(credentialsFile: credentialsFile, format: format.flatMap(WorkoutExportFormat.init(rawValue:)))
         } catch {
             Output.error("workout upload: \(error)")
             throw ExitCode(.noPermission)
@@ -156,7 +187,7 @@ struct Uploads: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(help: "Only this destination's entries (fittrackee://HOST[:PORT]).")
+    @Option(help: "Only this destination's entries (fittrackee://HOST[:PORT], strava, intervals).")
     var to: UploadTarget?
 
     @Flag(help: "One JSON object a line.")

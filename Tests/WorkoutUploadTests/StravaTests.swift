@@ -200,3 +200,36 @@ import WorkoutSimulators
         #expect(StravaDestination.rateLimitEnd(reads, now: Self.now) == Date(timeIntervalSince1970: 1_777_680_000), "the daily read limit used up")
     }
 }
+
+/// `workout upload --to strava+http://HOST:PORT` and `intervals+http://HOST:PORT`, as the help
+/// says: 0 and the activity's page; 77, the entry kept, for credentials the service refuses.
+@Suite struct UploadCommandStandInTests {
+    @Test(arguments: ["strava", "intervals"])
+    func theCommandUploadsToAStandIn(kind: String) async throws {
+        let standIn = kind == "strava" ? try await HTTPStandIn.strava(polls: 1) : try await HTTPStandIn.intervals()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("upload-command-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }  // a temporary folder: nothing to keep
+        let storePath = folder.appendingPathComponent("workouts.sqlite").path
+        let credentials = kind == "strava"
+            ? try StravaTests.credentials(expiresAt: Date().addingTimeInterval(3_600)) : try IntervalsTests.credentials()
+        let workout = Repository.builtExecutable("workout").path
+        let imported = try await Command.run(workout, ["import", "--store", storePath, "--json", Repository.fixture("fit/garmin-sdk-run.fit").path])
+        let id = try #require((try JSONSerialization.jsonObject(with: imported.output) as? [String: Any])?["id"] as? String)
+
+        let wrong = folder.appendingPathComponent("wrong").path
+        try Data("not-the-key".utf8).write(to: URL(fileURLWithPath: wrong))
+        if kind == "strava" {
+            try OAuthCredentials(clientID: "12345", clientSecret: "stand-in-secret", accessToken: "not-a-token", refreshToken: nil, expiresAt: nil).write(to: wrong)
+        }
+        let target = "\(kind)+http://127.0.0.1:\(standIn.port)"
+        let denied = try await Command.run(workout, ["upload", "--store", storePath, "--to", target, "--credentials", wrong, id])
+        #expect(denied.status == 77 && denied.error.joined().contains("refused"), "\(denied.error)")
+
+        let sent = try await Command.run(workout, ["upload", "--store", storePath, "--to", target, "--credentials", credentials, id])
+        #expect(sent.status == 0, "\(sent.error)")
+        let activity = try #require(try await standIn.activities().first?["id"])
+        let page = kind == "strava" ? "https://www.strava.com/activities/\(activity)" : "\(standIn.url)/activities/\(activity)"
+        #expect(sent.outputText == "Uploaded \(id): \(page)\n")
+    }
+}
