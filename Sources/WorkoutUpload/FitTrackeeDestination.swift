@@ -250,24 +250,12 @@ public final class FitTrackeeDestination: WorkoutUploadDestination {
     // MARK: - Answers
 
     private func error(for response: HTTPResponse, sending: Bool) -> UploadError {
-        let text = Self.text(response)
-        switch response.status {
-        case 401, 403:
-            return .refusedCredentials(reason: "\(name) refused the credentials (HTTP \(response.status): \(text))")
-        case 413:
-            return .refused(reason: "\(name) refused the file as too large (HTTP 413: \(text)); its administrator sets the largest (max_single_file_size), or export a smaller format")
-        case 429:
-            let wait = response.header("retry-after").flatMap(Double.init) ?? 60
-            return .rateLimited(until: now().addingTimeInterval(wait), reason: "\(name) asks to wait (HTTP 429)")
-        case 400..<500:
-            return .refused(reason: "\(name) refused the workout (HTTP \(response.status): \(text))")
-        default:
-            return .unreachable(reason: "\(name) failed (HTTP \(response.status): \(text))", mayHaveArrived: sending)
-        }
+        guard response.status == 413 else { return ServerAnswer.error(response, from: name, sending: sending, now: now()) }
+        return .refused(reason: "\(name) refused the file as too large (HTTP 413: \(Self.text(response))); its administrator sets the largest (max_single_file_size), or export a smaller format")
     }
 
     private static func json(_ response: HTTPResponse) -> [String: Any]? {
-        OAuthSession.json(response)
+        ServerAnswer.json(response)
     }
 
     private static func workouts(in response: HTTPResponse) -> [[String: Any]]? {
@@ -276,7 +264,7 @@ public final class FitTrackeeDestination: WorkoutUploadDestination {
 
     /// FitTrackee's message, else the start of the body.
     private static func text(_ response: HTTPResponse) -> String {
-        OAuthSession.text(response)
+        ServerAnswer.text(response)
     }
 
     /// `2024-05-01 10:00` (`withTime`) or `2024-05-01`, in `zone`.

@@ -91,9 +91,9 @@ public final class IntervalsDestination: WorkoutUploadDestination {
             url: url + "/api/v1/athlete/0/activities?" + query, headers: ["Content-Type: \(form.contentType)"], body: form.body(), timeout: timeout)
         let response = try await exchange(request, sending: true)
         guard (200..<300).contains(response.status) else { throw error(for: response, sending: true) }
-        let body = OAuthSession.json(response)
+        let body = ServerAnswer.json(response)
         guard let id = body?["id"] as? String ?? ((body?["activities"] as? [[String: Any]])?.first?["id"] as? String) else {
-            throw .unreachable(reason: "\(name) answered \(response.status) without the activity it made: \(OAuthSession.text(response))", mayHaveArrived: true)
+            throw .unreachable(reason: "\(name) answered \(response.status) without the activity it made: \(ServerAnswer.text(response))", mayHaveArrived: true)
         }
         return .done(remote(id))
     }
@@ -106,7 +106,7 @@ public final class IntervalsDestination: WorkoutUploadDestination {
         guard (200..<300).contains(response.status) else { throw error(for: response, sending: false) }
         // A list that is not JSON is no list: said as the server's failure.
         guard let list = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [[String: Any]] else {
-            throw .unreachable(reason: "\(name) answered the list of activities with no list: \(OAuthSession.text(response))", mayHaveArrived: false)
+            throw .unreachable(reason: "\(name) answered the list of activities with no list: \(ServerAnswer.text(response))", mayHaveArrived: false)
         }
         let externalID = UploadNames.externalID(of: workout)
         if let ours = list.first(where: { $0["external_id"] as? String == externalID }), let id = ours["id"] as? String {
@@ -135,23 +135,7 @@ public final class IntervalsDestination: WorkoutUploadDestination {
     }
 
     private func error(for response: HTTPResponse, sending: Bool) -> UploadError {
-        let text = Self.errorText(response)
-        switch response.status {
-        case 401, 403:
-            return .refusedCredentials(reason: "\(name) refused the credentials (HTTP \(response.status): \(text))")
-        case 429:
-            let wait = response.header("retry-after").flatMap(Double.init) ?? 60
-            return .rateLimited(until: now().addingTimeInterval(wait), reason: "\(name) asks to wait (HTTP 429)")
-        case 400..<500:
-            return .refused(reason: "\(name) refused the workout (HTTP \(response.status): \(text))")
-        default:
-            return .unreachable(reason: "\(name) failed (HTTP \(response.status): \(text))", mayHaveArrived: sending)
-        }
-    }
-
-    /// intervals.icu's `error`, else the start of the body.
-    private static func errorText(_ response: HTTPResponse) -> String {
-        (OAuthSession.json(response)?["error"] as? String) ?? OAuthSession.text(response)
+        ServerAnswer.error(response, from: name, sending: sending, now: now())
     }
 
     /// `2024-05-01`, UTC.

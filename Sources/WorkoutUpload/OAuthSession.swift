@@ -90,10 +90,10 @@ final class OAuthSession: Sendable {
         } catch {
             throw .unreachable(reason: "\(name): refreshing the access token: \(error)", mayHaveArrived: false)
         }
-        let body = Self.json(response)
+        let body = ServerAnswer.json(response)
         guard (200..<300).contains(response.status), let body, let access = body["access_token"] as? String else {
-            if response.status >= 500 { throw .unreachable(reason: "\(name): refreshing the access token: \(Self.text(response))", mayHaveArrived: false) }
-            throw .refusedCredentials(reason: "\(name) refused the refresh token (HTTP \(response.status): \(Self.text(response))): log in again")
+            if response.status >= 500 { throw .unreachable(reason: "\(name): refreshing the access token: \(ServerAnswer.text(response))", mayHaveArrived: false) }
+            throw .refusedCredentials(reason: "\(name) refused the refresh token (HTTP \(response.status): \(ServerAnswer.text(response))): log in again")
         }
         var renewed = current
         renewed.accessToken = access
@@ -109,25 +109,5 @@ final class OAuthSession: Sendable {
             throw .refusedCredentials(reason: "\(name): the refreshed tokens cannot be kept in \(credentialsFile): \(error)")
         }
         credentials.withLock { $0 = renewed }
-    }
-
-    /// The answer's JSON object, if it is one.
-    static func json(_ response: HTTPResponse) -> [String: Any]? {
-        // An answer that is not JSON (an HTML error page) has no fields to read.
-        (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
-    }
-
-    /// The server's `message` (with the fields of its `errors`, as Strava names them:
-    /// "Bad Request (RefreshToken refresh_token invalid)"), else the start of the body.
-    static func text(_ response: HTTPResponse) -> String {
-        let object = json(response)
-        if let message = object?["message"] as? String {
-            let errors = (object?["errors"] as? [[String: Any]] ?? []).map { error in
-                ["resource", "field", "code"].compactMap { error[$0] as? String }.joined(separator: " ")
-            }
-            return errors.isEmpty ? message : "\(message) (\(errors.joined(separator: "; ")))"
-        }
-        let text = String(decoding: response.body.prefix(200), as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        return text.isEmpty ? "no message" : text
     }
 }

@@ -120,8 +120,8 @@ public final class StravaDestination: WorkoutUploadDestination {
     /// What an Upload object says: done with its activity, done with the one it duplicates,
     /// refused with Strava's error, or still processing.
     private func outcome(of response: HTTPResponse, sending: Bool) throws(UploadError) -> UploadOutcome {
-        guard let upload = OAuthSession.json(response) else {
-            throw .unreachable(reason: "\(name) answered \(response.status) without an upload: \(OAuthSession.text(response))", mayHaveArrived: sending)
+        guard let upload = ServerAnswer.json(response) else {
+            throw .unreachable(reason: "\(name) answered \(response.status) without an upload: \(ServerAnswer.text(response))", mayHaveArrived: sending)
         }
         if let activity = Self.integer(upload["activity_id"]) { return .done(remote(activity)) }
         if let error = upload["error"] as? String, !error.isEmpty {
@@ -129,7 +129,7 @@ public final class StravaDestination: WorkoutUploadDestination {
             throw .refused(reason: "\(name) could not make an activity of the file: \(error)")
         }
         guard let id = upload["id_str"] as? String ?? Self.integer(upload["id"]).map(String.init) else {
-            throw .unreachable(reason: "\(name) answered \(response.status) without the upload's id: \(OAuthSession.text(response))", mayHaveArrived: sending)
+            throw .unreachable(reason: "\(name) answered \(response.status) without the upload's id: \(ServerAnswer.text(response))", mayHaveArrived: sending)
         }
         return .processing(id: id)
     }
@@ -146,18 +146,11 @@ public final class StravaDestination: WorkoutUploadDestination {
     }
 
     private func error(for response: HTTPResponse, sending: Bool) -> UploadError {
-        let text = OAuthSession.text(response)
-        switch response.status {
-        case 401, 403:
-            return .refusedCredentials(reason: "\(name) refused the credentials (HTTP \(response.status): \(text))")
-        case 429:
-            let until = Self.rateLimitEnd(response, now: now())
-            limitedUntil.withLock { $0 = until }
-            return .rateLimited(until: until, reason: "\(name) asks to wait (HTTP 429, rate limit \(response.header("x-ratelimit-usage") ?? "?") of \(response.header("x-ratelimit-limit") ?? "?"))")
-        case 400..<500:
-            return .refused(reason: "\(name) refused the workout (HTTP \(response.status): \(text))")
-        default:
-            return .unreachable(reason: "\(name) failed (HTTP \(response.status): \(text))", mayHaveArrived: sending)
+        let now = now()
+        return ServerAnswer.error(response, from: name, sending: sending, now: now) { response in
+            let until = Self.rateLimitEnd(response, now: now)
+            self.limitedUntil.withLock { $0 = until }
+            return until
         }
     }
 

@@ -41,10 +41,10 @@ import hashlib
 import json
 import struct
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
-from standin_forms import multipart
+from standin_common import answer, multipart, serve
 
 arguments = argparse.ArgumentParser()
 arguments.add_argument("--port", type=int, default=0)
@@ -106,13 +106,8 @@ def iso(seconds):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def answer(self, status, body):
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+    def answer(self, status, body, headers=()):
+        answer(self, status, body, headers)
 
     def do_GET(self):
         self.handle_request("GET")
@@ -211,14 +206,4 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 128
-
-
-server = Server(("127.0.0.1", options.port), Handler)
-print("listening %d" % server.server_address[1], flush=True)
-try:
-    server.serve_forever()
-except KeyboardInterrupt:
-    pass
+serve(Handler, options.port)

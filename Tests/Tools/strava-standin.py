@@ -44,10 +44,10 @@ import secrets
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
-from standin_forms import multipart
+from standin_common import answer, multipart, serve
 
 arguments = argparse.ArgumentParser()
 arguments.add_argument("--port", type=int, default=0)
@@ -137,14 +137,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def answer(self, status, body, headers=()):
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        for name, value in headers:
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
+        answer(self, status, body, headers)
 
     def body(self):
         length = int(self.headers.get("Content-Length", "0"))
@@ -282,14 +275,4 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 128
-
-
-server = Server(("127.0.0.1", options.port), Handler)
-print("listening %d" % server.server_address[1], flush=True)
-try:
-    server.serve_forever()
-except KeyboardInterrupt:
-    pass
+serve(Handler, options.port)
