@@ -373,7 +373,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["GPSCore", "GPX", "LocationFacade", "Simulators", "PublisherSimulators", "Navigation"],
+            dependencies: ["GPSCore", "GPX", "HTTPClient", "LocationFacade", "Simulators", "PublisherSimulators", "Navigation"],
             path: "Tests/TestSupport"
         ),
         // The README's Swift examples, and those of the API reference (`///` comments and the DocC

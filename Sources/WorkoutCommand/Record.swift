@@ -135,7 +135,7 @@ struct Record: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The course's thresholds: bike, foot or boat (off course beyond 50, 25 or 100 m).", discussion: "Default: by the activity (foot for running, walking and hiking, boat for rowing and paddling)."))
     var courseProfile: CourseGuide.Profile?
 
-    @Option(help: ArgumentHelp("Upload the workout there once saved: fittrackee://HOST[:PORT] (or fittrackee+http://).", discussion: """
+    @Option(help: ArgumentHelp("Upload the workout there once saved: fittrackee://HOST[:PORT], strava or intervals.", discussion: """
         Queued in the transaction that saves the workout (so a crash cannot lose the upload; \
         `workout recover --end` keeps it queued), then sent at once; a server not reached leaves \
         it in the queue for `workout upload --pending`. The workout is saved whatever the upload \
@@ -143,15 +143,15 @@ struct Record: AsyncParsableCommand {
         """, valueName: "destination"))
     var uploadTo: UploadTarget?
 
-    @Option(help: ArgumentHelp("The --upload-to server's OAuth credentials file (else the systemd credential fittrackee).", valueName: "file"), completion: .file())
+    @Option(help: ArgumentHelp("The --upload-to server's credentials file (else the systemd credential named for it), as workout upload reads it.", valueName: "file"), completion: .file())
     var credentials: String?
 
     @Flag(help: "Print the saved workout as one JSON object.")
     var json = false
 
     func validate() throws {
-        if uploadTo != nil, UploadTarget.credentialsFile(credentials) == nil {
-            throw ValidationError("--upload-to needs the server's credentials: give --credentials FILE (or run under systemd with a credential named fittrackee).")
+        if let uploadTo, uploadTo.credentialsFile(credentials) == nil {
+            throw ValidationError("--upload-to needs the server's credentials: give --credentials FILE (or run under systemd with a credential named \(uploadTo.kind.rawValue)).")
         }
         if credentials != nil, uploadTo == nil { throw ValidationError("--credentials is for --upload-to: give --upload-to DESTINATION too.") }
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number, not \(speed).") }
@@ -258,7 +258,7 @@ struct Record: AsyncParsableCommand {
         let guide = try course.map(loadCourse)
         // The credentials too: refused ones are said before the ride, not after it.
         let destination = try uploadTo.map { target in
-            try target.destination(credentialsFile: UploadTarget.credentialsFile(credentials) ?? "", format: nil, command: "workout record")
+            try target.destination(credentialsFile: target.credentialsFile(credentials) ?? "", format: nil, command: "workout record")
         }
         let configuration = configuration(course: guide)
         let store = try storeOptions.open()

@@ -4,38 +4,60 @@ import Foundation
 import Workout
 import WorkoutUpload
 
-/// Where a workout goes: `fittrackee://HOST[:PORT]` (HTTPS) or `fittrackee+http://HOST[:PORT]`.
+/// Where a workout goes: `fittrackee://HOST[:PORT]` (HTTPS) or `fittrackee+http://HOST[:PORT]`;
+/// `strava` or `intervals` (their own hosts, HTTPS), or `strava+http://HOST:PORT` and
+/// `intervals+http://HOST:PORT` for a stand-in of theirs.
 struct UploadTarget: ExpressibleByArgument, Sendable {
+    /// Which service it is: also the name of its systemd credential.
+    enum Kind: String, Sendable {
+        case fittrackee, strava, intervals
+    }
+
+    var kind: Kind
     /// The server's base URL.
     var url: String
     /// The queue's name for it.
     var name: String
 
     init?(argument: String) {
+        switch argument {
+        case "strava": (kind, url, name) = (.strava, "https://www.strava.com", "strava"); return
+        case "intervals": (kind, url, name) = (.intervals, "https://intervals.icu", "intervals"); return
+        default: break
+        }
         let parts = argument.split(separator: "://", maxSplits: 1).map(String.init)
         guard parts.count == 2, !parts[1].isEmpty, !parts[1].contains("/") || parts[1].hasSuffix("/") else { return nil }
         let authority = parts[1].hasSuffix("/") ? String(parts[1].dropLast()) : parts[1]
         switch parts[0] {
-        case "fittrackee": url = "https://\(authority)"
-        case "fittrackee+http": url = "http://\(authority)"
+        case "fittrackee": (kind, url) = (.fittrackee, "https://\(authority)")
+        case "fittrackee+http": (kind, url) = (.fittrackee, "http://\(authority)")
+        case "strava+http": (kind, url) = (.strava, "http://\(authority)")
+        case "intervals+http": (kind, url) = (.intervals, "http://\(authority)")
         default: return nil
         }
-        name = "fittrackee://\(authority)"
+        // A stand-in is the service itself to the queue: what it has there is the service's.
+        name = kind == .fittrackee ? "fittrackee://\(authority)" : kind.rawValue
     }
 
-    static var defaultValueDescription: String { "fittrackee://HOST[:PORT]" }
+    static var defaultValueDescription: String { "fittrackee://HOST[:PORT], strava, intervals" }
 
-    /// The credentials file: `given` (--credentials), else the systemd credential `fittrackee`
-    /// ($CREDENTIALS_DIRECTORY/fittrackee); nil when there is neither.
-    static func credentialsFile(_ given: String?) -> String? {
-        given ?? ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"].map { $0 + "/fittrackee" }
+    /// The credentials file: `given` (--credentials), else the systemd credential named for the
+    /// service ($CREDENTIALS_DIRECTORY/fittrackee, /strava, /intervals); nil when there is neither.
+    func credentialsFile(_ given: String?) -> String? {
+        given ?? ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"].map { $0 + "/" + kind.rawValue }
     }
 
-    /// The destination, its credentials read from `credentialsFile`: exit 77 naming the file when
-    /// they cannot be, the line starting with `command`.
+    /// The destination, its credentials read from `credentialsFile`: OAuth credentials (JSON)
+    /// for FitTrackee and Strava; for intervals.icu the API key alone, or OAuth credentials with
+    /// an access token. Exit 77 naming the file when they cannot be read, the line starting
+    /// with `command`.
     func destination(credentialsFile: String, format: WorkoutExportFormat?, command: String) throws -> any WorkoutUploadDestination {
-        do {
-            return try FitTrackeeDestination(url: url, credentialsFile: credentialsFile, format: format)
+        do throws(UploadError) {
+            switch kind {
+            case .fittrackee: return try FitTrackeeDestination(url: url, credentialsFile: credentialsFile, format: format)
+            case .strava: return try StravaDestination(url: url, credentialsFile: credentialsFile)
+            case .intervals: return try IntervalsDestination(url: url, credentialsFile: credentialsFile)
+            }
         } catch {
             Output.error("\(command): \(error)")
             throw ExitCode(.noPermission)
@@ -46,7 +68,7 @@ struct UploadTarget: ExpressibleByArgument, Sendable {
 struct Upload: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "upload",
-        abstract: "Upload workouts to a FitTrackee server, each once, through the store's upload queue.",
+        abstract: "Upload workouts to FitTrackee, Strava or intervals.icu, each once, through the store's upload queue.",
         discussion: """
             The workouts named are queued for the destination and sent with what is already queued \
             for it; with no id (or --pending), what is queued is sent. Each workout is marked in the \
@@ -58,10 +80,13 @@ struct Upload: AsyncParsableCommand {
             and not sent again.
 
             --to fittrackee://HOST[:PORT] is HTTPS; fittrackee+http://HOST[:PORT] plain HTTP, for a \
-            server on a trusted network. The OAuth 2.0 client's credentials and tokens are read from \
-            --credentials FILE (JSON: client_id, client_secret, access_token, refresh_token, \
-            expires_at), else $CREDENTIALS_DIRECTORY/fittrackee (a systemd credential), never from \
-            the command line; refreshed tokens are written back to it (0600).
+            server on a trusted network. --to strava and --to intervals are Strava and intervals.icu \
+            (sent FIT); strava+http://HOST:PORT and intervals+http://HOST:PORT a stand-in of theirs. \
+            The credentials are read from --credentials FILE, else $CREDENTIALS_DIRECTORY/fittrackee, \
+            /strava or /intervals (a systemd credential), never from the command line: for FitTrackee \
+            and Strava the OAuth 2.0 client's credentials and tokens (JSON: client_id, client_secret, \
+            access_token, refresh_token, expires_at), refreshed tokens written back to it (0600); for \
+            intervals.icu the API key alone, or such JSON with an access token.
 
             Exit status: 0 when every workout went, 75 when some wait (the server unreachable, \
             retried later; and after Ctrl-C or SIGTERM, the exchange at work cancelled), 77 when \
@@ -74,16 +99,16 @@ struct Upload: AsyncParsableCommand {
     @Argument(help: "Workout ids (or starts of them) to queue and send.")
     var ids: [String] = []
 
-    @Option(help: "The destination: fittrackee://HOST[:PORT], or fittrackee+http://HOST[:PORT].")
+    @Option(help: "The destination: fittrackee://HOST[:PORT], fittrackee+http://HOST[:PORT], strava, or intervals.")
     var to: UploadTarget
 
     @Flag(help: "Send what is queued for the destination (the default with no id).")
     var pending = false
 
-    @Option(help: "The file of the OAuth client's credentials and tokens.", completion: .file(extensions: ["json"]))
+    @Option(help: "The file of the credentials: the OAuth client's credentials and tokens, or intervals.icu's API key.", completion: .file())
     var credentials: String?
 
-    @Option(help: "The format of a workout with a route: gpx, fit or tcx (by default GPX, or FIT when the GPX is over the server's largest file).")
+    @Option(help: "FitTrackee's format of a workout with a route: gpx, fit or tcx (by default GPX, or FIT when the GPX is over the server's largest file).")
     var format: String?
 
     @Flag(help: ArgumentHelp("Keep running, sending what is queued whenever it is due, until SIGINT or SIGTERM (exit 0).", discussion: """
@@ -103,15 +128,16 @@ struct Upload: AsyncParsableCommand {
         if let format, !["gpx", "fit", "tcx"].contains(format) { throw ValidationError("--format is gpx, fit or tcx, not '\(format)'.") }
         guard interval >= 1, interval.isFinite else { throw ValidationError("--interval is at least 1 second, not \(interval).") }
         if interval != 60, !watch { throw ValidationError("--interval is for --watch: give --watch too.") }
-        if UploadTarget.credentialsFile(credentials) == nil {
-            throw ValidationError("give --credentials FILE (or run under systemd with a credential named fittrackee).")
+        if format != nil, to.kind != .fittrackee { throw ValidationError("--format is FitTrackee's: Strava and intervals.icu are sent FIT.") }
+        if to.credentialsFile(credentials) == nil {
+            throw ValidationError("give --credentials FILE (or run under systemd with a credential named \(to.kind.rawValue)).")
         }
     }
 
     func run() async throws {
         let store = try storeOptions.open()
         let destination = try to.destination(
-            credentialsFile: UploadTarget.credentialsFile(credentials) ?? "", format: format.flatMap(WorkoutExportFormat.init(rawValue:)),
+            credentialsFile: to.credentialsFile(credentials) ?? "", format: format.flatMap(WorkoutExportFormat.init(rawValue:)),
             command: "workout upload")
         var only: Set<UUID>?
         // Named workouts the destination has already: said, not sent again.
@@ -247,7 +273,7 @@ struct Uploads: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(help: "Only this destination's entries (fittrackee://HOST[:PORT]).")
+    @Option(help: "Only this destination's entries (fittrackee://HOST[:PORT], strava, intervals).")
     var to: UploadTarget?
 
     @Flag(help: "One JSON object a line.")

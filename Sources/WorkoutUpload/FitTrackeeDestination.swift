@@ -48,12 +48,11 @@ public final class FitTrackeeDestination: WorkoutUploadDestination {
     /// GPX is over the server's largest file.
     public let format: WorkoutExportFormat?
     let timeout: Duration
-    private let client = CurlClient()
-    private let state: Locked<State>
+    private let session: OAuthSession
+    private let state = Locked(State())
     private let now: @Sendable () -> Date
 
     private struct State: Sendable {
-        var credentials: OAuthCredentials
         var sports: [String: Int]?
         var timeZone: TimeZone?
         var largestFile: Int?
@@ -73,9 +72,10 @@ public final class FitTrackeeDestination: WorkoutUploadDestination {
         self.format = format
         self.timeout = timeout
         self.now = now
-        state = Locked(State(credentials: try OAuthCredentials.read(from: credentialsFile)))
         let authority = base.split(separator: "://", maxSplits: 1).last.map(String.init) ?? base
         name = "fittrackee://\(authority)"
+        session = try OAuthSession(
+            name: name, tokenURL: base + "/api/oauth/token", credentialsFile: credentialsFile, client: CurlClient(), timeout: timeout, now: now)
     }
 
     public func file(for workout: WorkoutRecord, in store: WorkoutStore) async throws -> UploadFile {
@@ -111,7 +111,7 @@ public final class FitTrackeeDestination: WorkoutUploadDestination {
     /// `max_single_file_size`, 1 MiB unless its administrator changed it).
     func largestFile() async throws(UploadError) -> Int {
         if let largest = state.withLock({ $0.largestFile }) { return largest }
-        let response = try await exchange(HTTPRequest(method: "GET", url: url + "/api/config", timeout: timeout), sending: false)
+        let response = try await session.exchange(HTTPRequest(method: "GET", url: url + "/api/config", timeout: timeout), sending: false)
         guard (200..<300).contains(response.status) else { throw error(for: response, sending: false) }
         guard let largest = (Self.json(response)?["data"] as? [String: Any])?["max_single_file_size"] as? Int else {
             throw .unreachable(reason: "\(name): GET /api/config answered without max_single_file_size: \(Self.text(response))", mayHaveArrived: false)
@@ -147,7 +147,7 @@ public final class FitTrackeeDestination: WorkoutUploadDestination {
             form.add("data", #"{"sport_id": \#(sport)}"#)
             request = HTTPRequest(url: url + "/api/workouts", headers: ["Content-Type: \(form.contentType)"], body: form.body(), timeout: timeout)
         }
-        let response = try await authorized(request, sending: true)
+        let response = try await session.authorized(request, sending: true)
         switch response.status {
         case 200..<300:
             guard let workouts = Self.workouts(in: response), let first = workouts.first, let id = first["id"] as? String else {
@@ -169,7 +169,7 @@ public final class FitTrackeeDestination: WorkoutUploadDestination {
         let request = HTTPRequest(
             method: "GET", url: url + "/api/workouts?from=\(from)&to=\(to)&per_page=100&order=asc", timeout: timeout,
             responseLimit: 8 * 1024 * 1024)
-        let response = try await authorized(request, sending: false)
+        let response = try await session.authorized(request, sending: false)
         guard (200..<300).contains(response.status) else { throw error(for: response, sending: false) }
         let sport = try await sportID(for: workout)
         for candidate in Self.workouts(in: response) ?? [] {
@@ -197,7 +197,7 @@ public final class FitTrackeeDestination: WorkoutUploadDestination {
             guard let id = sports[label] else { throw .refused(reason: "\(name) has no sport \"\(label)\" (it has \(sports.keys.sorted().joined(separator: ", ")))") }
             return id
         }
-        let response = try await authorized(HTTPRequest(method: "GET", url: url + "/api/sports", timeout: timeout, responseLimit: 1024 * 1024), sending: false)
+        let response = try await session.authorized(HTTPRequest(method: "GET", url: url + "/api/sports", timeout: timeout, responseLimit: 1024 * 1024), sending: false)
         guard (200..<300).contains(response.status) else { throw error(for: response, sending: false) }
         let list = ((Self.json(response)?["data"] as? [String: Any])?["sports"] as? [[String: Any]]) ?? []
         var sports: [String: Int] = [:]
@@ -230,7 +230,7 @@ public final class FitTrackeeDestination: WorkoutUploadDestination {
     /// not read it, scope `profile:read`).
     func userTimeZone() async throws(UploadError) -> TimeZone {
         if let zone = state.withLock({ $0.timeZone }) { return zone }
-        let response = try await authorized(HTTPRequest(method: "GET", url: url + "/api/auth/profile", timeout: timeout, responseLimit: 1024 * 1024), sending: false)
+        let response = try await session.authorized(HTTPRequest(method: "GET", url: url + "/api/auth/profile", timeout: timeout, responseLimit: 1024 * 1024), sending: false)
         var zone = TimeZone.gmt
         switch response.status {
         case 200..<300:
@@ -247,95 +247,15 @@ public final class FitTrackeeDestination: WorkoutUploadDestination {
         return zone
     }
 
-    // MARK: - Tokens
-
-    /// Sends `request` with the access token, refreshed first when it expires within a minute,
-    /// and once more after a 401 with a fresh one.
-    private func authorized(_ request: HTTPRequest, sending: Bool) async throws(UploadError) -> HTTPResponse {
-        if state.withLock({ $0.credentials.expires(within: 60, of: now()) }) { try await refresh() }
-        var response = try await exchange(request, sending: sending)
-        if response.status == 401, state.withLock({ $0.credentials.refreshToken }) != nil {
-            try await refresh()
-            response = try await exchange(request, sending: sending)
-        }
-        return response
-    }
-
-    private func exchange(_ start: HTTPRequest, sending: Bool) async throws(UploadError) -> HTTPResponse {
-        var request = start
-        request.headers.append("Authorization: Bearer \(state.withLock { $0.credentials.accessToken })")
-        do {
-            return try await client.send(request)
-        } catch let error as HTTPTransferError {
-            throw .unreachable(reason: "\(name): \(error)", mayHaveArrived: sending && error.bodySent)
-        } catch is CancellationError {
-            throw .unreachable(reason: "\(name): interrupted before it answered", mayHaveArrived: sending)
-        } catch {
-            throw .unreachable(reason: "\(name): \(error)", mayHaveArrived: sending)
-        }
-    }
-
-    /// Trades the refresh token for new tokens (`POST /api/oauth/token`), and keeps them in the
-    /// credentials file before they are used.
-    func refresh() async throws(UploadError) {
-        let credentials = state.withLock { $0.credentials }
-        guard let refreshToken = credentials.refreshToken else {
-            throw .refusedCredentials(reason: "\(name): the access token has expired and \(credentialsFile) holds no refresh token: log in again")
-        }
-        let request = HTTPRequest(
-            url: url + "/api/oauth/token", headers: ["Content-Type: application/x-www-form-urlencoded"],
-            body: formEncoded([
-                ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
-                ("client_id", credentials.clientID), ("client_secret", credentials.clientSecret),
-            ]), timeout: timeout)
-        let response: HTTPResponse
-        do {
-            response = try await client.send(request)
-        } catch {
-            throw .unreachable(reason: "\(name): refreshing the access token: \(error)", mayHaveArrived: false)
-        }
-        guard (200..<300).contains(response.status), let body = Self.json(response), let access = body["access_token"] as? String else {
-            if response.status >= 500 { throw .unreachable(reason: "\(name): refreshing the access token: \(Self.text(response))", mayHaveArrived: false) }
-            throw .refusedCredentials(reason: "\(name) refused the refresh token (HTTP \(response.status): \(Self.text(response))): log in again")
-        }
-        var renewed = credentials
-        renewed.accessToken = access
-        if let refresh = body["refresh_token"] as? String { renewed.refreshToken = refresh }
-        if let expiresAt = body["expires_at"] as? Double {
-            renewed.expiresAt = Date(timeIntervalSince1970: expiresAt)
-        } else if let expiresIn = body["expires_in"] as? Double {
-            renewed.expiresAt = now().addingTimeInterval(expiresIn)
-        }
-        do {
-            try renewed.write(to: credentialsFile)
-        } catch {
-            throw .refusedCredentials(reason: "\(name): the refreshed tokens cannot be kept in \(credentialsFile): \(error)")
-        }
-        state.withLock { $0.credentials = renewed }
-    }
-
     // MARK: - Answers
 
     private func error(for response: HTTPResponse, sending: Bool) -> UploadError {
-        let text = Self.text(response)
-        switch response.status {
-        case 401, 403:
-            return .refusedCredentials(reason: "\(name) refused the credentials (HTTP \(response.status): \(text))")
-        case 413:
-            return .refused(reason: "\(name) refused the file as too large (HTTP 413: \(text)); its administrator sets the largest (max_single_file_size), or export a smaller format")
-        case 429:
-            let wait = response.header("retry-after").flatMap(Double.init) ?? 60
-            return .rateLimited(until: now().addingTimeInterval(wait), reason: "\(name) asks to wait (HTTP 429)")
-        case 400..<500:
-            return .refused(reason: "\(name) refused the workout (HTTP \(response.status): \(text))")
-        default:
-            return .unreachable(reason: "\(name) failed (HTTP \(response.status): \(text))", mayHaveArrived: sending)
-        }
+        guard response.status == 413 else { return ServerAnswer.error(response, from: name, sending: sending, now: now()) }
+        return .refused(reason: "\(name) refused the file as too large (HTTP 413: \(Self.text(response))); its administrator sets the largest (max_single_file_size), or export a smaller format")
     }
 
     private static func json(_ response: HTTPResponse) -> [String: Any]? {
-        // An answer that is not JSON (an HTML error page) has no fields to read.
-        (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        ServerAnswer.json(response)
     }
 
     private static func workouts(in response: HTTPResponse) -> [[String: Any]]? {
@@ -344,9 +264,7 @@ public final class FitTrackeeDestination: WorkoutUploadDestination {
 
     /// FitTrackee's message, else the start of the body.
     private static func text(_ response: HTTPResponse) -> String {
-        if let message = json(response)?["message"] as? String { return message }
-        let text = String(decoding: response.body.prefix(200), as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        return text.isEmpty ? "no message" : text
+        ServerAnswer.text(response)
     }
 
     /// `2024-05-01 10:00` (`withTime`) or `2024-05-01`, in `zone`.

@@ -89,3 +89,17 @@ public enum UploadError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+/// What the destinations that take a name and an id of ours (Strava, intervals.icu) are given.
+enum UploadNames {
+    /// `workout-<uuid>.fit`: the workout's own id, so every attempt carries the same.
+    static func externalID(of workout: WorkoutRecord) -> String {
+        "workout-\(workout.id.uuidString.lowercased()).fit"
+    }
+
+    /// "Running", "Cycling": the activity's name until its owner gives it one there.
+    static func activityName(of workout: WorkoutRecord) -> String {
+        let type = workout.activityType.rawValue
+        return type.prefix(1).uppercased() + type.dropFirst()
+    }
+}
