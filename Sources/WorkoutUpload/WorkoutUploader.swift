@@ -27,7 +27,7 @@ import Workout
 /// | unreachable, a server error | `pending` (or `sending`, when the file had gone out), tried again after a back-off | goes on |
 /// | refused as data | `refused`, with the server's reason | goes on |
 /// | credentials refused | unchanged | stops: every other would be refused too |
-/// | rate limited | `pending`, next try when the window ends | stops |
+/// | rate limited | `pending`, and every other entry of the destination too, next try when the window ends | stops |
 public struct WorkoutUploader: Sendable {
     /// What one run did.
     public struct Report: Sendable, Hashable {
@@ -96,7 +96,15 @@ public struct WorkoutUploader: Sendable {
             }
             if let stop {
                 report.credentialsRefused = stop.credentials
-                report.waiting += entries[(index + 1)...].filter { [.pending, .sending, .processing].contains($0.state) }
+                for var rest in entries[(index + 1)...] where [.pending, .sending, .processing].contains(rest.state) {
+                    // A rate limit is the destination's, not the entry's: every other entry waits
+                    // for its window too, so that the next process does not spend a request on a 429.
+                    if let until = stop.rateLimitedUntil, (rest.nextAttempt ?? .distantPast) < until {
+                        rest.nextAttempt = until
+                        rest = try await save(rest)
+                    }
+                    report.waiting.append(rest)
+                }
                 break
             }
         }
@@ -105,7 +113,10 @@ public struct WorkoutUploader: Sendable {
 
     /// Why a run stops.
     private struct Stop {
+        /// The credentials were refused, saying this.
         var credentials: String?
+        /// The destination asks to wait until then.
+        var rateLimitedUntil: Date?
     }
 
     /// One entry through its states; returns it as stored, and whether the run stops here.
@@ -205,7 +216,7 @@ public struct WorkoutUploader: Sendable {
         case let .rateLimited(until, _):
             if entry.state == .sending { next.state = before.state }
             next.nextAttempt = until
-            return (try await save(next), Stop(credentials: nil))
+            return (try await save(next), Stop(rateLimitedUntil: until))
         }
     }
 

@@ -149,7 +149,11 @@ import WorkoutSimulators
         server.state.withLock { $0.faults = [.rateLimited] }
         let limited = try await uploader(other, server).run()
         #expect(limited.done.isEmpty && limited.waiting.count == 3)
-        #expect(try await other.uploads().first?.nextAttempt == Date(timeIntervalSince1970: 2_000_000_000))
+        #expect(try await other.uploads().map(\.nextAttempt) == Array(repeating: Date(timeIntervalSince1970: 2_000_000_000), count: 3),
+                "the window is the destination's: every entry waits for it, not only the one that met it")
+        let sends = server.state.withLock { $0.sends }
+        let early = try await uploader(other, server).run()
+        #expect(early.waiting.count == 3 && server.state.withLock { $0.sends } == sends, "nothing sent before the window ends")
 
         // Queued again, a refused entry starts over; a done one stays done.
         try await store.enqueueUpload(of: ids[0], to: server.name)
