@@ -256,12 +256,12 @@ struct Record: AsyncParsableCommand {
     func run() async throws {
         // The course first: a bad file ends the command before anything starts.
         let guide = try course.map(loadCourse)
-        // The credentials too: refused ones are said before the ride, not after it.
-        let destination = try uploadTo.map { target in
-            try target.destination(credentialsFile: target.credentialsFile(credentials) ?? "", format: nil, command: "workout record")
-        }
         let configuration = configuration(course: guide)
         let store = try storeOptions.open()
+        // The credentials too: unreadable ones are said before the ride, not after it.
+        let destination = try uploadTo.map { target in
+            try target.destination(given: credentials, store: store, format: nil, command: "workout record")
+        }
         let (source, format) = isIndoor ? (nil, nil) : try makeSource()
         // Dated by the fixes' time, as the fixes are: a replay's recorded dates, or the GPS's
         // time where the system clock is not set yet; indoors by the system clock.

@@ -51,11 +51,17 @@ struct UploadTarget: ExpressibleByArgument, Sendable {
     /// for FitTrackee and Strava; for intervals.icu the API key alone, or OAuth credentials with
     /// an access token. Exit 77 naming the file when they cannot be read, the line starting
     /// with `command`.
-    func destination(credentialsFile: String, format: WorkoutExportFormat?, command: String) throws -> any WorkoutUploadDestination {
+    ///
+    /// `given` is --credentials; without it the systemd credential is read, a read-only copy, so
+    /// the tokens a refresh gives back are kept beside `store` (`<kind>-tokens.json`, 0600) and
+    /// read in its place from then on.
+    func destination(given: String?, store: WorkoutStore, format: WorkoutExportFormat?, command: String) throws -> any WorkoutUploadDestination {
+        let credentialsFile = credentialsFile(given) ?? ""
+        let kept = given == nil ? store.path.map { URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("\(kind.rawValue)-tokens.json").path } : nil
         do throws(UploadError) {
             switch kind {
-            case .fittrackee: return try FitTrackeeDestination(url: url, credentialsFile: credentialsFile, format: format)
-            case .strava: return try StravaDestination(url: url, credentialsFile: credentialsFile)
+            case .fittrackee: return try FitTrackeeDestination(url: url, credentialsFile: credentialsFile, keptTokensFile: kept, format: format)
+            case .strava: return try StravaDestination(url: url, credentialsFile: credentialsFile, keptTokensFile: kept)
             case .intervals: return try IntervalsDestination(url: url, credentialsFile: credentialsFile)
             }
         } catch {
@@ -85,7 +91,8 @@ struct Upload: AsyncParsableCommand {
             The credentials are read from --credentials FILE, else $CREDENTIALS_DIRECTORY/fittrackee, \
             /strava or /intervals (a systemd credential), never from the command line: for FitTrackee \
             and Strava the OAuth 2.0 client's credentials and tokens (JSON: client_id, client_secret, \
-            access_token, refresh_token, expires_at), refreshed tokens written back to it (0600); for \
+            access_token, refresh_token, expires_at), refreshed tokens written back to it (0600), or, \
+            for a systemd credential (read-only), kept beside the store in KIND-tokens.json; for \
             intervals.icu the API key alone, or such JSON with an access token.
 
             Exit status: 0 when every workout went, 75 when some wait (the server unreachable, \
@@ -137,8 +144,7 @@ struct Upload: AsyncParsableCommand {
     func run() async throws {
         let store = try storeOptions.open()
         let destination = try to.destination(
-            credentialsFile: to.credentialsFile(credentials) ?? "", format: format.flatMap(WorkoutExportFormat.init(rawValue:)),
-            command: "workout upload")
+            given: credentials, store: store, format: format.flatMap(WorkoutExportFormat.init(rawValue:)), command: "workout upload")
         var only: Set<UUID>?
         // Named workouts the destination has already: said, not sent again.
         var already: [WorkoutUpload] = []

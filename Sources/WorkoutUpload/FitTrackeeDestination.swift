@@ -59,10 +59,12 @@ public final class FitTrackeeDestination: WorkoutUploadDestination {
     }
 
     /// A destination at `url` (`https://host[:port]`, or `http://` for a server on a trusted
-    /// network), its OAuth 2.0 tokens in `credentialsFile`. Throws
+    /// network), its OAuth 2.0 tokens in `credentialsFile`; refreshed ones are written back there,
+    /// or to `keptTokensFile` when it is given (read in place of the credentials once it exists:
+    /// for a credentials file that cannot be written, such as a systemd credential). Throws
     /// ``UploadError/refusedCredentials(reason:)`` when the file cannot be read.
     public init(
-        url: String, credentialsFile: String, format: WorkoutExportFormat? = nil, timeout: Duration = .seconds(60),
+        url: String, credentialsFile: String, keptTokensFile: String? = nil, format: WorkoutExportFormat? = nil, timeout: Duration = .seconds(60),
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(UploadError) {
         var base = url
@@ -75,7 +77,8 @@ public final class FitTrackeeDestination: WorkoutUploadDestination {
         let authority = base.split(separator: "://", maxSplits: 1).last.map(String.init) ?? base
         name = "fittrackee://\(authority)"
         session = try OAuthSession(
-            name: name, tokenURL: base + "/api/oauth/token", credentialsFile: credentialsFile, client: CurlClient(), timeout: timeout, now: now)
+            name: name, tokenURL: base + "/api/oauth/token", credentialsFile: credentialsFile, keptFile: keptTokensFile, client: CurlClient(),
+            timeout: timeout, now: now)
     }
 
     public func file(for workout: WorkoutRecord, in store: WorkoutStore) async throws -> UploadFile {

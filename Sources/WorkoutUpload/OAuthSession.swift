@@ -15,8 +15,11 @@ final class OAuthSession: Sendable {
     let name: String
     /// Where a refresh token is traded for new tokens.
     let tokenURL: String
-    /// The file of the credentials, rewritten at each refresh.
+    /// The file of the credentials, rewritten at each refresh unless `keptFile` is given.
     let credentialsFile: String
+    /// Where the tokens a refresh gives back are kept instead, when the credentials file cannot
+    /// be written (a systemd credential is a read-only copy): read in its place once it exists.
+    let keptFile: String?
     let timeout: Duration
     private let client: CurlClient
     private let credentials: Locked<OAuthCredentials>
@@ -25,16 +28,20 @@ final class OAuthSession: Sendable {
     /// Reads the credentials in `credentialsFile`; throws ``UploadError/refusedCredentials(reason:)``
     /// when it cannot be read.
     init(
-        name: String, tokenURL: String, credentialsFile: String, client: CurlClient, timeout: Duration,
+        name: String, tokenURL: String, credentialsFile: String, keptFile: String? = nil, client: CurlClient, timeout: Duration,
         now: @escaping @Sendable () -> Date
     ) throws(UploadError) {
         self.name = name
         self.tokenURL = tokenURL
         self.credentialsFile = credentialsFile
+        self.keptFile = keptFile
         self.client = client
         self.timeout = timeout
         self.now = now
-        credentials = Locked(try OAuthCredentials.read(from: credentialsFile))
+        // The tokens kept from a refresh are newer than the credential they came from (whose
+        // refresh token a rotating server has taken back).
+        let newest = keptFile.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil } ?? credentialsFile
+        credentials = Locked(try OAuthCredentials.read(from: newest))
     }
 
     /// Sends `request` with the access token, refreshed first when it expires within a minute,
@@ -105,10 +112,11 @@ final class OAuthSession: Sendable {
         } else if let expiresIn = body["expires_in"] as? Double {
             renewed.expiresAt = now().addingTimeInterval(expiresIn)
         }
+        let target = keptFile ?? credentialsFile
         do {
-            try renewed.write(to: credentialsFile)
+            try renewed.write(to: target)
         } catch {
-            throw .refusedCredentials(reason: "\(name): the refreshed tokens cannot be kept in \(credentialsFile): \(error)")
+            throw .refusedCredentials(reason: "\(name): the refreshed tokens cannot be kept in \(target): \(error)")
         }
         credentials.withLock { $0 = renewed }
     }

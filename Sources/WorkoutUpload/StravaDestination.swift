@@ -54,18 +54,20 @@ public final class StravaDestination: WorkoutUploadDestination {
     private let limitedUntil = Locked<Date?>(nil)
     private let now: @Sendable () -> Date
 
-    /// Strava at `url`, its OAuth 2.0 tokens in `credentialsFile`. Throws
-    /// ``UploadError/refusedCredentials(reason:)`` when the file cannot be read.
+    /// Strava at `url`, its OAuth 2.0 tokens in `credentialsFile`; the rotated ones written back
+    /// there, or to `keptTokensFile` when it is given (read in place of the credentials once it
+    /// exists: for a credentials file that cannot be written, such as a systemd credential).
+    /// Throws ``UploadError/refusedCredentials(reason:)`` when the file cannot be read.
     public init(
         url: String = "https://www.strava.com", pagesURL: String = "https://www.strava.com", credentialsFile: String,
-        timeout: Duration = .seconds(60), now: @escaping @Sendable () -> Date = { Date() }
+        keptTokensFile: String? = nil, timeout: Duration = .seconds(60), now: @escaping @Sendable () -> Date = { Date() }
     ) throws(UploadError) {
         self.url = Self.trimmed(url)
         self.pagesURL = Self.trimmed(pagesURL)
         self.timeout = timeout
         self.now = now
         session = try OAuthSession(
-            name: "strava", tokenURL: Self.trimmed(url) + "/oauth/token", credentialsFile: credentialsFile, client: CurlClient(),
+            name: "strava", tokenURL: Self.trimmed(url) + "/oauth/token", credentialsFile: credentialsFile, keptFile: keptTokensFile, client: CurlClient(),
             timeout: timeout, now: now)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GPSCore
 import HTTPClient
+import Simulators
 import Testing
 import TestSupport
 import Workout
@@ -231,5 +232,43 @@ import WorkoutSimulators
         let activity = try #require(try await standIn.activities().first?["id"])
         let page = kind == "strava" ? "https://www.strava.com/activities/\(activity)" : "\(standIn.url)/activities/\(activity)"
         #expect(sent.outputText == "Uploaded \(id): \(page)\n")
+    }
+
+    /// Under systemd the credential is a read-only copy: Strava's rotated tokens are kept beside
+    /// the store (`strava-tokens.json`, 0600) and read in the credential's place by the next run,
+    /// whose credential still holds the refresh token Strava has taken back.
+    @Test func aSystemdCredentialsRotatedTokensAreKeptBesideTheStore() async throws {
+        let standIn = try await HTTPStandIn.strava(polls: 1)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("upload-credential-\(UUID())")
+        let credentials = folder.appendingPathComponent("credentials")
+        try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }  // a temporary folder: nothing to keep
+        let storePath = folder.appendingPathComponent("workouts.sqlite").path
+        // Expired already: the first run refreshes.
+        try OAuthCredentials(
+            clientID: "12345", clientSecret: "stand-in-secret", accessToken: "initial-access-token", refreshToken: "initial-refresh-token",
+            expiresAt: Date(timeIntervalSince1970: 1_000_000_000)
+        ).write(to: credentials.appendingPathComponent("strava").path)
+        let credential = try Data(contentsOf: credentials.appendingPathComponent("strava"))
+        let workout = Repository.builtExecutable("workout").path
+        var ids: [String] = []
+        for file in ["fit/garmin-sdk-run.fit", "gpx/greenwich-walk.gpx"] {
+            let imported = try await Command.run(workout, ["import", "--store", storePath, "--json", Repository.fixture(file).path])
+            ids.append(try #require((try JSONSerialization.jsonObject(with: imported.output) as? [String: Any])?["id"] as? String))
+        }
+        let target = "strava+http://127.0.0.1:\(standIn.port)"
+        for id in ids {
+            let upload = try ChildProcess(
+                workout, ["upload", "--store", storePath, "--to", target, id], environment: ["CREDENTIALS_DIRECTORY": credentials.path])
+            let status = await upload.waitUntilExit()
+            #expect(status == 0, "\(upload.lines(.error))")
+        }
+        let state = try await standIn.state()
+        let activities = try await standIn.activities()
+        #expect(state["refreshes"] as? Int == 1 && activities.count == 2, "\(state)")
+        let kept = try OAuthCredentials.read(from: folder.appendingPathComponent("strava-tokens.json").path)
+        #expect(kept.refreshToken == state["refresh_token"] as? String && kept.accessToken == state["access_token"] as? String)
+        #expect(FileModes.of(folder.appendingPathComponent("strava-tokens.json").path) == 0o600)
+        #expect(try Data(contentsOf: credentials.appendingPathComponent("strava")) == credential, "the credential left as systemd gave it")
     }
 }
