@@ -19,7 +19,7 @@ import Workout
 ///   (pauses), laps, and a workout without positions (a trainer ride: each record has its time,
 ///   which is all Strava requires), at a fifth of the GPX's size or less.
 /// - `external_id` `workout-<uuid>.fit`, the workout's own id: the same on every attempt.
-/// - `trainer` 1 for an indoor workout (``WorkoutMetadata/isIndoor``, or no route when it is not
+/// - `trainer` 1 for an indoor workout (`WorkoutMetadata.isIndoor`, or no route when it is not
 ///   known).
 ///
 /// Strava processes an upload after taking it (201, an Upload with `id_str`):
