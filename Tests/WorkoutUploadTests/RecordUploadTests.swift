@@ -8,7 +8,7 @@ import Workout
 /// Inside FitTrackeeTests, whose serial order keeps the suites that share its server apart: two
 /// workouts starting at the same second (our GPX fixture's morning run and Garmin's FIT run) would
 /// each be counted as the other's at the server.
-extension FitTrackeeTests {
+extension Stage.Alone.FitTrackeeTests {
     /// `workout record --upload-to` against the real FitTrackee: the upload is queued in the
     /// transaction that saves the workout, so whatever is killed when, the workout reaches the server
     /// once. Killed while recording (SIGKILL, once the fake gpsd's fixes are written), the session
@@ -25,11 +25,11 @@ extension FitTrackeeTests {
 
         /// The workouts at the server starting when `workout` does, deleted.
         static func clear(_ workout: WorkoutRecord, _ destination: FitTrackeeDestination, _ server: FitTrackeeServer) async throws {
-            try await FitTrackeeTests.removeAtServer(workout, destination, server)
+            try await Stage.Alone.FitTrackeeTests.removeAtServer(workout, destination, server)
         }
 
         @Test func killedWhileRecordingItIsRecoveredAndUploadedOnce() async throws {
-            guard let server = FitTrackeeTests.server() else { return }
+            guard let server = Stage.Alone.FitTrackeeTests.server() else { return }
             let folder = Folder()
             try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: folder.path) }  // a temporary folder: nothing to keep
@@ -58,7 +58,7 @@ extension FitTrackeeTests {
             #expect(recovered.status == 0, "\(recovered.error)")
             let store = try WorkoutStore(path: folder.store)
             let saved = try #require(try await store.workouts().first)
-            let fittrackee = try await FitTrackeeTests.destination(server)
+            let fittrackee = try await Stage.Alone.FitTrackeeTests.destination(server)
             try await Self.clear(saved, fittrackee, server)
             #expect(try await store.uploads().map(\.state) == [.pending], "queued as it was saved")
 
@@ -66,21 +66,21 @@ extension FitTrackeeTests {
             #expect(upload.status == 0, "\(upload.error)")
             let again = try await Command.run(workout, ["upload", "--pending", "--store", folder.store, "--to", destination, "--credentials", folder.credentials])
             #expect(again.status == 0 && again.outputText == "Nothing queued for fittrackee://\(server.authority).\n")
-            let atServer = try await FitTrackeeTests.atServer(saved, server)
+            let atServer = try await Stage.Alone.FitTrackeeTests.atServer(saved, server)
             #expect(atServer.count == 1, "once at the server: \(atServer)")
             #expect(try await store.uploads().first?.remoteID == atServer.first)
             try await Self.clear(saved, fittrackee, server)
         }
 
         @Test func aRecordingThatEndsIsUploadedAtOnce() async throws {
-            guard let server = FitTrackeeTests.server() else { return }
+            guard let server = Stage.Alone.FitTrackeeTests.server() else { return }
             let folder = Folder()
             try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: folder.path) }  // a temporary folder: nothing to keep
             try await server.writeCredentials(to: folder.credentials, expiresAt: Date().addingTimeInterval(86_400))
             let gpsx = folder.path + "/walk.gpx"
             try Fixtures.greenwichWalkGPX().write(toFile: gpsx, atomically: true, encoding: .utf8)
-            let fittrackee = try await FitTrackeeTests.destination(server)
+            let fittrackee = try await Stage.Alone.FitTrackeeTests.destination(server)
             // The walk's start, to clear what an earlier run left at the server.
             let first = try #require(Self.walk.first { $0.time != nil }?.time)
             try await Self.clear(WorkoutRecord(activityType: .walking, start: first, end: first), fittrackee, server)
@@ -95,7 +95,7 @@ extension FitTrackeeTests {
             #expect(upload["state"] as? String == "done" && upload["destination"] as? String == "fittrackee://\(server.authority)")
             let store = try WorkoutStore(path: folder.store)
             let saved = try #require(try await store.workouts().first)
-            let atServer = try await FitTrackeeTests.atServer(saved, server)
+            let atServer = try await Stage.Alone.FitTrackeeTests.atServer(saved, server)
             #expect(atServer.count == 1 && upload["remote_url"] as? String == "\(server.url)/workouts/\(atServer.first ?? "")")
             #expect(recorded.error.contains { $0.hasPrefix("workout record: uploaded to fittrackee://\(server.authority): ") }, "\(recorded.error)")
             try await Self.clear(saved, fittrackee, server)

@@ -8,7 +8,7 @@ import Workout
 /// Inside FitTrackeeTests, whose serial order keeps the suites that share its server apart: two
 /// workouts starting at the same second (our GPX fixture's morning run and Garmin's FIT run) would
 /// each be counted as the other's at the server.
-extension FitTrackeeTests {
+extension Stage.Alone.FitTrackeeTests {
     /// `workout upload` stopped by a signal, and `workout upload --watch`, as the help promises.
     @Suite(.serialized, .timeLimit(.minutes(1))) struct UploadCommandTests {
         struct Folder {
@@ -56,7 +56,7 @@ extension FitTrackeeTests {
         /// `--watch` sends what is queued, then what is queued later (another process's workout, say),
         /// each said once, and ends with 0 at SIGTERM, as a service is stopped.
         @Test func aWatchSendsWhatComesAndEndsCleanly() async throws {
-            guard let server = FitTrackeeTests.server() else { return }
+            guard let server = Stage.Alone.FitTrackeeTests.server() else { return }
             let folder = Folder()
             defer { try? FileManager.default.removeItem(atPath: folder.path) }  // a temporary folder: nothing to keep
             let ids = try await Self.imported(in: folder)
@@ -64,8 +64,8 @@ extension FitTrackeeTests {
             try await server.writeCredentials(to: folder.credentials, expiresAt: Date().addingTimeInterval(86_400))
             let store = try WorkoutStore(path: folder.store)
             let workouts = try await store.workouts()
-            let fittrackee = try await FitTrackeeTests.destination(server)
-            for workout in workouts { try await FitTrackeeTests.removeAtServer(workout, fittrackee, server) }
+            let fittrackee = try await Stage.Alone.FitTrackeeTests.destination(server)
+            for workout in workouts { try await Stage.Alone.FitTrackeeTests.removeAtServer(workout, fittrackee, server) }
             let first = try #require(workouts.first { $0.id.uuidString == ids[0] })
             try await store.enqueueUpload(of: first.id, to: fittrackee.name)
 
@@ -84,8 +84,8 @@ extension FitTrackeeTests {
             #expect(status == 0, "\(watch.lines(.error))")
             #expect(watch.lines().filter { $0.hasPrefix("Uploaded") }.count == 2, "each said once: \(watch.lines())")
             for workout in workouts {
-                #expect(try await FitTrackeeTests.atServer(workout, server).count == 1)
-                try await FitTrackeeTests.removeAtServer(workout, fittrackee, server)
+                #expect(try await Stage.Alone.FitTrackeeTests.atServer(workout, server).count == 1)
+                try await Stage.Alone.FitTrackeeTests.removeAtServer(workout, fittrackee, server)
             }
         }
     }
