@@ -76,7 +76,9 @@ struct FootPodTests {
         }
         await BlueZClientTests.waitForStatus(sensor) { $0.dropped["truncated"] == 2 }
         await Self.send(RSCMeasurement(speed: 3.5, cadence: 174, strideLength: 1.2, totalDistance: 109), from: pod, to: sensor, clock: clock, read: 2)
+        // A notification's samples come in turn, its distance after its cadence: both are waited for.
         await collected.waitFor(2, of: .cadence)
+        await collected.waitFor(1, of: .distance)
         #expect(sensor.status.dropped == ["truncated": 2] && sensor.status.notifications == 2)
         #expect(collected.of(.speed) == [3, 3.5] && collected.of(.cadence) == [170, 174])
         #expect(collected.of(.distance) == [9], "the metres of the dropped ones are in the next difference")
