@@ -135,6 +135,8 @@ public struct GPXReader: Sendable {
             break
         case .stopped:
             throw core.error ?? .malformed(file: core.file, line: 0, column: 0, reason: "the parser stopped")
+        case let .unavailable(reason):
+            throw .unreadable(file: core.file, reason: reason)
         case .malformed:
             if let error = core.error { throw error }
             let last = core.parser.lastError

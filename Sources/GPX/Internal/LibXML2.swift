@@ -44,6 +44,8 @@ package final class XMLPushParser {
         case malformed
         /// A callback stopped the parser (the receiver holds the reason).
         case stopped
+        /// libxml2 could not be loaded: `reason` names the library and what to install.
+        case unavailable(reason: String)
     }
 
     /// Unowned: the receiver owns the parser and outlives every callback.
@@ -54,8 +56,8 @@ package final class XMLPushParser {
     /// The format's name in refusals: "a DOCTYPE is not accepted in GPX".
     let format: String
 
-    /// libxml2, loaded by the first parser.
-    private let xml = LibXML2.loaded
+    /// libxml2, loaded by the first parser; a failure to load it is each parse's answer.
+    private let loaded = LibXML2.loaded
 
     /// A parser of one document named `filename` in errors, for `receiver`, whose format `format` names.
     package init(receiver: any XMLSAXReceiver, filename: String, format: String) {
@@ -67,13 +69,18 @@ package final class XMLPushParser {
     }
 
     deinit {
-        if let context {
+        if let context, case let .success(xml) = loaded {
             xml.freeParserCtxt(context)
         }
     }
 
     /// Feeds `bytes` to the parser (`final` on the last call, which may be empty).
     package func parse(_ bytes: UnsafeRawBufferPointer, final: Bool) -> Status {
+        let xml: LibXML2
+        switch loaded {
+        case let .success(library): xml = library
+        case let .failure(failure): return .unavailable(reason: failure.reason)
+        }
         var bytes = bytes
         if context == nil {
             // The first four bytes let libxml2 detect the encoding (BOM, UTF-16...).
@@ -97,7 +104,7 @@ package final class XMLPushParser {
 
     /// Stops the parse from inside a callback (`xmlStopParser(3)`): no further callbacks arrive.
     package func stop() {
-        if let context { xml.stopParser(context) }
+        if let context, case let .success(xml) = loaded { xml.stopParser(context) }
     }
 
     /// The line the parser has reached, from 1.
@@ -118,7 +125,7 @@ package final class XMLPushParser {
     /// The last error libxml2 recorded (`xmlCtxtGetLastError(3)`): its line, column and message on
     /// one line, without the trailing newline.
     package var lastError: (line: Int, column: Int, message: String)? {
-        guard let context, let error = xml.ctxtGetLastError(context) else { return nil }
+        guard let context, case let .success(xml) = loaded, let error = xml.ctxtGetLastError(context) else { return nil }
         var message = error.pointee.message.map { String(cString: $0) } ?? "error \(error.pointee.code)"
         message = message.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
             .joined(separator: " ")
@@ -180,7 +187,7 @@ package final class XMLPushParser {
 /// its executables load at start (`scripts/unlink-libxml2`); a program built with plain `swift
 /// build` still loads it at start, and `dlopen` finds it there. The headers still give the types
 /// (`xmlSAXHandler`, `xmlParserCtxt`), which cost nothing at run time.
-private struct LibXML2: @unchecked Sendable {
+struct LibXML2: @unchecked Sendable {
     // The signatures of libxml2 2.9's functions (parser.h, xmlerror.h), as Swift imports them.
     typealias CreatePushParserCtxt = @convention(c) (
         UnsafeMutablePointer<xmlSAXHandler>?, UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?
@@ -201,30 +208,44 @@ private struct LibXML2: @unchecked Sendable {
         getLastError(UnsafeMutableRawPointer(context))
     }
 
+    /// Why libxml2 could not be used: the library's name, the loader's words, and what to install.
+    struct Unavailable: Error {
+        let reason: String
+    }
+
     /// The library's functions, once per process, with `xmlInitParser(3)` called (libxml2 2.9
     /// requires it before parsers are made on several threads at once; a Swift static is
-    /// initialised exactly once, thread-safely). A library that cannot be loaded ends the program
-    /// naming it, as the dynamic loader would have at start.
-    static let loaded: LibXML2 = {
-        let name = "libxml2.so.2"
+    /// initialised exactly once, thread-safely). A library that cannot be loaded is every parse's
+    /// error, naming it and the package to install; the host program goes on.
+    static let loaded: Result<LibXML2, Unavailable> = load("libxml2.so.2")
+
+    static func load(_ name: String) -> Result<LibXML2, Unavailable> {
+        let install = "install libxml2 (Debian and Ubuntu: apt-get install libxml2; Fedora: dnf install libxml2)"
         guard let library = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
-            fatalError("\(name), which reads GPX and TCX files, could not be loaded: \(String(cString: dlerror()))")
+            let loader = dlerror().map { String(cString: $0) } ?? "not found"
+            return .failure(Unavailable(reason: "\(name), which reads GPX and TCX files, could not be loaded (\(loader)): \(install)"))
         }
-        func function<F>(_ symbol: String, as type: F.Type) -> F {
+        func function<F>(_ symbol: String, as type: F.Type) throws(Unavailable) -> F {
             guard let address = dlsym(library, symbol) else {
-                fatalError("\(name) has no \(symbol): \(String(cString: dlerror()))")
+                throw Unavailable(reason: "\(name) has no \(symbol), which reading GPX and TCX needs (libxml2 2.9 or later has it): \(install)")
             }
             return unsafeBitCast(address, to: type)
         }
-        function("xmlInitParser", as: (@convention(c) () -> Void).self)()
-        return LibXML2(
-            createPushParserCtxt: function("xmlCreatePushParserCtxt", as: CreatePushParserCtxt.self),
-            ctxtUseOptions: function("xmlCtxtUseOptions", as: CtxtUseOptions.self),
-            parseChunk: function("xmlParseChunk", as: ParseChunk.self),
-            stopParser: function("xmlStopParser", as: OnContext.self),
-            freeParserCtxt: function("xmlFreeParserCtxt", as: OnContext.self),
-            getLastError: function("xmlCtxtGetLastError", as: CtxtGetLastError.self))
-    }()
+        do throws(Unavailable) {
+            let initParser = try function("xmlInitParser", as: (@convention(c) () -> Void).self)
+            let library = LibXML2(
+                createPushParserCtxt: try function("xmlCreatePushParserCtxt", as: CreatePushParserCtxt.self),
+                ctxtUseOptions: try function("xmlCtxtUseOptions", as: CtxtUseOptions.self),
+                parseChunk: try function("xmlParseChunk", as: ParseChunk.self),
+                stopParser: try function("xmlStopParser", as: OnContext.self),
+                freeParserCtxt: try function("xmlFreeParserCtxt", as: OnContext.self),
+                getLastError: try function("xmlCtxtGetLastError", as: CtxtGetLastError.self))
+            initParser()
+            return .success(library)
+        } catch {
+            return .failure(error)
+        }
+    }
 }
 
 /// The receiver of the parser a callback's user pointer stands for (passed unretained: the
