@@ -112,13 +112,20 @@ private final class SignalCatcher: Sendable {
     static let installed = SignalCatcher()
 
     private let state = Mutex(State())
-    /// Read on a Dispatch queue; set once here and never changed.
-    private nonisolated(unsafe) let reader: any DispatchSourceRead
+    /// Read on a Dispatch queue; set once here and never changed. `nil` where the pipe could not
+    /// be made: the signals then keep their default action, ending the process.
+    private nonisolated(unsafe) let reader: (any DispatchSourceRead)?
 
     private init() {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
-            fatalError("pipe(2) failed for the SIGINT and SIGTERM catcher: \(String(cString: strerror(errno)))")
+            // Out of file descriptors (EMFILE, ENFILE): the program runs on, as it would without
+            // this catcher, and says that Ctrl-C now ends it at once.
+            let reason = String(cString: strerror(errno))
+            let warning = "warning: SIGINT and SIGTERM cannot be caught (pipe(2): \(reason)); they end the program at once, without its cleanup\n"
+            _ = warning.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }  // nothing to do if stderr is gone
+            reader = nil
+            return
         }
         for end in ends {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
@@ -126,11 +133,12 @@ private final class SignalCatcher: Sendable {
         }
         let readEnd = ends[0]
         Self.writeEnd.store(ends[1], ordering: .releasing)
-        reader = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
+        let reader = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
         // Static, not `self`: the pipe is written only once the handler below is in place, by then
         // `installed` is this value.
         reader.setEventHandler { SignalCatcher.readPipe(readEnd) }
         reader.resume()
+        self.reader = reader
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { number in
             let savedErrno = errno

@@ -21,6 +21,8 @@ public struct AnchorAlarm: Sendable, Hashable {
     public let anchor: GeoCoordinate
     /// Metres from the anchor the boat (its receiver) may be before it is dragging.
     public let swingRadius: Double
+    /// The swing circle, checked when the alarm was made.
+    private let circle: CircularRegion
 
     /// The margin ``swingRadius(rode:depth:margin:)`` adds by default: 10 m, for the boat's length
     /// from bow roller to receiver and the rode's stretch.
@@ -40,7 +42,7 @@ public struct AnchorAlarm: Sendable, Hashable {
     ///
     /// - Throws: ``RegionGeometryError`` for a position off the Earth or a radius that is not positive.
     public init(anchor: GeoCoordinate, swingRadius: Double) throws(RegionGeometryError) {
-        _ = try CircularRegion(center: anchor, radius: swingRadius)
+        circle = try CircularRegion(center: anchor, radius: swingRadius)
         self.anchor = anchor
         self.swingRadius = swingRadius
     }
@@ -54,8 +56,7 @@ public struct AnchorAlarm: Sendable, Hashable {
 
     /// The condition to watch: the swing circle, whose leaving is a drag.
     public var condition: RegionCondition {
-        // The initializer checked the circle.
-        .anchor(try! CircularRegion(center: anchor, radius: swingRadius))
+        .anchor(circle)
     }
 
     /// Metres from `fix` to the anchor.

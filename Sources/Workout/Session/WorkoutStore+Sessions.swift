@@ -35,7 +35,7 @@ extension WorkoutStore {
         let owner = Self.sessionOwner(id)
         // Written once, with the session's first rows: encoding it for every write cost more
         // than the write (a strap sending 1,000 measurements a second).
-        let configurationJSON = batch.staging == nil ? Self.encode(configuration) : ""
+        let configurationJSON = batch.staging == nil ? try Self.encode(configuration, of: id) : ""
         var metadata = configuration.metadata.values
         for (issue, count) in inputIssues where count > 0 { metadata[issue.metadataKey] = String(count) }
         let metadataJSON = WorkoutRows.encode(metadata)
@@ -178,13 +178,18 @@ extension WorkoutStore {
     /// Infinite limits (no limit) are written as the strings JSON lacks numbers for.
     private static let nonFinite = (positive: "Infinity", negative: "-Infinity", nan: "NaN")
 
-    static func encode(_ configuration: WorkoutSession.Configuration) -> String {
+    static func encode(_ configuration: WorkoutSession.Configuration, of id: UUID) throws(WorkoutStoreError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
             positiveInfinity: nonFinite.positive, negativeInfinity: nonFinite.negative, nan: nonFinite.nan)
-        // Every value of a configuration encodes: nothing is left out.
-        return String(decoding: try! encoder.encode(configuration), as: UTF8.self)
+        // Every value of a configuration encodes (non-finite numbers as the strings above): a
+        // failure here is a new field that does not, said as such rather than saved without it.
+        do {
+            return String(decoding: try encoder.encode(configuration), as: UTF8.self)
+        } catch {
+            throw .invalidWorkout(workoutID: id, reason: "its session's configuration could not be written as JSON: \(error)")
+        }
     }
 
     /// The configuration a session was recorded with, or `nil` (imported, saved through the chain,
@@ -367,7 +372,8 @@ extension WorkoutStore {
     ) async throws(WorkoutStoreError) -> SessionContents? {
         let (old, new) = (session.owner, Self.sessionOwner(session.id))
         let path = path
-        let replacement = configuration.map(Self.encode)
+        let replacement: String?
+        if let configuration { replacement = try Self.encode(configuration, of: session.id) } else { replacement = nil }
         return try await write(.save) { db -> SessionContents? in
             guard let parsed = Self.sessionOwner(parsing: old), !(parsed.process?.isAlive ?? false),
                   let workoutKey = try Int64.fetchOne(db, sql: "SELECT id FROM workout WHERE builder_owner = ?", arguments: [old])
