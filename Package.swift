@@ -524,3 +524,36 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The ThreadSanitizer stage of scripts/test builds and runs only the test targets with concurrent
+// code to check (SWIFT_GPS_FACADE_THREAD_SANITIZER=1 in its environment, which nothing else sets):
+// the location client and manager, the fakes (replays, the fake gpsd), the workout store and
+// sessions, D-Bus, GeoClue, the Bluetooth sensors, the region monitor and the publisher. The other
+// test targets (files and figures, the commands, the documentation's examples) hold single-threaded
+// code or code these already run; the package is cut to these and what they depend on, so that
+// the sanitized build (a second build of the package in a CI run) compiles no command and no test
+// it does not run. scripts/test reads the list from `swift package dump-package`.
+if Context.environment["SWIFT_GPS_FACADE_THREAD_SANITIZER"] == "1" {
+    let sanitized: Set<String> = [
+        "LocationFacadeTests", "SimulatorsTests", "WorkoutTests", "WorkoutSimulatorsTests", "DBusTests", "GeoClueTests",
+        "BluetoothSensorsTests", "RegionMonitoringTests", "LocationPublisherTests",
+    ]
+    let byName = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
+    var kept = Set<String>()
+    var waiting = Array(sanitized)
+    while let name = waiting.popLast() {
+        guard kept.insert(name).inserted, let target = byName[name] else { continue }
+        for dependency in target.dependencies {
+            switch dependency {
+            case let .targetItem(name, _), let .byNameItem(name, _): waiting.append(name)
+            case .productItem: break  // another package's
+            @unknown default: break
+            }
+        }
+    }
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products.removeAll { product in
+        let targets = (product as? Product.Library)?.targets ?? (product as? Product.Executable)?.targets ?? []
+        return targets.contains { !kept.contains($0) }
+    }
+}
