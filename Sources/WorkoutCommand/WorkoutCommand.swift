@@ -13,7 +13,7 @@ struct WorkoutCommand: AsyncParsableCommand {
             (~/.local/share/... when XDG_DATA_HOME is unset). A workout is named by its id or any \
             unambiguous start of it (as `workout list` prints).
             """ + "\n\n" + ExitStatus.table,
-        subcommands: [Import.self, List.self, Show.self, Export.self, Delete.self, Record.self, Recover.self, Sensors.self, Upload.self, Uploads.self]
+        subcommands: [Import.self, List.self, Show.self, Export.self, Delete.self, Record.self, Recover.self, Sensors.self, Upload.self, Uploads.self, Login.self]
     )
 
     /// Sends the library's log to standard error, as `locate` does, so that standard output

@@ -26,6 +26,16 @@ enum UploadExamples {
         _ = try await WorkoutUploader(store: store, destination: intervals).run()
     }
 
+    /// OAuthLogin: the first tokens, from the browser's return to the redirect URI.
+    static func logIn(id: String, secret: String, answer: String) async throws {
+        let login = OAuthLogin(service: .fitTrackee(url: "https://fittrackee.example.org"),
+                               clientID: id, clientSecret: secret, redirectURI: "http://127.0.0.1:8765/callback")
+        print("Open \(login.authorizationURL)")
+        // ... the browser comes back to the redirect URI, here `answer` (its path and query)
+        let credentials = try await login.credentials(fromRedirect: answer)
+        try credentials.write(to: "fittrackee.json")
+    }
+
     /// WorkoutMetadata.uploadDestinations: a session that asks for its upload.
     static func sessionThatUploads() -> WorkoutSession.Configuration {
         var configuration = WorkoutSession.Configuration(activityType: .cycling)

@@ -90,3 +90,125 @@ extension Stage.Alone.FitTrackeeTests {
         }
     }
 }
+
+extension Stage.Alone.FitTrackeeTests {
+    /// `workout login` against the real FitTrackee: the page it prints is allowed as FitTrackee's
+    /// own page does it (scripts/fittrackee-server allow), the browser comes back to the command's
+    /// loopback redirect URI, and the tokens it writes (0600) upload a workout.
+    @Suite(.serialized, .timeLimit(.minutes(1))) struct LoginCommandTests {
+        static let script = Repository.root.appendingPathComponent("scripts/fittrackee-server").path
+
+        /// A free loopback port, for an app registered with its redirect URI before the command binds it.
+        static func freePort() throws -> Int {
+            let listener = try RedirectProbe()
+            defer { listener.close() }
+            return listener.port
+        }
+
+        @Test func aLoginWritesTokensThatUpload() async throws {
+            guard let server = Stage.Alone.FitTrackeeTests.server() else { return }
+            let folder = UploadCommandTests.Folder()
+            defer { try? FileManager.default.removeItem(atPath: folder.path) }  // a temporary folder: nothing to keep
+            let ids = try await UploadCommandTests.imported(in: folder)
+            try #require(!ids.isEmpty)
+            let port = try Self.freePort()
+            let app = try await Command.run(Self.script, ["app", server["DIR"], "http://127.0.0.1:\(port)/callback"])
+            try #require(app.status == 0, "\(app.error)")
+            var client: [String: String] = [:]
+            for line in app.outputText.split(separator: "\n") {
+                let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+                if parts.count == 2 { client[parts[0]] = parts[1] }
+            }
+            let secretFile = folder.path + "/client-secret"
+            try (client["FITTRACKEE_CLIENT_SECRET"] ?? "").write(toFile: secretFile, atomically: true, encoding: .utf8)
+
+            let login = try ChildProcess(UploadCommandTests.workout, [
+                "login", "--to", "fittrackee+http://\(server.authority)", "--client-id", client["FITTRACKEE_CLIENT_ID"] ?? "",
+                "--client-secret-file", secretFile, "--credentials", folder.credentials, "--port", String(port),
+            ], blockedSignals: [])
+            let page = try #require(await login.waitForLine(unfinished: false) { $0.contains("/profile/apps/authorize?") })
+            #expect(page.hasPrefix(server.url + "/profile/apps/authorize?"), "the page on the server, alone on its line")
+            let allowed = try await Command.run(Self.script, ["allow", server["DIR"], page])
+            #expect(allowed.status == 0 && allowed.outputText.trimmingCharacters(in: .whitespacesAndNewlines) == "200", "\(allowed.error)")
+            #expect(await login.waitUntilExit() == 0, "\(login.lines(.error))")
+            #expect(login.lines(.error).last?.hasPrefix("Logged in: the tokens are in \(folder.credentials) (0600)") == true, "\(login.lines(.error))")
+
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder.credentials)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600)
+            let tokens = try OAuthCredentials.read(from: folder.credentials)
+            #expect(tokens.clientID == client["FITTRACKEE_CLIENT_ID"] && tokens.refreshToken != nil)
+            #expect(tokens.expiresAt.map { $0 > Date().addingTimeInterval(86_400) } == true, "FitTrackee's tokens last 10 days")
+
+            let fittrackee = try await Stage.Alone.FitTrackeeTests.destination(server)
+            let store = try WorkoutStore(path: folder.store)
+            let first = try #require(try await store.workouts().first { $0.id.uuidString == ids[0] })
+            try await Stage.Alone.FitTrackeeTests.removeAtServer(first, fittrackee, server)
+            let upload = try await Command.run(UploadCommandTests.workout, [
+                "upload", ids[0], "--store", folder.store, "--to", "fittrackee+http://\(server.authority)", "--credentials", folder.credentials,
+            ])
+            #expect(upload.status == 0, "\(upload.error)")
+            #expect(try await store.uploads().map(\.state) == [.done])
+        }
+
+        /// The browser's answer when the user refuses ("Cancel" on FitTrackee's page sends none; a
+        /// server that says access_denied is OAuth's refusal): 77, nothing written.
+        @Test func aRefusalIsSaidAndWritesNothing() async throws {
+            let folder = UploadCommandTests.Folder()
+            try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: folder.path) }  // a temporary folder: nothing to keep
+            let secretFile = folder.path + "/client-secret"
+            try "secret\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
+            let login = try ChildProcess(UploadCommandTests.workout, [
+                "login", "--to", "fittrackee+http://127.0.0.1:9", "--client-id", "c", "--client-secret-file", secretFile,
+                "--credentials", folder.credentials, "--port", "0",
+            ], blockedSignals: [])
+            let waiting = try #require(await login.waitForLine(on: .error, unfinished: false) { $0.hasPrefix("Waiting for the browser at ") })
+            let redirect = String(waiting.dropFirst("Waiting for the browser at ".count).prefix { $0 != " " })
+            let browser = try await Command.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", redirect + "?error=access_denied&state=x"])
+            #expect(browser.outputText == "200")
+            #expect(await login.waitUntilExit() == 77)
+            #expect(login.lines(.error).last?.contains("did not allow the client c (access_denied)") == true, "\(login.lines(.error))")
+            #expect(!FileManager.default.fileExists(atPath: folder.credentials))
+        }
+
+        /// SIGINT while it waits for the browser: 75, as its help says, nothing written.
+        @Test func ctrlCWhileWaitingEnds75() async throws {
+            let folder = UploadCommandTests.Folder()
+            try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: folder.path) }  // a temporary folder: nothing to keep
+            let secretFile = folder.path + "/client-secret"
+            try "secret\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
+            let login = try ChildProcess(UploadCommandTests.workout, [
+                "login", "--to", "strava+http://127.0.0.1:9", "--client-id", "c", "--client-secret-file", secretFile,
+                "--credentials", folder.credentials, "--port", "0",
+            ], blockedSignals: [])
+            _ = await login.waitForLine(on: .error, unfinished: false) { $0.hasPrefix("Waiting for the browser at ") }
+            login.send(signal: SIGINT)
+            #expect(await login.waitUntilExit() == 75)
+            #expect(login.lines(.error).last?.hasSuffix("(interrupted); nothing written") == true, "\(login.lines(.error))")
+            #expect(!FileManager.default.fileExists(atPath: folder.credentials))
+        }
+    }
+}
+
+/// A port the kernel gives free on 127.0.0.1, released at once (the test registers its redirect URI first).
+struct RedirectProbe {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { Glibc.close(descriptor) }
+}
