@@ -102,7 +102,7 @@ enum WorkoutExamples {
         return workout
     }
 
-    // README.md (Workouts without a fix)
+    // BluetoothSensors.docc/RecordingWithSensors.md (Workouts without a fix)
     static func readmeIndoors(_ store: WorkoutStore, _ trainer: BluetoothSensor, _ strap: BluetoothSensor, _ clock: some Clock<Duration>) -> WorkoutSession {
         let time = FixTime(clock: clock)                     // the date, at the session's clock's pace
         let session = WorkoutSession(

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The table of exit codes in the README (the `| Code | Meaning |` table of "The command line"),
+/// The table of exit codes in the README (the `| Code | Meaning |` table of "The commands"),
 /// which both commands' help must print word for word.
 public enum ReadmeExitCodes {
     /// The table's rows, in order: "0 success", "64 usage: the command line is wrong", ... as help
