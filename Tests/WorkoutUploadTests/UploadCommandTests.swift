@@ -150,20 +150,26 @@ extension Stage.Alone.FitTrackeeTests {
             #expect(try await store.uploads().map(\.state) == [.done])
         }
 
+        /// `workout login` of client `c` at `destination` (where nothing listens), on a free port,
+        /// started in `folder`; and the redirect URI it waits at, from its line.
+        static func waitingLogin(to destination: String, in folder: UploadCommandTests.Folder) async throws -> (ChildProcess, String) {
+            try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+            let secretFile = folder.path + "/client-secret"
+            try "secret\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
+            let login = try ChildProcess(UploadCommandTests.workout, [
+                "login", "--to", destination, "--client-id", "c", "--client-secret-file", secretFile,
+                "--credentials", folder.credentials, "--port", "0",
+            ], blockedSignals: [])
+            let waiting = try #require(await login.waitForLine(on: .error, unfinished: false) { $0.hasPrefix("Waiting for the browser at ") })
+            return (login, String(waiting.dropFirst("Waiting for the browser at ".count).prefix { $0 != " " }))
+        }
+
         /// The browser's answer when the user refuses ("Cancel" on FitTrackee's page sends none; a
         /// server that says access_denied is OAuth's refusal): 77, nothing written.
         @Test func aRefusalIsSaidAndWritesNothing() async throws {
             let folder = UploadCommandTests.Folder()
-            try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: folder.path) }  // a temporary folder: nothing to keep
-            let secretFile = folder.path + "/client-secret"
-            try "secret\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
-            let login = try ChildProcess(UploadCommandTests.workout, [
-                "login", "--to", "fittrackee+http://127.0.0.1:9", "--client-id", "c", "--client-secret-file", secretFile,
-                "--credentials", folder.credentials, "--port", "0",
-            ], blockedSignals: [])
-            let waiting = try #require(await login.waitForLine(on: .error, unfinished: false) { $0.hasPrefix("Waiting for the browser at ") })
-            let redirect = String(waiting.dropFirst("Waiting for the browser at ".count).prefix { $0 != " " })
+            let (login, redirect) = try await Self.waitingLogin(to: "fittrackee+http://127.0.0.1:9", in: folder)
             let browser = try await Command.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", redirect + "?error=access_denied&state=x"])
             #expect(browser.outputText == "200")
             #expect(await login.waitUntilExit() == 77)
@@ -174,15 +180,8 @@ extension Stage.Alone.FitTrackeeTests {
         /// SIGINT while it waits for the browser: 75, as its help says, nothing written.
         @Test func ctrlCWhileWaitingEnds75() async throws {
             let folder = UploadCommandTests.Folder()
-            try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: folder.path) }  // a temporary folder: nothing to keep
-            let secretFile = folder.path + "/client-secret"
-            try "secret\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
-            let login = try ChildProcess(UploadCommandTests.workout, [
-                "login", "--to", "strava+http://127.0.0.1:9", "--client-id", "c", "--client-secret-file", secretFile,
-                "--credentials", folder.credentials, "--port", "0",
-            ], blockedSignals: [])
-            _ = await login.waitForLine(on: .error, unfinished: false) { $0.hasPrefix("Waiting for the browser at ") }
+            let (login, _) = try await Self.waitingLogin(to: "strava+http://127.0.0.1:9", in: folder)
             login.send(signal: SIGINT)
             #expect(await login.waitUntilExit() == 75)
             #expect(login.lines(.error).last?.hasSuffix("(interrupted); nothing written") == true, "\(login.lines(.error))")
