@@ -27,18 +27,6 @@ import LocationCore
 /// kept across runs: started again inside a region, it reports the region satisfied and makes no
 /// enter; an exit that happened while it was not running is reported once the fixes prove it.
 public final class RegionMonitor: Sendable {
-    struct State: Sendable {
-        var slots: [RegionTracker?] = []
-        var free: [Int] = []
-        var byIdentifier: [String: Int] = [:]
-        var index = SpatialIndex()
-        /// The slots a fix far from them may still change (see ``RegionTracker/needsEveryFix``).
-        var active: Set<Int> = []
-        var lastUsable: Date?
-        var unknownDeclared = false
-        var changed = false
-    }
-
     /// The rules every region is watched by.
     public let rules: MonitoringRules
     /// Where the regions and their states are kept, if anywhere.
@@ -46,10 +34,10 @@ public final class RegionMonitor: Sendable {
     /// What was found in the state file when the monitor was made.
     public let restoration: RegionStateFile.Restoration
 
-    let state = Locked(State())
-    /// Held while the state file is written, so that two writes do not cross; counts the writes
-    /// (a lock of `()` is reported as racing by ThreadSanitizer, see ChildProcess's `spawning`).
-    private let saving = Locked(0)
+    /// What it decides: each input taken under this lock, its actions carried out here.
+    let machine: Locked<RegionMonitorMachine>
+    /// The state file's writes, one at a time (see ``save(_:)``).
+    private let saving = Locked(Saving())
     private let continuation: AsyncStream<RegionEvent>.Continuation
     /// The manager this monitor follows when `LocationManager.monitor(rules:rate:now:)` made it: kept
     /// until ``finish()`` or the monitor's release.
@@ -82,14 +70,7 @@ public final class RegionMonitor: Sendable {
         stateFile = file
         self.restoration = restoration
         (events, continuation) = AsyncStream.makeStream(of: RegionEvent.self)
-        state.withLock { state in
-            for region in saved {
-                var tracker = RegionTracker(identifier: region.identifier, condition: region.condition, assuming: region.state ?? .unknown)
-                tracker.satisfiedSince = region.satisfiedSince
-                tracker.dwelt = region.dwelt
-                Self.insert(tracker, into: &state, rules: rules)
-            }
-        }
+        machine = Locked(RegionMonitorMachine(rules: rules, saved: saved))
     }
 
     deinit {
@@ -110,67 +91,22 @@ public final class RegionMonitor: Sendable {
     /// A region restored from the state file under the same identifier and with the same condition
     /// keeps its state (and `assuming` is not used); with another condition it is replaced.
     public func add(_ condition: RegionCondition, identifier: String, assuming: RegionState = .unknown, rules: MonitoringRules? = nil) {
-        state.withLock { state in
-            if let slot = state.byIdentifier[identifier] {
-                if var kept = state.slots[slot], kept.condition == condition {
-                    guard kept.rules != rules else { return }
-                    Self.remove(slot, from: &state)
-                    kept.rules = rules
-                    Self.insert(kept, into: &state, rules: self.rules)
-                    return
-                }
-                Self.remove(slot, from: &state)
-            }
-            var tracker = RegionTracker(identifier: identifier, condition: condition, assuming: assuming)
-            tracker.rules = rules
-            Self.insert(tracker, into: &state, rules: self.rules)
-            state.changed = true
-        }
-        saveIfChanged()
+        carryOut(machine.withLock { $0.add(condition, identifier: identifier, assuming: assuming, rules: rules) })
     }
 
     /// Stops watching `identifier`; it is forgotten (and taken out of the state file).
     public func remove(_ identifier: String) {
-        state.withLock { state in
-            guard let slot = state.byIdentifier[identifier] else { return }
-            Self.remove(slot, from: &state)
-            state.changed = true
-        }
-        saveIfChanged()
+        carryOut(machine.withLock { $0.remove(identifier) })
     }
 
     /// What the monitor knows of `identifier`, or `nil` when it watches no such region.
     public func record(for identifier: String) -> RegionRecord? {
-        state.withLock { state in state.byIdentifier[identifier].flatMap { state.slots[$0]?.record } }
+        machine.withLock { $0.record(for: identifier) }
     }
 
     /// The identifiers of every region watched, in the order they were added.
     public var identifiers: [String] {
-        state.withLock { state in state.slots.compactMap { $0?.identifier } }
-    }
-
-    private static func insert(_ tracker: RegionTracker, into state: inout State, rules: MonitoringRules) {
-        let slot: Int
-        if let free = state.free.popLast() {
-            slot = free
-            state.slots[slot] = tracker
-        } else {
-            slot = state.slots.count
-            state.slots.append(tracker)
-        }
-        state.byIdentifier[tracker.identifier] = slot
-        let rules = tracker.rules ?? rules
-        state.index.insert(slot, box: tracker.condition.boundingBox.expanded(by: rules.maximumAccuracy + rules.hysteresis + 1))
-        if tracker.needsEveryFix { state.active.insert(slot) }
-    }
-
-    private static func remove(_ slot: Int, from state: inout State) {
-        guard let tracker = state.slots[slot] else { return }
-        state.byIdentifier[tracker.identifier] = nil
-        state.slots[slot] = nil
-        state.free.append(slot)
-        state.index.remove(slot)
-        state.active.remove(slot)
+        machine.withLock { $0.identifiers }
     }
 
     // MARK: - Fixes and time
@@ -182,38 +118,13 @@ public final class RegionMonitor: Sendable {
     /// ``MonitoringRules/unknownAfter``.
     @discardableResult
     public func process(_ fix: Location) -> [RegionEvent] {
-        let date = fix.time ?? fix.receivedAt
-        let accuracy = fix.horizontalAccuracy ?? rules.accuracyWhenUnreported
-        let usable = fix.mode != .noFix && fix.hasValidCoordinates && accuracy.isFinite && accuracy <= rules.maximumAccuracy
-        let point = GeoCoordinate(latitude: fix.latitude, longitude: fix.longitude)
-        let events = state.withLock { state in
-            var events = Self.expire(&state, at: date, rules: rules)
-            guard usable else { return events }
-            state.lastUsable = date
-            state.unknownDeclared = false
-            var near = Set(state.index.candidates(near: point))
-            near.formUnion(state.active)
-            for slot in near.sorted() {
-                guard var tracker = state.slots[slot] else { continue }
-                let box = tracker.condition.boundingBox.expanded(by: accuracy + (tracker.rules ?? rules).hysteresis + 1)
-                // A circle over the antimeridian has a box past ±180: no quick answer for it.
-                let farAway = box.minLongitude >= -180 && box.maxLongitude <= 180 && !box.contains(point)
-                let made = tracker.update(with: fix, point: point, date: date, accuracy: accuracy, rules: rules, farAway: farAway)
-                if made.contains(where: { $0.kind != .cross && $0.kind != .dwell }) || tracker.proven != state.slots[slot]?.proven {
-                    state.changed = true
-                }
-                if made.contains(where: { $0.kind == .dwell }) { state.changed = true }
-                state.slots[slot] = tracker
-                if tracker.needsEveryFix { state.active.insert(slot) } else { state.active.remove(slot) }
-                events += made
-            }
+        carryOut(machine.withLock { machine in
+            let actions = machine.process(fix)
             // Yielding only buffers the events for the consumer (no code of its runs here); done
             // under the lock, they keep the order the fixes made them in.
-            for event in events { continuation.yield(event) }
-            return events
-        }
-        saveIfChanged()
-        return events
+            for event in actions.events { continuation.yield(event) }
+            return actions
+        })
     }
 
     /// Says that time has reached `date` with no fix since the last: past
@@ -221,29 +132,24 @@ public final class RegionMonitor: Sendable {
     /// Returns the events it made (also sent to ``events``).
     @discardableResult
     public func check(at date: Date) -> [RegionEvent] {
-        let events = state.withLock { state in
-            let events = Self.expire(&state, at: date, rules: rules)
-            for event in events { continuation.yield(event) }
-            return events
-        }
-        saveIfChanged()
-        return events
+        carryOut(machine.withLock { machine in
+            let actions = machine.check(at: date)
+            for event in actions.events { continuation.yield(event) }
+            return actions
+        })
     }
 
-    private static func expire(_ state: inout State, at date: Date, rules: MonitoringRules) -> [RegionEvent] {
-        guard !state.unknownDeclared, let last = state.lastUsable, date.timeIntervalSince(last) >= rules.unknownAfter.seconds else {
-            return []
+    /// Writes what the actions say to keep (or, after a write that failed, what stands now), and
+    /// returns their events.
+    @discardableResult
+    private func carryOut(_ actions: RegionMonitorMachine.Actions) -> [RegionEvent] {
+        guard stateFile != nil else { return actions.events }
+        if let snapshot = actions.save {
+            save(snapshot)
+        } else if saving.withLock({ $0.failed }) {
+            save(machine.withLock { $0.snapshot() })
         }
-        state.unknownDeclared = true
-        let moment = last.addingTimeInterval(rules.unknownAfter.seconds)
-        var events: [RegionEvent] = []
-        for slot in state.slots.indices {
-            guard var tracker = state.slots[slot] else { continue }
-            events += tracker.becomeUnknown(at: moment)
-            state.slots[slot] = tracker
-            if tracker.needsEveryFix { state.active.insert(slot) }
-        }
-        return events
+        return actions.events
     }
 
     /// Ends ``events``: a consumer's loop over it ends. A monitor made by
@@ -255,26 +161,26 @@ public final class RegionMonitor: Sendable {
 
     // MARK: - Saving
 
-    private func saveIfChanged() {
+    /// The writes of the state file: the newest version written, and whether the last failed (then
+    /// the next input writes the regions as they stand, changed or not).
+    private struct Saving {
+        var written = 0
+        var failed = false
+    }
+
+    /// Writes `snapshot`, unless a newer one is written already (two inputs on two threads may
+    /// carry theirs out in either order; the lock keeps two writes from crossing).
+    private func save(_ snapshot: RegionMonitorMachine.Snapshot) {
         guard let stateFile else { return }
-        saving.withLock { writes in
-            let snapshot: [RegionStateFile.SavedRegion]? = state.withLock { state in
-                guard state.changed else { return nil }
-                state.changed = false
-                return state.slots.compactMap { tracker in
-                    tracker.map {
-                        RegionStateFile.SavedRegion(
-                            identifier: $0.identifier, condition: $0.condition, state: $0.proven, satisfiedSince: $0.satisfiedSince, dwelt: $0.dwelt)
-                    }
-                }
-            }
-            guard let snapshot else { return }
+        saving.withLock { saving in
+            guard snapshot.version > saving.written else { return }
             do throws(RegionStateFile.Failure) {
-                try stateFile.save(snapshot)
-                writes += 1
+                try stateFile.save(snapshot.regions)
+                saving.written = snapshot.version
+                saving.failed = false
             } catch {
-                // Written again at the next change; what could not be written is said once per failure.
-                state.withLock { $0.changed = true }
+                // Written again at the next input; what could not be written is said once per failure.
+                saving.failed = true
                 saveFailures.withLock { $0.append(error) }
             }
         }
