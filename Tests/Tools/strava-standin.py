@@ -12,6 +12,14 @@ Pages (read 2026):
   LIMITS  https://developers.strava.com/docs/rate-limits/
 
 What it models:
+- GET /oauth/authorize [AUTH "Requesting Access"]: client_id, redirect_uri, response_type=code,
+  approval_prompt, scope (comma-separated), state. Strava shows the athlete a page; the stand-in is
+  the athlete who allows (--deny: who refuses) and answers at once with the redirect Strava sends:
+  302 to redirect_uri with state, code and scope (the scopes accepted, comma-separated, `read`
+  among them), or with error=access_denied. An unknown client_id is 400 naming the client.
+- POST /oauth/token, grant_type=authorization_code [AUTH "Token Exchange"]: client_id,
+  client_secret, code (good once) -> token_type, expires_at, expires_in, refresh_token,
+  access_token and a summary athlete; a code it did not give is 400 naming the code.
 - POST /oauth/token, grant_type=refresh_token [AUTH]: a new access token and a new refresh token
   (the refresh token rotates: the one traded is refused from then on, 400 with Strava's "Bad
   Request" body naming RefreshToken), with expires_at (epoch seconds) and expires_in (6 hours).
@@ -45,7 +53,7 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from standin_common import answer, multipart, serve
 
@@ -58,6 +66,7 @@ arguments.add_argument("--refresh-token", default="initial-refresh-token")
 arguments.add_argument("--polls", type=int, default=2, help="polls before an upload is processed")
 arguments.add_argument("--limit", default="200,2000", help="X-RateLimit-Limit: 15 minutes, daily")
 arguments.add_argument("--read-limit", default="100,1000", help="X-ReadRateLimit-Limit")
+arguments.add_argument("--deny", action="store_true", help="the athlete refuses at the authorization page")
 options = arguments.parse_args()
 
 lock = threading.Lock()
@@ -83,6 +92,7 @@ state = {
     "activities": [],  # {"id", "external_id", "sha256", "name", "trainer", "upload_id"}
     "upload_requests": 0,
     "api_requests": 0,
+    "codes": set(),  # authorization codes given and not yet traded
 }
 next_upload = [16000000001]
 next_activity = [12000000001]
@@ -154,6 +164,8 @@ class Handler(BaseHTTPRequestHandler):
         body = self.body()
         if parts.path.startswith("/_standin/"):
             return self.control(method, parts.path, body)
+        if method == "GET" and parts.path == "/oauth/authorize":
+            return self.authorize(parts.query)
         if method == "POST" and parts.path == "/oauth/token":
             return self.token(body)
         if parts.path.startswith("/api/v3/"):
@@ -180,12 +192,45 @@ class Handler(BaseHTTPRequestHandler):
             }
         self.answer(200, snapshot)
 
+    def authorize(self, query):
+        fields = {k: v[0] for k, v in parse_qs(query).items()}
+        if fields.get("client_id") != options.client_id or fields.get("response_type") != "code" or not fields.get("redirect_uri"):
+            return self.answer(400, {"message": "Bad Request", "errors": [{"resource": "Application", "field": "client_id", "code": "invalid"}]})
+        back = {"state": fields.get("state", "")}
+        if options.deny:
+            back["error"] = "access_denied"  # [AUTH] the athlete clicked Cancel
+        else:
+            code = "code-" + secrets.token_hex(8)
+            with lock:
+                state["codes"].add(code)
+            # [AUTH] "scope: the scopes accepted by the athlete, comma separated", read among them.
+            back["code"], back["scope"] = code, ",".join(["read"] + [s for s in fields.get("scope", "").split(",") if s and s != "read"])
+        location = fields["redirect_uri"] + ("&" if "?" in fields["redirect_uri"] else "?") + urlencode(back)
+        self.send_response(302)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def token(self, body):
         form = {k: v[0] for k, v in parse_qs(body.decode()).items()}
         with lock:
             if form.get("client_id") != options.client_id or form.get("client_secret") != options.client_secret:
                 # [AUTH] an application Strava does not know: 400 naming the client.
                 status, answer = 400, {"message": "Bad Request", "errors": [{"resource": "Application", "field": "client_id", "code": "invalid"}]}
+            elif form.get("grant_type") == "authorization_code":
+                if form.get("code") not in state["codes"]:
+                    status, answer = 400, {"message": "Bad Request", "errors": [{"resource": "AuthorizationCode", "field": "code", "code": "invalid"}]}
+                else:
+                    state["codes"].discard(form["code"])  # [AUTH] a code is good once
+                    state["access_token"] = "access-" + secrets.token_hex(8)
+                    state["refresh_token"] = "refresh-" + secrets.token_hex(8)
+                    state["access_expired"] = False
+                    expires_in = 21600
+                    status, answer = 200, {
+                        "token_type": "Bearer", "expires_at": int(time.time()) + expires_in, "expires_in": expires_in,
+                        "refresh_token": state["refresh_token"], "access_token": state["access_token"],
+                        "athlete": {"id": 134815, "resource_state": 2, "firstname": "Stand", "lastname": "In"},
+                    }
             elif form.get("grant_type") != "refresh_token" or form.get("refresh_token") != state["refresh_token"]:
                 status, answer = bad_request_refresh_token()
             else:

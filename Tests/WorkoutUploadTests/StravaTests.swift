@@ -272,3 +272,40 @@ import WorkoutSimulators
         #expect(try Data(contentsOf: credentials.appendingPathComponent("strava")) == credential, "the credential left as systemd gave it")
     }
 }
+
+/// `workout login --to strava+http://HOST:PORT` against the stand-in's authorization page and code
+/// trade (Strava's "Requesting Access" and "Token Exchange"): the page it prints, visited as a
+/// browser does (curl following the redirect), brings the code to the command's redirect URI, and
+/// the tokens it writes upload a workout.
+@Suite(.timeLimit(.minutes(1))) struct LoginStandInTests {
+    @Test func aLoginAtTheStandInWritesTokensThatUpload() async throws {
+        let standIn = try await HTTPStandIn.strava(polls: 1)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("login-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }  // a temporary folder: nothing to keep
+        let secret = folder.appendingPathComponent("secret").path
+        try "stand-in-secret\n".write(toFile: secret, atomically: true, encoding: .utf8)
+        let credentials = folder.appendingPathComponent("strava.json").path
+        let target = "strava+http://127.0.0.1:\(standIn.port)"
+        let workout = Repository.builtExecutable("workout").path
+        let login = try ChildProcess(workout, [
+            "login", "--to", target, "--client-id", "12345", "--client-secret-file", secret, "--credentials", credentials, "--port", "0",
+        ], blockedSignals: [])
+        let page = try #require(await login.waitForLine(unfinished: false) { $0.contains("/oauth/authorize?") })
+        #expect(page.hasPrefix("\(standIn.url)/oauth/authorize?"))
+        let browser = try await Command.run("/usr/bin/curl", ["-s", "-L", "-o", "/dev/null", "-w", "%{http_code}", page])
+        #expect(browser.outputText == "200", "the command's redirect URI answered the browser")
+        #expect(await login.waitUntilExit() == 0, "\(login.lines(.error))")
+        let tokens = try OAuthCredentials.read(from: credentials)
+        let state = try await standIn.state()
+        #expect(tokens.accessToken == state["access_token"] as? String && tokens.refreshToken == state["refresh_token"] as? String)
+        #expect(tokens.expiresAt.map { abs($0.timeIntervalSinceNow - 21_600) < 120 } == true, "Strava's expires_at: six hours")
+
+        let storePath = folder.appendingPathComponent("workouts.sqlite").path
+        let imported = try await Command.run(workout, ["import", "--store", storePath, "--json", Repository.fixture("fit/garmin-sdk-run.fit").path])
+        let id = try #require((try JSONSerialization.jsonObject(with: imported.output) as? [String: Any])?["id"] as? String)
+        let sent = try await Command.run(workout, ["upload", "--store", storePath, "--to", target, "--credentials", credentials, id])
+        #expect(sent.status == 0, "\(sent.error)")
+        #expect(try await standIn.activities().count == 1)
+    }
+}
