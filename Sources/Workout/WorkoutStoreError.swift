@@ -125,7 +125,9 @@ public enum WorkoutStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     /// SQLite failed during `operation` on the store at `path` (`nil`: in memory); `reason` is
     /// its message. Nothing of the failed call was kept.
     case databaseFailed(operation: StoreOperation, path: String?, reason: String)
-    /// The store holds a record this version cannot read, such as an activity type from a newer version.
+    /// The store holds a record this version cannot read: a sample of a type from a newer version,
+    /// or a metadata column that is not a JSON object of strings. `reason` names the workout and
+    /// the column.
     case unreadableRecord(path: String?, reason: String)
     /// The task was cancelled during `operation`; nothing of the call was kept.
     case cancelled(operation: StoreOperation)

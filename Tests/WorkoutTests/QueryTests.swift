@@ -145,6 +145,42 @@ struct QueryTests {
         #expect(read.map(\.activityType) == [.other, .cycling])
         #expect(read.map(\.unknownActivityType) == ["kitesurfing", nil])
     }
+
+    /// A stored metadata column that is not a JSON object of strings (a damaged store: no version
+    /// writes anything else) is said, naming the workout and the column, by every read that uses
+    /// it. It used to read as empty: the workout's training profile, averaging and distance source
+    /// silently gone from its figures.
+    @Test func metadataThatDoesNotReadIsSaidNotReadAsEmpty() async throws {
+        let store = try WorkoutStore.inMemory()
+        let run = SyntheticRun(index: 15, points: 120)
+        try await store.saveWorkout(run.workout, samples: run.samples, route: run.route, routeMetadata: ["device": "/dev/ttyUSB0"])
+        let id = run.workout.id
+        #expect(try await store.route(of: id)?.metadata == ["device": "/dev/ttyUSB0"])
+        try await store.withDatabase { db in
+            try db.execute(sql: #"UPDATE workout SET metadata = '{"training.ftp": 250}' WHERE uuid = ?"#, arguments: [id])
+            try db.execute(sql: "UPDATE route SET metadata = 'device=/dev/ttyUSB0'")
+        }
+        func expectSaid(
+            _ column: String, of owner: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+        ) async {
+            let error = await thrownError(sourceLocation: sourceLocation, body)
+            guard case let .unreadableRecord(path, reason)? = error else {
+                Issue.record("expected unreadableRecord, got \(String(describing: error))", sourceLocation: sourceLocation)
+                return
+            }
+            #expect(path == nil, sourceLocation: sourceLocation)
+            #expect(reason.hasPrefix("the metadata of \(owner) (column \(column)) is not a JSON object of strings ("), "\(reason)", sourceLocation: sourceLocation)
+            #expect(error?.description.hasPrefix("The workout store in memory holds a record this version cannot read: the metadata of \(owner)") == true,
+                    sourceLocation: sourceLocation)
+        }
+        await expectSaid("workout.metadata", of: "workout \(id)") { _ = try await store.workouts() }
+        await expectSaid("workout.metadata", of: "workout \(id)") { _ = try await store.workout(id: id) }
+        await expectSaid("workout.metadata", of: "workout \(id)") { _ = try await store.trainingFigures(of: id) }
+        await expectSaid("workout.metadata", of: "workout \(id)") { _ = try await store.sampleFigures(of: id) }
+        await expectSaid("workout.metadata", of: "workout \(id)") { _ = try await store.laps(of: id) }
+        await expectSaid("workout.metadata", of: "workout \(id)") { _ = try await store.splits(of: id, every: 1_000) }
+        await expectSaid("route.metadata", of: "the route of workout \(id)") { _ = try await store.route(of: id) }
+    }
 }
 
 @Test(arguments: QuantityType.allCases)

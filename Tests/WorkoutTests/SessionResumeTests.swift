@@ -205,6 +205,24 @@ import WorkoutSimulators
         #expect(after.contains { $0.kind == .motionPaused }, "auto-pause goes on")
     }
 
+    /// A sample of a type this version does not know (written by a newer one) is said by the end
+    /// and the resume of the interrupted session, as ``WorkoutStore/samples(of:type:)`` says it
+    /// of a saved workout: it used to be left out of what the session was rebuilt from.
+    @Test func aSampleOfAnUnknownTypeIsSaidNotLeftOut() async throws {
+        let store = try WorkoutStore.inMemory()
+        let interrupted = try await recordThenCrash(Self.track[..<20], configuration: .init(activityType: .running), store: store)
+        try await store.withDatabase { db in
+            try db.execute(sql: "UPDATE quantity_sample SET type = 'glucose' WHERE start_time = (SELECT min(start_time) FROM quantity_sample)")
+        }
+        let said = WorkoutStoreError.unreadableRecord(
+            path: nil, reason: "a sample of workout \(interrupted.id) has the unknown type \"glucose\"")
+        await #expect(throws: said) { _ = try await store.end(interrupted) }
+        await #expect(throws: WorkoutSessionError.store(said)) {
+            _ = try await WorkoutSession.resume(interrupted, store: store, source: FakeLocationSource())
+        }
+        #expect(try await store.interruptedSessions().map(\.id) == [interrupted.id], "nothing changed")
+    }
+
     /// A pause the user makes while a resumed session waits for its first new fix (a receiver's
     /// cold start after a crash) holds: the first fix does not end it, the user's resume does.
     @Test func aPauseBeforeTheFirstNewFixHolds() async throws {

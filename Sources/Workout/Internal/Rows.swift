@@ -61,14 +61,23 @@ enum WorkoutRows {
         }
     }
 
-    /// The workout in `row`, which has the ``columns``, read by name.
+    /// The workout in `row`, which has the ``columns``, read by name. Throws
+    /// ``WorkoutStoreError/unreadableRecord(path:reason:)`` when its metadata is not a JSON object
+    /// of strings (``decode(_:column:of:)``).
     static func decode(_ row: Row, path: String?) throws(WorkoutStoreError) -> WorkoutRecord {
         // An activity type of a newer version is read as `.other`, the stored name kept beside
         // it: one such row must not hide every other workout from a listing.
         let rawType: String = row["activity_type"]
         let activityType = WorkoutActivityType(rawValue: rawType)
+        let id: UUID = row["uuid"]
+        let values: [String: String]
+        do throws(UnreadableMetadata) {
+            values = try decode(row["metadata"] as String, column: "workout.metadata", of: "workout \(id)")
+        } catch {
+            throw error.storeError(path: path)
+        }
         var record = WorkoutRecord(
-            id: row["uuid"],
+            id: id,
             activityType: activityType ?? .other,
             start: Date(timeIntervalSince1970: row["start_time"]),
             end: Date(timeIntervalSince1970: row["end_time"]),
@@ -77,7 +86,7 @@ enum WorkoutRows {
                 elevationGain: row["elevation_gain"], elevationLoss: row["elevation_loss"], energy: row["energy"]),
             metadata: WorkoutMetadata(
                 isIndoor: row["indoor"], sourceDevice: row["source_device"], sourceApp: row["source_app"],
-                externalID: row["external_id"], values: decode(row["metadata"] as String)))
+                externalID: row["external_id"], values: values))
         if activityType == nil { record.unknownActivityType = rawType }
         return record
     }
@@ -105,13 +114,44 @@ enum WorkoutRows {
         guard !values.isEmpty else { return "{}" }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(values)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return (try? encoder.encode(values)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"  // strings always encode
     }
 
-    /// A JSON object of strings back to key/values; anything else reads as empty.
-    static func decode(_ json: String) -> [String: String] {
+    /// A JSON object of strings (the metadata `column` of `owner`, "workout U") back to
+    /// key/values. Throws ``UnreadableMetadata`` for anything else: no version writes anything
+    /// else, and read as empty it would change without a word the figures read with it (the
+    /// training profile, the averaging of samples, where distance came from).
+    static func decode(_ json: String, column: String, of owner: @autoclosure () -> String) throws(UnreadableMetadata) -> [String: String] {
         guard json != "{}" else { return [:] }
-        return (try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))) ?? [:]
+        do {
+            return try JSONDecoder().decode([String: String].self, from: Data(json.utf8))
+        } catch {
+            var detail = Self.detail(error)
+            if detail.hasSuffix(".") { detail.removeLast() }
+            throw UnreadableMetadata(reason: "the metadata of \(owner()) (column \(column)) is not a JSON object of strings (\(detail))")
+        }
+    }
+
+    /// What JSONDecoder says went wrong, without its coding path's dump.
+    private static func detail(_ error: any Error) -> String {
+        switch error as? DecodingError {
+        case let .typeMismatch(_, context)?, let .valueNotFound(_, context)?, let .keyNotFound(_, context)?, let .dataCorrupted(context)?:
+            context.debugDescription
+        default:
+            "\(error)"
+        }
+    }
+
+    /// A stored metadata column that does not read (``decode(_:column:of:)``). The store's
+    /// `mapped(_:during:)` makes it ``WorkoutStoreError/unreadableRecord(path:reason:)``, with the
+    /// store's path, for the static readers that do not know it.
+    struct UnreadableMetadata: Error {
+        /// What does not read, and where: "the metadata of workout U (column workout.metadata) is not...".
+        var reason: String
+
+        func storeError(path: String?) -> WorkoutStoreError {
+            .unreadableRecord(path: path, reason: reason)
+        }
     }
 }
 
@@ -130,10 +170,13 @@ struct StoredWorkout: Sendable {
 
 /// Samples to rows and back.
 enum SampleRows {
-    /// The sample in `row` (columns `type`, `start_time`, `end_time`, `value`, read by name), or
-    /// `nil` for a type this version does not know.
-    static func decode(_ row: Row) -> QuantitySample? {
-        guard let type = QuantityType(rawValue: row["type"]) else { return nil }
+    /// The sample of workout `workoutID` in `row` (columns `type`, `start_time`, `end_time`,
+    /// `value`, read by name). Throws ``WorkoutStoreError/unreadableRecord(path:reason:)`` for a
+    /// type this version does not know: a sample left out would be a sample lost.
+    static func decode(_ row: Row, of workoutID: UUID, path: String?) throws(WorkoutStoreError) -> QuantitySample {
+        guard let type = QuantityType(rawValue: row["type"]) else {
+            throw .unreadableRecord(path: path, reason: "a sample of workout \(workoutID) has the unknown type \"\(row["type"] as String)\"")
+        }
         return QuantitySample(
             type: type, value: row["value"],
             start: Date(timeIntervalSince1970: row["start_time"]), end: Date(timeIntervalSince1970: row["end_time"]))

@@ -200,7 +200,7 @@ extension WorkoutStore {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(
             positiveInfinity: nonFinite.positive, negativeInfinity: nonFinite.negative, nan: nonFinite.nan)
-        return try? decoder.decode(WorkoutSession.Configuration.self, from: Data(json.utf8))
+        return try? decoder.decode(WorkoutSession.Configuration.self, from: Data(json.utf8))  // a newer version's: none, as said above
     }
 
     // MARK: - Interrupted sessions
@@ -353,7 +353,7 @@ extension WorkoutStore {
         let samples = try Row.fetchAll(
             db, sql: "SELECT type, start_time, end_time, value FROM quantity_sample WHERE workout = ? ORDER BY start_time, type",
             arguments: [workoutKey]
-        ).compactMap(SampleRows.decode)
+        ).map { row in try SampleRows.decode(row, of: record.id, path: path) }
         var issues: [InputIssue: Int] = [:]
         for issue in InputIssue.allCases {
             if let count = record.metadata.values[issue.metadataKey].flatMap(Int.init) { issues[issue] = count }

@@ -95,6 +95,8 @@ extension WorkoutStore {
         switch error {
         case let error as WorkoutStoreError:
             return error
+        case let error as WorkoutRows.UnreadableMetadata:
+            return error.storeError(path: path)
         case is CancellationError:
             return .cancelled(operation: operation)
         case let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT && Task.isCancelled:

@@ -8,6 +8,9 @@ extension WorkoutStore {
     /// given, oldest first. A workout overlaps when it starts before `to` and ends at or after
     /// `from`: a run across midnight belongs to both days.
     ///
+    /// Throws ``WorkoutStoreError/unreadableRecord(path:reason:)`` naming the workout whose
+    /// metadata column does not read (a damaged store), rather than showing it without.
+    ///
     /// ```swift
     /// let today = try await store.workouts(from: midnight, to: midnight + 86_400, activityType: .running)
     /// ```
@@ -67,11 +70,7 @@ extension WorkoutStore {
                 _ = arguments.append(contentsOf: [type.rawValue])
             }
             return try Row.fetchAll(db, sql: sql + " ORDER BY type, start_time, end_time", arguments: arguments).map { row in
-                guard let sample = SampleRows.decode(row) else {
-                    throw WorkoutStoreError.unreadableRecord(
-                        path: path, reason: "a sample of workout \(workoutID) has the unknown type \"\(row["type"] as String)\"")
-                }
-                return sample
+                try SampleRows.decode(row, of: workoutID, path: path)
             }
         }
         guard let samples else { throw .workoutNotSaved(workoutID: workoutID, step: .read) }
@@ -89,11 +88,12 @@ extension WorkoutStore {
                 SELECT point_count, segment_count, start_time, end_time, dropped_duplicates, metadata
                 FROM route WHERE workout = ?
                 """, arguments: [stored.key])
-            return .some(row.map { row in
+            return .some(try row.map { row in
                 WorkoutRoute(
                     workoutID: workoutID, pointCount: row["point_count"], segmentCount: row["segment_count"],
                     start: Date(timeIntervalSince1970: row["start_time"]), end: Date(timeIntervalSince1970: row["end_time"]),
-                    droppedDuplicates: row["dropped_duplicates"], metadata: WorkoutRows.decode(row["metadata"] as String))
+                    droppedDuplicates: row["dropped_duplicates"],
+                    metadata: try WorkoutRows.decode(row["metadata"] as String, column: "route.metadata", of: "the route of workout \(workoutID)"))
             })
         }
         guard let found else { throw .workoutNotSaved(workoutID: workoutID, step: .read) }

@@ -37,10 +37,14 @@ extension WorkoutStore {
         return summary
     }
 
-    /// The metadata of the workout row `key` (empty when it has none).
+    /// The metadata of the workout row `key` (empty when it has none). Throws
+    /// ``WorkoutRows/UnreadableMetadata`` when it does not read.
     static func metadata(ofWorkoutKey key: Int64, in db: Database) throws -> WorkoutMetadata {
-        let json = try String.fetchOne(db, sql: "SELECT metadata FROM workout WHERE id = ?", arguments: [key])
-        return WorkoutMetadata(values: json.map(WorkoutRows.decode) ?? [:])
+        guard let row = try Row.fetchOne(db, sql: "SELECT uuid, metadata FROM workout WHERE id = ?", arguments: [key]) else {
+            return WorkoutMetadata()
+        }
+        let id: UUID = row["uuid"]
+        return WorkoutMetadata(values: try WorkoutRows.decode(row["metadata"] as String, column: "workout.metadata", of: "workout \(id)"))
     }
 
     /// Whether the means of the workout row `key` count zeros, as its metadata says.
