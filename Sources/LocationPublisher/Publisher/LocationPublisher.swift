@@ -149,7 +149,25 @@ public final class LocationPublisher: Sendable {
         self.logger = logger
         // What waits from before (a previous run's queue) is a backlog: it goes out in the
         // configured order. So is what waits after a failure.
-        backlog = Set(destinations.map(\.name).filter { name in ((try? outbox.count(for: name)) ?? 0) > 0 })  // unreadable: the sender's first read says why
+        // An outbox that cannot be counted may hold a backlog all the same: it is taken as one,
+        // and said at once (as a failed append is, until an append succeeds).
+        var backlog: Set<String> = []
+        var unreadable: OutboxError?
+        for name in destinations.map(\.name) {
+            do throws(OutboxError) {
+                if try outbox.count(for: name) > 0 { backlog.insert(name) }
+            } catch {
+                backlog.insert(name)
+                unreadable = error
+            }
+        }
+        self.backlog = backlog
+        if let unreadable {
+            logger.error("Cannot count the positions waiting in the outbox", metadata: [
+                "outbox.path": "\(outbox.path ?? ":memory:")", "error": "\(unreadable)",
+            ])
+            state.withLock { $0.outboxError = unreadable }
+        }
         // Observed from now: a source another consumer starts first (a shared one) loses no fix
         // to the time between this and run().
         let observation = source.addObserver { [weak self] event in
@@ -205,7 +223,7 @@ public final class LocationPublisher: Sendable {
             group.addTask {
                 await self.state.waitUntil { $0.phase == .finished || (names.isSubset(of: $0.idle) && $0.held.isEmpty) }
             }
-            group.addTask { [clock] in try? await clock.sleep(for: timeout) }
+            group.addTask { [clock] in try? await clock.sleep(for: timeout) }  // cancelled: the drain ended first
             await group.next()
             group.cancelAll()
         }
@@ -423,7 +441,7 @@ public final class LocationPublisher: Sendable {
                     logger.error("Cannot read the outbox", metadata: ["outbox.path": "\(outbox.path ?? ":memory:")", "error": "\(error)"])
                     state.withLock { $0.outboxError = error }
                     failures += 1
-                    guard (try? await clock.sleep(for: configuration.backoff.delay(afterFailures: failures))) != nil else { return }
+                    guard (try? await clock.sleep(for: configuration.backoff.delay(afterFailures: failures))) != nil else { return }  // cancelled: stop
                     continue
                 }
                 highestRead = max(highestRead, batch.map(\.id).max() ?? 0)
@@ -491,7 +509,7 @@ public final class LocationPublisher: Sendable {
                 ])
             }
             publishStatus()
-            guard (try? await clock.sleep(for: configuration.backoff.delay(afterFailures: failures))) != nil else { return }
+            guard (try? await clock.sleep(for: configuration.backoff.delay(afterFailures: failures))) != nil else { return }  // cancelled: stop
         }
     }
 
