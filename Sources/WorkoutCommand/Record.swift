@@ -318,10 +318,8 @@ struct Record: AsyncParsableCommand {
                     }
                     if wasInsideEscape || targetKeys.isInsideEscape { continue }  // an arrow's bytes are not keys of their own
                     switch key {
-                    case UInt8(ascii: " "): if session.state == .paused { try? session.resume() } else { try? session.pause() }
-                    case UInt8(ascii: "l"), UInt8(ascii: "L"): try? session.lap()
                     case UInt8(ascii: "q"), UInt8(ascii: "Q"): ending.yield(.interrupted)
-                    default: break
+                    default: if let refused = SessionKeys.press(key, on: session) { say([refused]) }
                     }
                 }
             }
@@ -393,7 +391,7 @@ struct Record: AsyncParsableCommand {
         await driver?.finish()
         status.clear()
         if case let .unreachable(error) = reason {
-            try? await session.discard()
+            try? await session.discard()  // it recorded nothing: a session left behind holds nothing to lose
             Output.error("workout record: \(error)")
             throw ExitCode(.unavailable)
         }
@@ -730,3 +728,23 @@ private final class TerminalKeys: Sendable {
 }
 
 extension CourseGuide.Profile: ExpressibleByArgument {}
+
+/// What the keys do to the session while `workout record` records: space pauses or resumes, `l`
+/// ends a lap. A press the session refuses (while the workout is being saved, say) is said, not
+/// ignored: the rider would otherwise think the workout paused.
+enum SessionKeys {
+    /// Does what `key` asks of `session`; returns the session's refusal in words, or `nil` when it
+    /// did it or `key` is none of these.
+    static func press(_ key: UInt8, on session: WorkoutSession) -> String? {
+        do throws(WorkoutSessionError) {
+            switch key {
+            case UInt8(ascii: " "): if session.state == .paused { try session.resume() } else { try session.pause() }
+            case UInt8(ascii: "l"), UInt8(ascii: "L"): try session.lap()
+            default: break
+            }
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+}
