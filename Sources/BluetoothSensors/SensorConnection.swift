@@ -60,10 +60,10 @@ struct SensorConnection {
         let (device, characteristics) = notifying.withLock { $0 }
         await Task {
             for path in characteristics {
-                _ = try? await bus.call(BlueZ.service, path: path, interface: "org.bluez.GattCharacteristic1", member: "StopNotify", timeout: .seconds(2))
+                _ = try? await bus.call(BlueZ.service, path: path, interface: "org.bluez.GattCharacteristic1", member: "StopNotify", timeout: .seconds(2))  // best effort: a device gone notifies nothing
             }
             if let device, case .stopped = outcome {
-                _ = try? await bus.call(BlueZ.service, path: device, interface: "org.bluez.Device1", member: "Disconnect", timeout: .seconds(2))
+                _ = try? await bus.call(BlueZ.service, path: device, interface: "org.bluez.Device1", member: "Disconnect", timeout: .seconds(2))  // best effort: a device gone needs no disconnecting
             }
             bus.close()
         }.value
@@ -213,7 +213,7 @@ struct SensorConnection {
         } catch let error as DBusError where error.name.rawValue == "org.bluez.Error.InProgress" {
             // Another program scans already.
         }
-        defer { Task { _ = try? await proxy.call("StopDiscovery", timeout: .seconds(2)) } }
+        defer { Task { _ = try? await proxy.call("StopDiscovery", timeout: .seconds(2)) } }  // best effort: BlueZ ends our scan when we leave the bus
         let address = configuration.address
         let found = try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
@@ -257,11 +257,11 @@ struct SensorConnection {
         if let percent = device.batteryPercent {
             runner.update(generation: generation) { $0.batteryPercent = percent }
         } else if let path = characteristics.first(where: { $0.value == BluetoothUUID.batteryLevel })?.key,
-                  let bytes = try? await Self.read(path, on: bus), let level = try? BatteryLevel(bytes: bytes) {
+                  let bytes = try? await Self.read(path, on: bus), let level = try? BatteryLevel(bytes: bytes) {  // optional: a device without it shows none
             runner.update(generation: generation) { $0.batteryPercent = level.percent }
         }
         if let path = characteristics.first(where: { $0.value == BluetoothUUID.bodySensorLocation })?.key,
-           let bytes = try? await Self.read(path, on: bus), let location = try? BodySensorLocation(bytes: bytes) {
+           let bytes = try? await Self.read(path, on: bus), let location = try? BodySensorLocation(bytes: bytes) {  // optional: a device without it shows none
             runner.update(generation: generation) { $0.bodySensorLocation = location }
         }
     }

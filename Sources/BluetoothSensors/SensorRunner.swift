@@ -226,7 +226,7 @@ final class SensorRunner: Sendable {
             // says so is not lost to a sleep that had not begun yet.
             let deadline = clock.now + delay
             update(generation: generation) { $0.connection = .waitingToReconnect(after: delay, attempt: max(attempt, 1)) }
-            guard (try? await clock.sleep(until: deadline)) != nil else { return }
+            guard (try? await clock.sleep(until: deadline)) != nil else { return }  // cancelled: the runner stops
             delay = min(delay * 2, configuration.maximumReconnectDelay)
         }
     }

@@ -41,6 +41,7 @@ public final class DBusExportedInterface: Sendable {
     /// Sends `PropertiesChanged` with the value the property took, in order with the change: the
     /// values read when the signal is sent could be later ones.
     private func announceChange(of name: String, to value: DBusValue) {
+        // The value was checked when stored: only a closed bus refuses, and it has nobody to tell.
         try? loop.emitSignal(
             path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
             arguments: [.string(interface.name), .variantDictionary([name: value]), .stringArray([])])

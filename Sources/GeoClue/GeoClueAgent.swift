@@ -148,8 +148,8 @@ public final class GeoClueAgent: Sendable {
 
     /// The most exact location the user allows; GeoClue hears of a change at once.
     public var maximumAccuracy: GeoClueAccuracyLevel {
-        get { (try? exported.value(of: "MaxAccuracyLevel")?.decode(UInt32.self)).flatMap { GeoClueAccuracyLevel(rawValue: $0) } ?? .none }
-        set { try? exported.setValue(.uint32(newValue.rawValue), for: "MaxAccuracyLevel") }
+        get { (try? exported.value(of: "MaxAccuracyLevel")?.decode(UInt32.self)).flatMap { GeoClueAccuracyLevel(rawValue: $0) } ?? .none }  // ours: always a UInt32
+        set { try? exported.setValue(.uint32(newValue.rawValue), for: "MaxAccuracyLevel") }  // a declared UInt32: cannot fail
     }
 
     /// Takes the agent off the bus.

@@ -83,7 +83,7 @@ extension Location {
     /// `org.freedesktop.GeoClue2.Location`), or `nil` when they hold no position or are not of
     /// GeoClue's types; as ``init(geoClue:receivedAt:)``.
     public init?(geoClueProperties properties: [String: DBusValue], receivedAt: Date = Date()) {
-        guard let read = try? DBusValue.variantDictionary(properties).decode(GeoClueLocationProperties.self) else { return nil }
+        guard let read = try? DBusValue.variantDictionary(properties).decode(GeoClueLocationProperties.self) else { return nil }  // not GeoClue's: nil, as said
         self.init(geoClue: read, receivedAt: receivedAt)
     }
 }

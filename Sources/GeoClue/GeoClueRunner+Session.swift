@@ -53,7 +53,7 @@ extension GeoClueRunner {
             // not lost to a sleep that had not begun yet (as a Bluetooth sensor's).
             let deadline = clock.now + delay
             deliver(.connectionChanged(.waitingToReconnect(after: delay, attempt: max(attempt, 1))), generation: generation)
-            guard (try? await clock.sleep(until: deadline)) != nil else { return }
+            guard (try? await clock.sleep(until: deadline)) != nil else { return }  // cancelled: the session ends
             delay = min(delay * 2, configuration.maximumReconnectDelay)
         }
     }
@@ -89,9 +89,9 @@ extension GeoClueRunner {
         /// GeoClue gone (or restarted) has no such client, and the bus says so at once.
         func delete(on bus: DBusConnection, wasStarted: Bool) async {
             if wasStarted {
-                _ = try? await bus.call(owner, path: path, interface: GeoClueNames.client, member: "Stop", timeout: .seconds(2))
+                _ = try? await bus.call(owner, path: path, interface: GeoClueNames.client, member: "Stop", timeout: .seconds(2))  // best effort, as said above
             }
-            _ = try? await bus.call(
+            _ = try? await bus.call(  // best effort, as said above
                 owner, path: GeoClueNames.managerPath, interface: GeoClueNames.manager, member: "DeleteClient", [.objectPath(path)],
                 timeout: .seconds(2))
         }

@@ -137,7 +137,7 @@ final class FakeGeoClueService: Sendable {
                 state.clients[path]?.active = false
                 return state.clients[path]?.exported
             }
-            try? exported?.setValue(.boolean(false), for: "Active")
+            try? exported?.setValue(.boolean(false), for: "Active")  // a declared Boolean: cannot fail
             return []
         }
         let exported = try await connection.export(client, at: path)
@@ -175,7 +175,7 @@ final class FakeGeoClueService: Sendable {
             defer { state.sourceStarted = true }
             return !state.sourceStarted
         }
-        try? client.exported.setValue(.boolean(true), for: "Active")
+        try? client.exported.setValue(.boolean(true), for: "Active")  // a declared Boolean: cannot fail
         if startSource { source.start() }
         if let latest = core.withLock({ $0.latestFix }) { await publish(latest.fix, serial: latest.serial, core: core, only: path) }
     }
@@ -207,7 +207,7 @@ final class FakeGeoClueService: Sendable {
             }
             guard let number else { continue }
             let path = "\(client.path)/Location/\(number)"
-            guard let location = try? await connection.export(locationInterface(fix), at: path) else { continue }
+            guard let location = try? await connection.export(locationInterface(fix), at: path) else { continue }  // the bus closed: nobody to tell
             let old = core.withLock { state -> String? in
                 guard state.clients[client.path] != nil else { return nil }
                 defer {
@@ -222,8 +222,8 @@ final class FakeGeoClueService: Sendable {
                 location.remove()
                 continue
             }
-            try? client.exported.setValue(.objectPath(path), for: "Location")
-            try? client.exported.emit("LocationUpdated", [.objectPath(old), .objectPath(path)])
+            try? client.exported.setValue(.objectPath(path), for: "Location")  // a declared object path: cannot fail
+            try? client.exported.emit("LocationUpdated", [.objectPath(old), .objectPath(path)])  // declared; a closed bus has nobody to tell
             // The one before the old one goes: a client reading the old one still finds it.
             let gone = core.withLock { state -> DBusExportedInterface? in
                 state.clients[client.path]?.locations.insert(location, at: 0)

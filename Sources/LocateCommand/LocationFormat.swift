@@ -186,7 +186,7 @@ extension LocationFormat: ExpressibleByArgument {
     /// The format `argument` names, or nil for a template with a token that is not a field
     /// (``init(parsing:)`` says which).
     init?(argument: String) {
-        try? self.init(parsing: argument)
+        try? self.init(parsing: argument)  // ArgumentParser wants nil; init(parsing:) says which token
     }
 
     static var allValueStrings: [String] { named.map(\.key) }

@@ -219,7 +219,7 @@ struct Monitor: AsyncParsableCommand {
             guard dropping, case let .location(fix) = event, fix.mode != .noFix, fix.hasValidCoordinates else { return }
             let dropped: AnchorAlarm? = anchorState.withLock { alarm in
                 guard alarm == nil else { return nil }
-                alarm = try? AnchorAlarm(droppedAt: fix, bearing: bearing, distance: distance, swingRadius: swingRadius)
+                alarm = try? AnchorAlarm(droppedAt: fix, bearing: bearing, distance: distance, swingRadius: swingRadius)  // cannot fail: validate() checked the radius, the guard the fix
                 return alarm
             }
             if let dropped {

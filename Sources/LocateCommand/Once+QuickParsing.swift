@@ -88,7 +88,7 @@ extension OnceRequest {
         case "--accuracy": Self.parse(text).map { accuracy = $0 } != nil
         case "--gpsd-clock": Self.parse(text).map { gpsdClock = $0 } != nil
         case "--min-mode": Self.parse(text).map { minMode = $0 } != nil
-        case "--format": (try? LocationFormat(parsing: text)).map { format = $0 } != nil
+        case "--format": (try? LocationFormat(parsing: text)).map { format = $0 } != nil  // does not parse: false, as said
         case "--simulate": Self.parse(text).map { simulate = $0 } != nil
         default: false
         }

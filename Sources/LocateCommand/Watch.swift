@@ -173,7 +173,7 @@ final class WatchSession: Sendable {
             }
             Output.error("locate watch: \(error) Reconnecting for up to \(LocationError.format(reconnectFor)).")
             Task { [self, reconnectFor] in
-                try? await Task.sleep(for: reconnectFor)
+                try? await Task.sleep(for: reconnectFor)  // cancellation only, and this task is not cancelled
                 if state.withLock({ $0.lostSince == loss }) {
                     finish(.failed(error))
                 }

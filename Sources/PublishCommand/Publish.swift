@@ -156,7 +156,7 @@ struct Publish: AsyncParsableCommand {
 
     /// --reconnect, read (``validate()`` refused what does not read).
     var reconnect: ReconnectBounds {
-        (try? ReconnectBounds(parsing: reconnectText)) ?? .standard
+        (try? ReconnectBounds(parsing: reconnectText)) ?? .standard  // validate() refused what does not read
     }
 
     func run() async throws {
@@ -183,7 +183,7 @@ struct Publish: AsyncParsableCommand {
         logger.logLevel = .error
         // Read before the publisher is made: with --region the monitor starts the source at once,
         // and the first fixes are queued before the session runs.
-        let pendingAtStart = (try? outbox.count(for: destination.name)) ?? 0
+        let pendingAtStart = (try? outbox.count(for: destination.name)) ?? 0  // unreadable: the publisher's status says why
         let publisher: LocationPublisher
         var transitions: Task<Void, Never>?
         let configuration = LocationPublisher.Configuration(filter: filter, backoff: reconnect.backoff)
@@ -199,13 +199,13 @@ struct Publish: AsyncParsableCommand {
         let session = PublishSession(
             publisher: publisher, source: source, sourceName: sourceName, interrupts: interrupts,
             drainTimeout: .milliseconds(Int64((drainTimeout * 1000).rounded())),
-            pending: { [name = destination.name] in (try? outbox.count(for: name)) ?? 0 })
+            pending: { [name = destination.name] in (try? outbox.count(for: name)) ?? 0 })  // unreadable: the status says why
         let outcome = await session.run()
         // A clean disconnect: the broker does not publish the last will for a planned stop.
         if let broker = destination as? MQTTDestination { await broker.close() }
         // What waits for this destination: the publisher's status counts the whole outbox, which
         // may also hold positions for another --to of an earlier run (sent when that one is used).
-        let pending = (try? outbox.count(for: destination.name)) ?? outcome.status.queued
+        let pending = (try? outbox.count(for: destination.name)) ?? outcome.status.queued  // unreadable: the publisher's count
         if json {
             let status = outcome.status
             let queued = max(0, pending + status.sent + status.dropped + status.rejected - pendingAtStart)

@@ -153,7 +153,7 @@ final class PublishSession: Sendable {
             Task {
                 while !Task.isCancelled {
                     SystemdNotify.send("WATCHDOG=1")
-                    try? await Task.sleep(for: interval)
+                    try? await Task.sleep(for: interval)  // cancelled: the loop ends
                 }
             }
         }

@@ -121,7 +121,7 @@ public final class PrivateMosquitto: Sendable {
 
     deinit {
         process.withLock { $0 }?.terminate()
-        try? FileManager.default.removeItem(at: folder)
+        try? FileManager.default.removeItem(at: folder)  // best effort: the folder is temporary
     }
 
     /// Starts the broker (again, after ``stop()``) on the same ports; returns once it listens.

@@ -17,7 +17,7 @@ final class ProgressBar: Sendable {
     /// The files worth a bar: over 4 MB, with standard error on a terminal.
     static func forFile(_ path: String) -> ProgressBar? {
         guard isatty(2) == 1 else { return nil }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0  // no size: no bar; the import says why
         return size > 4 << 20 ? ProgressBar(label: (path as NSString).lastPathComponent) : nil
     }
 

@@ -113,10 +113,10 @@ public final class BlueZ: Sendable {
             try await clock.sleep(for: duration)
         } catch {
             // Cancelled: stop the scan all the same (in a task of its own, as this one is cancelled).
-            Task { [proxy] in _ = try? await proxy.call("StopDiscovery", timeout: .seconds(2)) }
+            Task { [proxy] in _ = try? await proxy.call("StopDiscovery", timeout: .seconds(2)) }  // best effort, as below
             throw error
         }
-        _ = try? await proxy.call("StopDiscovery", timeout: .seconds(2))
+        _ = try? await proxy.call("StopDiscovery", timeout: .seconds(2))  // best effort: BlueZ ends our scan when we leave the bus
         return try await devices().filter { device in services.isEmpty || device.serviceUUIDs.contains { services.contains($0) } }
     }
 

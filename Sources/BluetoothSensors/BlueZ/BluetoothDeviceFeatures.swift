@@ -106,7 +106,7 @@ public struct BluetoothDeviceFeatures: Sendable, Hashable, CustomStringConvertib
         func value<Value>(_ uuid: String, _ decode: ([UInt8]) throws(MalformedNotification) -> Value) async -> Value? {
             // A characteristic that cannot be read is one the device does not give us: left out.
             guard let path = characteristics.first(where: { $0.value == uuid })?.key,
-                  let bytes = try? await SensorConnection.read(path, on: bus) else { return nil }
+                  let bytes = try? await SensorConnection.read(path, on: bus) else { return nil }  // unreadable: left out, as said
             do throws(MalformedNotification) {
                 return try decode(bytes)
             } catch {

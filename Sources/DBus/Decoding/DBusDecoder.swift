@@ -49,7 +49,7 @@ public struct DBusDecoder {
 
     /// Whether the values (or the container being read) have ended.
     public var isAtEnd: Bool {
-        (try? nextCode()) == nil
+        (try? nextCode()) == nil  // unreadable: nothing more reads; a decode says why
     }
 
     /// The type code of the next value (`UInt8(ascii: "s")`), or `nil` at the end.

@@ -501,7 +501,7 @@ extension BusLoop {
         // A signal whose arguments do not read as `Arguments` is not one of those asked for.
         try await addMatch(rule, installed: {}, received: { message in
             var decoder = DBusDecoder(.message(MessageReader(message)))
-            guard let arguments = try? decode(&decoder) else { return }
+            guard let arguments = try? decode(&decoder) else { return }  // not one of those asked for
             received(DBusTypedSignal(
                 sender: MessageCodec.string(sd_bus_message_get_sender(message)) ?? "",
                 path: MessageCodec.string(sd_bus_message_get_path(message)) ?? "",
@@ -568,7 +568,7 @@ extension BusLoop {
             },
             received: { message in
                 var decoder = DBusDecoder(.message(MessageReader(message)))
-                guard let arguments = try? decode(&decoder) else { return }
+                guard let arguments = try? decode(&decoder) else { return }  // not one of those asked for
                 if batch.add(arguments) { owned.batches[id] = batch.handOver }
             },
             ended: {
@@ -1007,7 +1007,7 @@ struct MessageReader {
 
     /// The complete type of the next value: "s", "a{sv}", "(tt)".
     func nextSignature() -> String? {
-        guard let (code, contents) = try? peek() else { return nil }
+        guard let (code, contents) = try? peek() else { return nil }  // unreadable: no signature
         let inner = contents.map { String(cString: $0) } ?? ""
         return switch code {
         case Code.array: "a" + inner

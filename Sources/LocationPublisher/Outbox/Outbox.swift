@@ -405,7 +405,7 @@ public final class Outbox: Sendable {
     }
 
     deinit {
-        try? commitDeferredRemovals()
+        try? commitDeferredRemovals()  // failing, they are sent again: at-least-once allows it
     }
 
     /// Commits the removals deferred now (an append may have taken them meanwhile: then nothing).
@@ -461,7 +461,7 @@ public final class Outbox: Sendable {
                 try db.cachedStatement(sql: "COMMIT").execute()
                 return result
             } catch {
-                if db.isInsideTransaction { try? db.cachedStatement(sql: "ROLLBACK").execute() }
+                if db.isInsideTransaction { try? db.cachedStatement(sql: "ROLLBACK").execute() }  // the error thrown below says what failed
                 throw error
             }
         }
@@ -569,7 +569,7 @@ public final class Outbox: Sendable {
     func quickSummary() -> (count: Int, oldest: Date?, dropped: Int) {
         let (count, dropped) = state.withLock { ($0.queued, $0.droppedSinceOpen) }
         guard count > 0 else { return (0, nil, dropped) }
-        let oldest = try? writer.writeWithoutTransaction { db in try Double.fetchOne(db.cachedStatement(sql: "SELECT min(time) FROM message")) }
+        let oldest = try? writer.writeWithoutTransaction { db in try Double.fetchOne(db.cachedStatement(sql: "SELECT min(time) FROM message")) }  // a status line: no oldest time rather than none
         return (count, oldest.flatMap { $0 }.map { Date(timeIntervalSince1970: $0) }, dropped)
     }
 

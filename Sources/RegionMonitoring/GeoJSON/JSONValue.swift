@@ -12,13 +12,13 @@ enum JSONValue: Decodable, Sendable {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let value = try? container.decode(Bool.self) {
+        } else if let value = try? container.decode(Bool.self) {  // not this type: the next
             self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
+        } else if let value = try? container.decode(Double.self) {  // not this type: the next
             self = .number(value)
-        } else if let value = try? container.decode(String.self) {
+        } else if let value = try? container.decode(String.self) {  // not this type: the next
             self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
+        } else if let value = try? container.decode([JSONValue].self) {  // not this type: an object, or the error
             self = .array(value)
         } else {
             self = .object(try container.decode([String: JSONValue].self))

@@ -65,7 +65,7 @@ extension FakeGPSDServer {
                     await waitUntilCancelled()
                     return
                 }
-                try? await clock.sleep(for: duration)
+                try? await clock.sleep(for: duration)  // cancelled: the next check ends the loop
                 origin += duration
             }
             switch pace {
@@ -87,7 +87,7 @@ extension FakeGPSDServer {
             if let pause = splitPause(at: index, in: faults) {
                 core.send(entry, part: .firstHalf)
                 await core.waitUntil { $0.isFlushed }
-                try? await clock.sleep(for: pause)
+                try? await clock.sleep(for: pause)  // cancelled: the next check ends the loop
                 core.send(entry, part: .secondHalf)
             } else {
                 core.send(entry, shiftedBy: GPSDScript.seconds((shape.loopLength ?? .zero) * cycle))

@@ -84,7 +84,7 @@ public final class FakeGPSDServer: Sendable {
     public var script: GPSDScript {
         switch reports {
         case let .script(script): script
-        case let .stream(open): GPSDScript(entries: (try? open().collect()) ?? [])
+        case let .stream(open): GPSDScript(entries: (try? open().collect()) ?? [])  // unreadable: empty; the recording's readScript() says why
         }
     }
 
@@ -142,7 +142,7 @@ public final class FakeGPSDServer: Sendable {
         let open: @Sendable () throws(ReplayRecording.ReadError) -> any ReplayStream<GPSDScript.Entry> = {
             try recording.scriptStream()
         }
-        let first = (try? open().next())?.device
+        let first = (try? open().next())?.device  // unreadable: no device; the timeline then fails with readError
         self.init(
             reports: .stream(open), devices: first.map { [$0] } ?? [], pace: pace, startPolicy: startPolicy,
             faults: faults, loop: loop, port: port, clock: clock)

@@ -271,7 +271,7 @@ enum GPSDCommand: Equatable {
             var enable: Bool?
             var device: String?
         }
-        guard let request = try? JSONDecoder().decode(Request.self, from: Data(text.dropFirst("?WATCH=".count).utf8)) else {
+        guard let request = try? JSONDecoder().decode(Request.self, from: Data(text.dropFirst("?WATCH=".count).utf8)) else {  // not JSON: an unknown request, as to gpsd
             return .unknown(text)
         }
         return .watch(WatchOptions(enable: request.enable ?? true, device: request.device))

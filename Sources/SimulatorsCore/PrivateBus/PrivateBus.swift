@@ -96,8 +96,8 @@ public final class PrivateBus: Sendable {
     /// meanwhile and leaves the folder, so each entry is removed on its own, and one gone is no
     /// matter.
     private static func remove(_ folder: String) {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-            try? FileManager.default.removeItem(atPath: folder + "/" + name)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {  // a folder gone already holds nothing
+            try? FileManager.default.removeItem(atPath: folder + "/" + name)  // one gone meanwhile is no matter
         }
         rmdir(folder)
     }

@@ -201,7 +201,7 @@ public final class GPSFake: Sendable {
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))
         while ContinuousClock.now < deadline {
             if Sockets.canConnect(port: port) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
+            try? await Task.sleep(for: .milliseconds(20))  // cancellation only; the deadline bounds the loop
         }
         return false
     }
@@ -213,13 +213,13 @@ public final class GPSFake: Sendable {
     /// outgoing connection before gpsd binds it; gpsd then listens on IPv6 only and a client of
     /// 127.0.0.1 is refused. Ports below the ephemeral range are never taken that way.
     public static func freePort() throws -> UInt16 {
-        let lowestEphemeral = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+        let lowestEphemeral = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))  // unreadable: Linux's default below
             .flatMap { UInt16($0.split(whereSeparator: \.isWhitespace).first ?? "") } ?? 32768
         let range = UInt16(10_000)..<max(UInt16(10_001), lowestEphemeral)
         for _ in 0..<200 {
             let candidate = UInt16.random(in: range)
             guard handedOut.withLock({ $0.insert(candidate).inserted }) else { continue }
-            if let (socket, _) = try? Sockets.listen(port: candidate) {
+            if let (socket, _) = try? Sockets.listen(port: candidate) {  // taken: try another
                 close(socket)
                 return candidate
             }

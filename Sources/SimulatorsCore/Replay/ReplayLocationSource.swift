@@ -58,7 +58,7 @@ public final class ReplayLocationSource: LocationSource {
     public var timeline: [Entry] {
         switch recording {
         case let .entries(entries): entries
-        case let .stream(open): (try? open().collect()) ?? []
+        case let .stream(open): (try? open().collect()) ?? []  // unreadable: empty; the recording's readTimeline() says why
         }
     }
     /// How many times faster than recorded it plays.

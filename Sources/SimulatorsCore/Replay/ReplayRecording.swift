@@ -176,19 +176,19 @@ public struct ReplayRecording: Sendable {
     /// as much of it as can be read.
     @available(*, deprecated, message: "use readTimeline(), which says when the file cannot be read, or play it with device()")
     public var timeline: [ReplayLocationSource.Entry] {
-        (try? readTimeline()) ?? []
+        (try? readTimeline()) ?? []  // deprecated: readTimeline() says why
     }
 
     /// The reports as a gpsd would send them, read whole now.
     @available(*, deprecated, message: "use readScript(), which says when the file cannot be read, or FakeGPSDServer(recording:)")
     public var script: GPSDScript {
-        (try? readScript()) ?? GPSDScript()
+        (try? readScript()) ?? GPSDScript()  // deprecated: readScript() says why
     }
 
     /// The sentences a receiver would write, read whole now.
     @available(*, deprecated, message: "use readNMEA(), which says when the file cannot be read, or FakeSerialDevice.play(_:)")
     public var nmea: NMEALog {
-        (try? readNMEA()) ?? NMEALog(epochs: [])
+        (try? readNMEA()) ?? NMEALog(epochs: [])  // deprecated: readNMEA() says why
     }
 
     /// How many fixes it holds (reading the whole recording).
@@ -206,7 +206,7 @@ public struct ReplayRecording: Sendable {
     /// How many fixes it holds.
     @available(*, deprecated, message: "use countFixes(), which says when the file cannot be read")
     public var fixCount: Int {
-        (try? countFixes()) ?? 0
+        (try? countFixes()) ?? 0  // deprecated: countFixes() says why
     }
 
     /// An in-process device playing it, reading the file as it plays; see ``ReplayLocationSource``.

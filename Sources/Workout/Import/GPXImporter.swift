@@ -23,8 +23,8 @@ import LocationCore
 /// - **Activity**: ``GPXImportOptions/activity`` when set, else the track's `<type>` through
 ///   ``WorkoutActivityType/init(gpxType:)``, else ``WorkoutActivityType/other``.
 /// - **Times**: start and end are the first and last kept points' times (UTC).
-/// - **Totals**, as every importer and a recorded session work them out (the README's table of
-///   figures): each break between segments is a pause (saved as the workout's events); distance
+/// - **Totals**, as every importer and a recorded session work them out
+///   (<doc:TheFigures>): each break between segments is a pause (saved as the workout's events); distance
 ///   is haversine on the WGS84 mean radius between the points within segments; elevation gain
 ///   and loss smoothed with a 5 m hysteresis (the raw sums are in
 ///   ``ImportedWorkout/rawElevationGain`` and the metadata value `elevation_gain_raw_m`); duration

@@ -31,7 +31,7 @@ public enum WorkoutFileFormat: String, Sendable, Hashable, CaseIterable {
     public init?(contentsOf path: String) {
         var status = stat()
         guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
-              let head = try? GZipReader.head(of: path, count: 4_096)
+              let head = try? GZipReader.head(of: path, count: 4_096)  // unreadable: nil, and the importer says why
         else { return nil }
         self.init(head: head)
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The training figures of a workout (or of a session so far): what ``TrainingFigures`` gives.
-/// The README's table of figures names each with its peers' names (FIT, TrainingPeaks).
+/// <doc:TheFigures> names each with its peers' names (FIT, TrainingPeaks).
 public struct TrainingSummary: Sendable, Hashable, Codable {
     /// The profile the figures were measured against.
     public var profile: TrainingProfile

@@ -84,7 +84,7 @@ public struct WorkoutLap: Sendable, Hashable, Codable {
     /// events the workout has besides (one at its start ends no lap).
     public var trigger: WorkoutEvent.LapTrigger?
 
-    /// A lap with its figures (see the README's table of figures for what each means).
+    /// A lap with its figures (see <doc:TheFigures> for what each means).
     public init(
         index: Int, start: Date, end: Date, distance: Double, elapsedTime: TimeInterval, duration: TimeInterval,
         movingTime: TimeInterval, heartRateAverage: Double? = nil, trigger: WorkoutEvent.LapTrigger? = nil

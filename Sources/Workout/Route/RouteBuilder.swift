@@ -175,8 +175,8 @@ public actor RouteBuilder {
     /// The workout must be saved, have no route yet, and contain every point's time (both ends
     /// included). `metadata` is kept with the route. A workout saved without totals gets the
     /// route's (distance, duration, moving time, elevation gain and loss), worked out as
-    /// `workout import` works them out, each segment break a pause saved as its events (the
-    /// README's table of figures). A workout with totals keeps its own.
+    /// `workout import` works them out, each segment break a pause saved as its events (see
+    /// <doc:TheFigures>). A workout with totals keeps its own.
     ///
     /// Throws ``WorkoutStoreError/workoutNotSaved(workoutID:step:)``,
     /// ``WorkoutStoreError/routeAlreadyAttached(workoutID:)``,

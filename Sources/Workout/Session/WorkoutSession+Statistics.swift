@@ -34,7 +34,7 @@ extension WorkoutSession {
     }
 
     /// The live figures, after each fix, sample and change of state: what the saved workout
-    /// will say for the same moment (the README's table of figures defines each).
+    /// will say for the same moment (<doc:TheFigures> defines each).
     ///
     /// The distance, moving time and elevation count a fix once the motion detector has decided
     /// it: up to 3 s after it when speeds are worked out from positions, and for a slow stretch

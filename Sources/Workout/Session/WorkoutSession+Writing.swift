@@ -60,7 +60,7 @@ extension WorkoutSession {
         let now = clock.now
         let until = now + wait
         run(machine.withLock { $0.backOff(until: until, now: now, byEnd: deadline != nil) })
-        return (try? await clock.sleep(until: until)) != nil
+        return (try? await clock.sleep(until: until)) != nil  // cancelled: no more tries
     }
 
     /// How long to wait before trying again, or `nil` when another attempt, as long as the last,

@@ -350,7 +350,7 @@ public final class WorkoutSession: Sendable {
                 // The ticker only sleeps on the clock and ticks: a test clock may step it with
                 // the fixes it plays (see `ElapsedClock.pacedTask`).
                 let ticker = clock.pacedTask { [weak self] clock in
-                    while (try? await clock.sleep(for: .seconds(1))) != nil {
+                    while (try? await clock.sleep(for: .seconds(1))) != nil {  // cancelled: the ticker stops
                         guard let self else { return }
                         let time = indoorTime()
                         run(machine.withLock { $0.tick(at: time) })
@@ -390,7 +390,7 @@ public final class WorkoutSession: Sendable {
                         if left == 0 { return }
                     }
                 }
-                group.addTask { try? await clock.sleep(for: Self.sampleSourceGrace) }
+                group.addTask { try? await clock.sleep(for: Self.sampleSourceGrace) }  // cancelled: the streams ended first
                 await group.next()
                 group.cancelAll()
             }

@@ -68,9 +68,9 @@ extension WorkoutStore {
     static func timelineOptions(ofWorkoutKey key: Int64, in db: Database) throws -> SessionTimeline.Options {
         var options = SessionTimeline.Options.asStored
         options.maximumHorizontalAccuracy = try sessionConfiguration(ofWorkoutKey: key, in: db)?.fixRules.maximumHorizontalAccuracy
-        let values = try String.fetchOne(db, sql: "SELECT metadata FROM workout WHERE id = ?", arguments: [key]).map { WorkoutRows.decode($0) } ?? [:]
+        let metadata = try Self.metadata(ofWorkoutKey: key, in: db)
         options.expectsFixes = try Bool.fetchOne(db, sql: "SELECT 1 FROM route WHERE workout = ? AND point_count > 0", arguments: [key]) ?? false
-        return SensorDistance.timelineOptions(options, metadata: WorkoutMetadata(values: values))
+        return SensorDistance.timelineOptions(options, metadata: metadata)
     }
 
     /// The stored workout's time line, fed its points and events; `nil` when it is not stored.

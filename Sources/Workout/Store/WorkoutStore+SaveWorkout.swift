@@ -16,8 +16,8 @@ extension WorkoutStore {
     /// Saves `workout`, its `samples` and its `route` (one segment) in one transaction: either all
     /// of it is stored or none of it. Running it again finds the stored run instead of saving it
     /// twice. A `workout` saved without totals gets the route's (distance, duration, moving time,
-    /// elevation gain and loss), worked out as an import works them out (the README's table of
-    /// figures).
+    /// elevation gain and loss), worked out as an import works them out
+    /// (<doc:TheFigures>).
     ///
     /// ```swift
     /// switch try await store.saveWorkout(run, samples: heartRate, route: fixes) {

@@ -86,7 +86,7 @@ public final class FakeBlueZ: Sendable {
                 while !Task.isCancelled, adapter.value(of: "Discovering")?.boolValue == true {
                     // Cancelled, the scan has stopped: the loop's condition ends it.
                     try? await Task.sleep(for: Self.advertisingInterval)
-                    for device in devices.withLock({ $0 }) { try? await device.advertise() }
+                    for device in devices.withLock({ $0 }) { try? await device.advertise() }  // best effort: the next round tries again
                 }
                 executor.finish()
             }

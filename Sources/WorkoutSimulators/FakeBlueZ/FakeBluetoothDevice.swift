@@ -222,8 +222,8 @@ public final class FakeBluetoothDevice: Sendable {
             return (state.device, state.gatt)
         }
         for object in gatt.reversed() { object.remove(announcing: true) }
-        try? device?.setValue(false, for: "ServicesResolved")
-        try? device?.setValue(false, for: "Connected")
+        try? device?.setValue(false, for: "ServicesResolved")  // a declared Boolean: cannot fail
+        try? device?.setValue(false, for: "Connected")  // a declared Boolean: cannot fail
     }
 
     /// Lets it be connected again after ``disconnect(reachable:)`` with `reachable` false.
@@ -238,7 +238,7 @@ public final class FakeBluetoothDevice: Sendable {
             state.batteryPercent = percent
             return state.battery
         }
-        try? battery?.setValue(.byte(UInt8(clamping: percent)), for: "Percentage")
+        try? battery?.setValue(.byte(UInt8(clamping: percent)), for: "Percentage")  // a declared byte: cannot fail
         if percent <= 0 {
             disconnect(reachable: false)
         } else {

@@ -23,7 +23,7 @@ extension FakeFitnessMachine {
             return answer(.success)
         }
         guard controller == client else { return answer(.controlNotPermitted) }
-        if let (kind, value) = Self.target(of: request), let range = range(kind), (try? range.check(value)) == nil {
+        if let (kind, value) = Self.target(of: request), let range = range(kind), (try? range.check(value)) == nil {  // thrown: out of range
             return answer(.invalidParameter)  // a target outside its range: it does not ride it
         }
         let status = take(request)

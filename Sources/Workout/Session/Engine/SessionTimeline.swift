@@ -8,7 +8,7 @@ import Foundation
 /// ``WorkoutStore/laps(of:)``, ``WorkoutStore/splits(of:every:)`` and the exports feed it a stored
 /// workout. The same points and events give the same figures, to the last bit.
 ///
-/// The rules (the README's table of figures says the same):
+/// The rules (<doc:TheFigures> says the same):
 /// - **Elapsed time** runs from the first point to the end.
 /// - **Duration** is the elapsed time less the time paused by the user (`pause` ... `resume`),
 ///   as `HKWorkout.duration` and FIT's `total_timer_time`.
