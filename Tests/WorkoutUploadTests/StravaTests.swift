@@ -309,3 +309,65 @@ import WorkoutSimulators
         #expect(try await standIn.activities().count == 1)
     }
 }
+
+/// The promise that credentials never appear in `ps`, the logs or the queue, held where
+/// each would show: `workout upload` runs with the secrets only in its credentials file (its
+/// arguments hold a path), refreshes an access token Strava no longer takes (so new tokens exist)
+/// and uploads, then fails with another workout (a 503, so the queue keeps an error). None of
+/// the secrets, old or new, is in what either run printed or in the store's files, the queue's
+/// rows included; the rotated pair is in the credentials file alone (0600).
+@Suite(.timeLimit(.minutes(1))) struct SecretsTests {
+    @Test func theSecretsAreInTheCredentialsFileAlone() async throws {
+        let standIn = try await HTTPStandIn.strava(polls: 1)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("upload-secrets-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }  // a temporary folder: nothing to keep
+        let storePath = folder.appendingPathComponent("workouts.sqlite").path
+        let credentials = folder.appendingPathComponent("strava.json").path
+        try OAuthCredentials(
+            clientID: "12345", clientSecret: "stand-in-secret", accessToken: "initial-access-token", refreshToken: "initial-refresh-token",
+            expiresAt: Date().addingTimeInterval(3_600)
+        ).write(to: credentials)
+        let workout = Repository.builtExecutable("workout").path
+        var ids: [String] = []
+        for file in ["fit/garmin-sdk-run.fit", "gpx/greenwich-walk.gpx"] {
+            let imported = try await Command.run(workout, ["import", "--store", storePath, "--json", Repository.fixture(file).path])
+            ids.append(try #require((try JSONSerialization.jsonObject(with: imported.output) as? [String: Any])?["id"] as? String))
+        }
+        let arguments = ["upload", "--store", storePath, "--to", "strava+http://127.0.0.1:\(standIn.port)", "--credentials", credentials]
+
+        var printed: [String] = []
+        try await standIn.faults(["expire_access_token": true])
+        let sent = try await Command.run(workout, arguments + [ids[0]])
+        #expect(sent.status == 0, "\(sent.error)")
+        printed += [sent.outputText] + sent.error
+        try await standIn.faults(["fail": [503]])
+        let failing = try await Command.run(workout, arguments + ["--json", ids[1]])
+        #expect(failing.status == 75, "\(failing.error)")
+        printed += [failing.outputText] + failing.error
+        let waiting = try await WorkoutStore(path: storePath).uploads().filter { $0.state != .done }
+        #expect(waiting.count == 1 && waiting.first?.lastError?.contains("503") == true, "the queue keeps the error: \(waiting)")
+
+        let state = try await standIn.state()
+        let rotated = try #require(state["refresh_token"] as? String)
+        let access = try #require(state["access_token"] as? String)
+        #expect(state["refreshes"] as? Int == 1 && rotated != "initial-refresh-token", "a refresh happened: \(state)")
+        let secrets = ["stand-in-secret", "initial-access-token", "initial-refresh-token", rotated, access]
+        for argument in arguments { #expect(!secrets.contains { argument.contains($0) }, "ps shows the arguments: \(argument)") }
+        for text in printed {
+            for secret in secrets { #expect(!text.contains(secret), "printed: \(text)") }
+        }
+        let storeFiles = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("workouts.sqlite") }
+        #expect(storeFiles.contains("workouts.sqlite"))
+        for file in storeFiles {
+            let bytes = try Data(contentsOf: folder.appendingPathComponent(file))
+            for secret in secrets { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) in \(file)") }
+        }
+        let kept = try OAuthCredentials.read(from: credentials)
+        #expect(kept.refreshToken == rotated && kept.accessToken == access)
+        let credentialBytes = try Data(contentsOf: URL(fileURLWithPath: credentials))
+        #expect(credentialBytes.range(of: Data(rotated.utf8)) != nil, "the search finds a secret where it is")
+        #expect(FileModes.of(credentials) == 0o600)
+        await standIn.stop()
+    }
+}
