@@ -19,6 +19,8 @@ package final class HTTPRecorder: Sendable {
         package var body: String
         /// What the server answered; -1 for a request held without an answer.
         package var status: Int
+        /// A forwarded request whose answer was kept from the client (`holdAnswerTo`).
+        package var held: Bool?
 
         /// The query's items, decoded.
         package var queryItems: [String: String] {
@@ -48,9 +50,13 @@ package final class HTTPRecorder: Sendable {
     ///     release, then hold every later one unanswered (what the client delivered stays put).
     ///   - port: the port to listen on (that of a server stopped before, to be the same
     ///     destination); a free one by default.
+    ///   - forward: a server to pass every request on to, its answers coming back (the options
+    ///     above then do nothing).
+    ///   - holdAnswerTo: with `forward`, the first request of this method and path is passed on
+    ///     and its answer kept from the client: the server did the work, the client never hears.
     package init(
         port: Int? = nil, fail: Int = 0, statuses: [Int] = [], hold: Int = 0, failUntilReleased: Bool = false, holdAfterRelease: Int? = nil,
-        tls: (certificate: String, key: String)? = nil
+        tls: (certificate: String, key: String)? = nil, forward: String? = nil, holdAnswerTo: (method: String, path: String)? = nil
     ) async throws {
         var arguments = [Repository.root.appendingPathComponent("Tests/Tools/http-recorder.py").path]
         if let port { arguments += ["--port", "\(port)"] }
@@ -60,6 +66,8 @@ package final class HTTPRecorder: Sendable {
         if failUntilReleased { arguments.append("--fail-until-released") }
         if let holdAfterRelease { arguments += ["--hold-after-release", "\(holdAfterRelease)"] }
         if let tls { arguments += ["--tls", tls.certificate, tls.key] }
+        if let forward { arguments += ["--forward", forward] }
+        if let holdAnswerTo { arguments += ["--hold-answer-to", holdAnswerTo.method, holdAnswerTo.path] }
         process = try ChildProcess("python3", arguments)
         scheme = tls == nil ? "http" : "https"
         guard let line = await process.waitForLine(where: { $0.hasPrefix("listening ") }),
@@ -78,6 +86,14 @@ package final class HTTPRecorder: Sendable {
     package func request(_ n: Int) async -> Request? {
         let line = await process.waitForLine { line in
             (try? JSONDecoder().decode(Request.self, from: Data(line.utf8)))?.n == n
+        }
+        return line.flatMap { try? JSONDecoder().decode(Request.self, from: Data($0.utf8)) }
+    }
+
+    /// The first request that `matches`, once it has arrived; `nil` if the server ended first.
+    package func request(where matches: @escaping @Sendable (Request) -> Bool) async -> Request? {
+        let line = await process.waitForLine { line in
+            (try? JSONDecoder().decode(Request.self, from: Data(line.utf8))).map(matches) ?? false  // not a request's line: not it
         }
         return line.flatMap { try? JSONDecoder().decode(Request.self, from: Data($0.utf8)) }
     }

@@ -14,6 +14,12 @@ line arrives on standard input (a test releases it once the client has queued wh
 client has delivered stays put while the test looks.
 --tls CERT KEY serves HTTPS.
 
+--forward URL makes it a proxy in front of another server (a real FitTrackee): each request goes on
+to URL as it came (method, path, query, headers, body) and the server's answer comes back, `status`
+being the server's. With --hold-answer-to METHOD PATH the first such request is forwarded and its
+answer kept from the client (`status` the server's, `held` true): the server has done the work and
+the client never hears, the moment a crash leaves a client's upload in doubt.
+
 HTTP/1.1 with keep-alive, as the OwnTracks Recorder and Traccar serve: a client may reuse its connection.
 Python's standard library only (http.server), so it runs wherever python3 does.
 """
@@ -23,6 +29,8 @@ import json
 import ssl
 import sys
 import threading
+import urllib.error
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
@@ -34,12 +42,15 @@ arguments.add_argument("--hold", type=int, default=0)
 arguments.add_argument("--fail-until-released", action="store_true")
 arguments.add_argument("--hold-after-release", type=int, default=-1)
 arguments.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
+arguments.add_argument("--forward")
+arguments.add_argument("--hold-answer-to", nargs=2, metavar=("METHOD", "PATH"))
 options = arguments.parse_args()
 
 statuses = [int(s) for s in options.statuses.split(",") if s] + [500] * options.fail
 lock = threading.Lock()
 count = 0
 answered_after_release = 0
+answer_held = False
 never = threading.Event()
 released = threading.Event()
 
@@ -59,13 +70,54 @@ def emit(record):
         sys.stdout.flush()
 
 
+def forwarded(handler, body):
+    """The forwarded server's answer to the request: (status, headers, body)."""
+    request = urllib.request.Request(options.forward + handler.path, data=body if body else None, method=handler.command)
+    for name, value in handler.headers.items():
+        if name.lower() not in ("host", "content-length", "connection"):
+            request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=120) as answer:
+            return answer.status, answer.getheaders(), answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.items(), error.read()
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+
+    def forward(self, body):
+        global count, answer_held
+        with lock:
+            count += 1
+            n = count
+            hold = options.hold_answer_to == [self.command, urlsplit(self.path).path] and not answer_held
+            if hold:
+                answer_held = True
+        status, headers, answer = forwarded(self, body)
+        parts = urlsplit(self.path)
+        emit({
+            "n": n, "method": self.command, "path": parts.path, "query": parts.query,
+            "headers": {k.lower(): v for k, v in self.headers.items()},
+            "body": body.decode("utf-8", "replace"), "status": status, "held": hold,
+        })
+        if hold:
+            never.wait()  # the server has answered; the client waits until it is killed
+            return
+        self.send_response(status)
+        for name, value in headers:
+            if name.lower() not in ("content-length", "connection", "transfer-encoding", "date", "server"):
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
 
     def do_POST(self):
         global count, answered_after_release
         length = int(self.headers.get("Content-Length", "0"))
         body = self.rfile.read(length) if length else b""
+        if options.forward:
+            return self.forward(body)
         with lock:
             count += 1
             n = count
@@ -104,6 +156,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # A GET (the upload tests' first question to a server) is kept and answered the same way.
     do_GET = do_POST
+    do_DELETE = do_POST
 
     def log_message(self, *args):
         pass

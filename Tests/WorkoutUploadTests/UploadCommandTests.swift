@@ -53,6 +53,46 @@ extension Stage.Alone.FitTrackeeTests {
             await server.stop()
         }
 
+        /// SIGKILL once FitTrackee has kept the upload and before the command heard (a proxy in
+        /// front of the real server keeps its answer from the command): the entry is left
+        /// `sending`, and the next run asks the server first, finds the workout and sends nothing.
+        /// One workout at the server, not two, not none.
+        @Test func killedAfterTheServerKeptItTheNextRunFindsItThere() async throws {
+            guard let server = Stage.Alone.FitTrackeeTests.server() else { return }
+            let folder = Folder()
+            defer { try? FileManager.default.removeItem(atPath: folder.path) }  // a temporary folder: nothing to keep
+            let ids = try await Self.imported(in: folder)
+            try #require(ids.count == 2)
+            try await server.writeCredentials(to: folder.credentials, expiresAt: Date().addingTimeInterval(86_400))
+            let store = try WorkoutStore(path: folder.store)
+            let workouts = try await store.workouts()
+            let fittrackee = try await Stage.Alone.FitTrackeeTests.destination(server)
+            for workout in workouts { try await Stage.Alone.FitTrackeeTests.removeAtServer(workout, fittrackee, server) }
+            let workout = try #require(workouts.first { $0.id.uuidString == ids[0] })
+
+            let proxy = try await HTTPRecorder(forward: server.url, holdAnswerTo: ("POST", "/api/workouts"))
+            let target = "fittrackee+http://127.0.0.1:\(proxy.port)"
+            let arguments = ["upload", "--store", folder.store, "--to", target, "--credentials", folder.credentials]
+            let upload = try ChildProcess(Self.workout, arguments + [ids[0]], blockedSignals: [])
+            let held = await proxy.request { $0.held == true }
+            #expect(held.map { (200..<300).contains($0.status) } == true, "FitTrackee took it: \(String(describing: held?.status))")
+            upload.send(signal: SIGKILL)
+            #expect(await upload.waitUntilExit() == 128 + SIGKILL)
+            #expect(try await store.uploads().map(\.state) == [.sending], "in doubt")
+            #expect(try await Stage.Alone.FitTrackeeTests.atServer(workout, server).count == 1, "the server kept it")
+
+            let port = proxy.port
+            await proxy.stop()
+            let again = try await HTTPRecorder(port: port, forward: server.url)
+            let rerun = try await Command.run(Self.workout, arguments)
+            #expect(rerun.status == 0, "\(rerun.error)")
+            #expect(try await store.uploads().map(\.state) == [.done])
+            #expect(!again.requests.contains { $0.method == "POST" && $0.path == "/api/workouts" }, "nothing sent again: \(again.requests.map(\.path))")
+            #expect(try await Stage.Alone.FitTrackeeTests.atServer(workout, server).count == 1, "one workout, not two")
+            await again.stop()
+            for workout in workouts { try await Stage.Alone.FitTrackeeTests.removeAtServer(workout, fittrackee, server) }
+        }
+
         /// `--watch` sends what is queued, then what is queued later (another process's workout, say),
         /// each said once, and ends with 0 at SIGTERM, as a service is stopped.
         @Test func aWatchSendsWhatComesAndEndsCleanly() async throws {
