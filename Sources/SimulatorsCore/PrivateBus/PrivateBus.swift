@@ -25,9 +25,12 @@ import Glibc
 /// ```
 ///
 /// Programs that use the system bus follow `DBUS_SYSTEM_BUS_ADDRESS`; ``environment`` sets it.
-/// The bus is stopped by ``stop()`` or when this object goes away, and its folder removed.
+/// The bus is stopped by ``stop()`` or when this object goes away, and its folder removed. A
+/// process killed outright (SIGKILL, a crash) stops nothing: its folder is named for it
+/// (`private-bus-PID-XXXXXX`), so the next bus made on the machine stops the `dbus-daemon` it left
+/// and removes the folder (``removeLeftovers(in:)``).
 public final class PrivateBus: Sendable {
-    /// The bus's address, such as `unix:path=/tmp/private-bus-1a2b/socket`.
+    /// The bus's address, such as `unix:path=/tmp/private-bus-4242-1a2b3c/socket`.
     public let address: String
     /// The folder holding its configuration and socket.
     public let folder: String
@@ -53,7 +56,9 @@ public final class PrivateBus: Sendable {
         guard let executable = Self.executable else {
             throw StartError(description: "dbus-daemon is not installed (apt-get install dbus-daemon)")
         }
-        var template = Array((FileManager.default.temporaryDirectory.path + "/private-bus-XXXXXX").utf8CString)
+        let temporary = FileManager.default.temporaryDirectory.path
+        Self.removeLeftovers(in: temporary)
+        var template = Array((temporary + "/private-bus-\(getpid())-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw StartError(description: "could not make a folder for the bus: \(String(cString: strerror(errno)))")
         }
@@ -62,6 +67,9 @@ public final class PrivateBus: Sendable {
         let configuration = folder + "/bus.conf"
         try Self.configuration(listeningOn: socket).write(toFile: configuration, atomically: true, encoding: .utf8)
         let process = try ChildProcess(executable, ["--config-file=" + configuration, "--nofork", "--nopidfile", "--print-address=1"])
+        // Unwritten, a daemon this process leaves when killed is not stopped by the next bus (its
+        // folder still goes): nothing this bus needs.
+        try? "\(process.processIdentifier)\n".write(toFile: folder + "/daemon.pid", atomically: true, encoding: .utf8)
         guard let line = await process.waitForLine(where: { $0.hasPrefix("unix:") }) else {
             let status = await process.waitUntilExit()
             Self.remove(folder)
@@ -102,6 +110,29 @@ public final class PrivateBus: Sendable {
         rmdir(folder)
     }
 
+    /// Stops the `dbus-daemon` and removes the folder of each bus in `directory` whose owner has
+    /// gone without stopping it (killed, or crashed): a folder `private-bus-PID-...` whose process
+    /// `PID` is no more. A daemon is stopped only if it is still the one started there (its
+    /// command line names the folder's configuration), never another process that took its pid.
+    /// Every bus made calls it on the temporary directory first.
+    public static func removeLeftovers(in directory: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {  // no directory: nothing left in it
+            guard name.hasPrefix("private-bus-"),
+                  let owner = name.dropFirst("private-bus-".count).split(separator: "-").first.flatMap({ pid_t($0) }),
+                  owner > 0, kill(owner, 0) != 0, errno == ESRCH
+            else { continue }
+            let folder = directory + "/" + name
+            // A folder without the file (made before it was written) has no daemon to stop.
+            if let text = try? String(contentsOfFile: folder + "/daemon.pid", encoding: .utf8),
+               let daemon = text.split(separator: "\n").first.flatMap({ pid_t($0) }), daemon > 0,
+               let commandLine = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(daemon)/cmdline")),  // gone already: nothing to stop
+               String(decoding: commandLine, as: UTF8.self).contains("--config-file=" + folder + "/bus.conf") {
+                kill(daemon, SIGTERM)
+            }
+            remove(folder)
+        }
+    }
+
     /// Waits until `dbus-daemon` has exited; returns its exit status.
     public func waitUntilExit() async -> Int32 {
         await process.waitUntilExit()
@@ -110,7 +141,7 @@ public final class PrivateBus: Sendable {
     /// A system bus's configuration that allows everything, listening on `socket` only. It loads
     /// none of the machine's policy files (`/etc/dbus-1/system.d`), whose rules name users such as
     /// `geoclue` that a test does not run as.
-    static func configuration(listeningOn socket: String) -> String {
+    package static func configuration(listeningOn socket: String) -> String {
         """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
