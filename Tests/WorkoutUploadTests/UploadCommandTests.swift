@@ -28,6 +28,21 @@ extension Stage.Alone.FitTrackeeTests {
             }
         }
 
+        /// The two runs imported into `folder`'s store, good credentials for `server`, and neither
+        /// run at the server (another test's upload of the same start would be taken for ours).
+        static func prepared(
+            _ folder: Folder, _ server: FitTrackeeServer
+        ) async throws -> (ids: [String], store: WorkoutStore, workouts: [WorkoutRecord], fittrackee: FitTrackeeDestination) {
+            let ids = try await imported(in: folder)
+            try #require(ids.count == 2)
+            try await server.writeCredentials(to: folder.credentials, expiresAt: Date().addingTimeInterval(86_400))
+            let store = try WorkoutStore(path: folder.store)
+            let workouts = try await store.workouts()
+            let fittrackee = try await Stage.Alone.FitTrackeeTests.destination(server)
+            for workout in workouts { try await Stage.Alone.FitTrackeeTests.removeAtServer(workout, fittrackee, server) }
+            return (ids, store, workouts, fittrackee)
+        }
+
         /// SIGINT while the server holds the request unanswered: the exchange is cancelled, the entry
         /// kept pending (nothing had gone out) with "interrupted", and the command exits 75, as its
         /// help says for an interrupted run.
@@ -61,13 +76,7 @@ extension Stage.Alone.FitTrackeeTests {
             guard let server = Stage.Alone.FitTrackeeTests.server() else { return }
             let folder = Folder()
             defer { try? FileManager.default.removeItem(atPath: folder.path) }  // a temporary folder: nothing to keep
-            let ids = try await Self.imported(in: folder)
-            try #require(ids.count == 2)
-            try await server.writeCredentials(to: folder.credentials, expiresAt: Date().addingTimeInterval(86_400))
-            let store = try WorkoutStore(path: folder.store)
-            let workouts = try await store.workouts()
-            let fittrackee = try await Stage.Alone.FitTrackeeTests.destination(server)
-            for workout in workouts { try await Stage.Alone.FitTrackeeTests.removeAtServer(workout, fittrackee, server) }
+            let (ids, store, workouts, fittrackee) = try await Self.prepared(folder, server)
             let workout = try #require(workouts.first { $0.id.uuidString == ids[0] })
 
             let proxy = try await HTTPRecorder(forward: server.url, holdAnswerTo: ("POST", "/api/workouts"))
@@ -99,13 +108,7 @@ extension Stage.Alone.FitTrackeeTests {
             guard let server = Stage.Alone.FitTrackeeTests.server() else { return }
             let folder = Folder()
             defer { try? FileManager.default.removeItem(atPath: folder.path) }  // a temporary folder: nothing to keep
-            let ids = try await Self.imported(in: folder)
-            try #require(ids.count == 2)
-            try await server.writeCredentials(to: folder.credentials, expiresAt: Date().addingTimeInterval(86_400))
-            let store = try WorkoutStore(path: folder.store)
-            let workouts = try await store.workouts()
-            let fittrackee = try await Stage.Alone.FitTrackeeTests.destination(server)
-            for workout in workouts { try await Stage.Alone.FitTrackeeTests.removeAtServer(workout, fittrackee, server) }
+            let (ids, store, workouts, fittrackee) = try await Self.prepared(folder, server)
             let first = try #require(workouts.first { $0.id.uuidString == ids[0] })
             try await store.enqueueUpload(of: first.id, to: fittrackee.name)
 
