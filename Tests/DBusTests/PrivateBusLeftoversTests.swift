@@ -33,7 +33,7 @@ struct PrivateBusLeftoversTests {
         try "\(daemon.processIdentifier)\n".write(toFile: left + "/daemon.pid", atomically: true, encoding: .utf8)
         // A gone owner's folder whose pid file names a process that is not its daemon (the pid
         // taken since), and a live owner's bus folder (this process's).
-        let stranger = try ChildProcess("/bin/sleep", ["60"])
+        let stranger = try ChildProcess("/bin/cat", [])  // reads its open input: running until told
         let reused = try Self.folder(in: directory, owner: gone, "d4e5f6", daemon: stranger.processIdentifier)
         let live = try Self.folder(in: directory, owner: getpid(), "g7h8i9", daemon: stranger.processIdentifier)
 

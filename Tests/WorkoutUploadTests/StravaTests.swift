@@ -26,6 +26,18 @@ import WorkoutSimulators
         return (store, [try #require(run), try #require(walk), try #require(try await store.workout(id: synthetic.workout.id))])
     }
 
+    /// The project's FIT run and GPX walk imported into the store at `storePath` by `workout
+    /// import`; their ids.
+    static func importedByTheCommand(into storePath: String) async throws -> [String] {
+        var ids: [String] = []
+        for file in ["fit/garmin-sdk-run.fit", "gpx/greenwich-walk.gpx"] {
+            let imported = try await Command.run(
+                Repository.builtExecutable("workout").path, ["import", "--store", storePath, "--json", Repository.fixture(file).path])
+            ids.append(try #require((try JSONSerialization.jsonObject(with: imported.output) as? [String: Any])?["id"] as? String))
+        }
+        return ids
+    }
+
     /// A credentials file with the stand-in's first tokens, the access token good for an hour
     /// (by the uploader's clock) unless told otherwise.
     static func credentials(expiresAt: Date? = StravaTests.now.addingTimeInterval(3_600), refreshToken: String = "initial-refresh-token") throws -> String {
@@ -251,11 +263,7 @@ import WorkoutSimulators
         ).write(to: credentials.appendingPathComponent("strava").path)
         let credential = try Data(contentsOf: credentials.appendingPathComponent("strava"))
         let workout = Repository.builtExecutable("workout").path
-        var ids: [String] = []
-        for file in ["fit/garmin-sdk-run.fit", "gpx/greenwich-walk.gpx"] {
-            let imported = try await Command.run(workout, ["import", "--store", storePath, "--json", Repository.fixture(file).path])
-            ids.append(try #require((try JSONSerialization.jsonObject(with: imported.output) as? [String: Any])?["id"] as? String))
-        }
+        let ids = try await StravaTests.importedByTheCommand(into: storePath)
         let target = "strava+http://127.0.0.1:\(standIn.port)"
         for id in ids {
             let upload = try ChildProcess(
@@ -329,11 +337,7 @@ import WorkoutSimulators
             expiresAt: Date().addingTimeInterval(3_600)
         ).write(to: credentials)
         let workout = Repository.builtExecutable("workout").path
-        var ids: [String] = []
-        for file in ["fit/garmin-sdk-run.fit", "gpx/greenwich-walk.gpx"] {
-            let imported = try await Command.run(workout, ["import", "--store", storePath, "--json", Repository.fixture(file).path])
-            ids.append(try #require((try JSONSerialization.jsonObject(with: imported.output) as? [String: Any])?["id"] as? String))
-        }
+        let ids = try await StravaTests.importedByTheCommand(into: storePath)
         let arguments = ["upload", "--store", storePath, "--to", "strava+http://127.0.0.1:\(standIn.port)", "--credentials", credentials]
 
         var printed: [String] = []
