@@ -76,134 +76,102 @@ public struct GPXImporter: Sendable {
         at path: String,
         progress: (@Sendable (_ bytesRead: Int64, _ totalBytes: Int64?) -> Void)? = nil
     ) async throws(GPXImportError) -> GPXImportReport {
-        let handOff = HandOff<ImportItem>(capacity: 4)
         let readOptions = GPXReadOptions(strict: options.strict)
         let batchSize = max(1, options.batchSize)
-        let (readerEnded, endReader) = AsyncStream.makeStream(of: Never.self)
-        let reader = Thread {
-            defer { endReader.finish() }
-            let collector = TrackCollector(batchSize: batchSize, send: { handOff.send($0) }, isClosed: { handOff.isClosed })
+        return try await ImportPipeline.run(thread: "gpx-import", read: { (outlet: ImportOutlet<GPXImportItem>) in
+            let collector = TrackCollector(batchSize: batchSize, outlet: outlet)
             do throws(GPXError) {
                 let summary = try GPXReader(options: readOptions).read(fileAt: path, progress: progress) { event in
                     try collector.handle(event)
                 }
-                _ = handOff.send(.end(summary))
+                outlet.deliverLast(.end(summary))
             } catch {
-                if !collector.stopped { _ = handOff.send(.failed(error)) }
+                outlet.deliverLast(.stopped(error))
             }
-            handOff.finish()
-        }
-        reader.name = "gpx-import"
-        reader.start()
-        let result: Result<GPXImportReport, GPXImportError>
-        do throws(GPXImportError) {
-            result = .success(try await save(from: handOff, file: path))
-        } catch {
-            result = .failure(error)
-        }
-        // The reader stops at its next event once the hand-off is closed; wait for it, so that
-        // nothing of this import (a progress call, a parse) runs after it returns.
-        handOff.close()
-        for await _ in readerEnded {}
-        return try result.get()
+        }, save: { handOff throws(GPXImportError) in
+            try await save(from: handOff, file: path)
+        })
     }
 
     /// Takes what the reader sends and saves a workout at the end of each track.
-    private func save(from handOff: HandOff<ImportItem>, file: String) async throws(GPXImportError) -> GPXImportReport {
+    private func save(from handOff: HandOff<GPXImportItem>, file: String) async throws(GPXImportError) -> GPXImportReport {
         var imported: [ImportedWorkout] = []
         var notImported: [TrackNotImported] = []
-        var builder: RouteBuilder?
-        var workoutID = UUID()
+        var saver = ImportSaver(store: store)
         /// The store refused or failed: a cancelled task is a cancellation; a refused point is
         /// named by its line in the file.
         func failed(_ error: WorkoutStoreError, track: Int, line: Int, lines: [Int] = []) async -> GPXImportError {
-            await builder?.discard()
-            builder = nil
+            await saver.discard()
             if case .cancelled = error { return .cancelled(file: file, imported: imported) }
-            var line = line
-            if case let .invalidRoutePoint(_, _, indexInBatch?, _) = error, lines.indices.contains(indexInBatch) {
-                line = lines[indexInBatch]
+            return .save(file: file, trackIndex: track, line: ImportSaver.place(of: error, in: lines, else: line), error, imported: imported)
+        }
+        /// Saves the workout of a track with points (or lists it as not imported).
+        func saveRoute(of track: CollectedTrack) async throws(GPXImportError) {
+            guard saver.hasBatches, track.points > 0 else {
+                notImported.append(TrackNotImported(
+                    trackIndex: track.info.index, trackName: track.info.name, line: track.line,
+                    reason: track.skipped.isEmpty && track.duplicates == 0 ? "it has no valid points" : "none of its points has a valid time",
+                    skipped: track.skipped))
+                return
             }
-            return .save(file: file, trackIndex: track, line: line, error, imported: imported)
+            var figures = track.figures
+            let bounds = Self.bounds(of: track)
+            let timeline = figures.finish(at: bounds.end.timeIntervalSince1970)
+            let workout = record(for: track, timeline: timeline, bounds: bounds, id: saver.workoutID, file: file)
+            let committed: ImportSaver.Committed
+            do {
+                let events = timeline.events.filter { workout.contains($0.time) }
+                committed = try await saver.commit(workout, events: events, source: "gpx")
+            } catch {
+                throw await failed(error, track: track.info.index, line: track.line)
+            }
+            let statistics = track.statistics
+            imported.append(ImportedWorkout(
+                workout: workout, outcome: committed.outcome, trackIndex: track.info.index, trackName: track.info.name, trackLine: track.line,
+                points: committed.points, duplicatesDropped: committed.duplicatesDropped + track.duplicates,
+                segments: statistics.segmentCount, samples: track.sampleCount,
+                rawElevationGain: statistics.elevationGain, heartRateAverage: track.heartRate?.average,
+                heartRateMaximum: track.heartRate?.maximum, skipped: track.skipped))
         }
         while let item = await handOff.next() {
             switch item {
             case let .points(batch):
-                let current = builder ?? Self.builder(for: workoutID, in: store)
-                builder = current
                 do {
-                    if batch.newSegment { try await current.startNewSegment() }
-                    try await current.insert(batch.locations, samples: batch.samples, extensions: batch.extensions)
+                    try await saver.insert(batch)
                 } catch {
                     throw await failed(error, track: batch.trackIndex, line: batch.trackLine, lines: batch.lines)
                 }
-            case let .trackEnd(track) where track.points == 0 && track.marks.header != nil:
+            case let .finished(track):
+                guard track.points == 0, let header = track.marks.header else {
+                    try await saveRoute(of: track)
+                    continue
+                }
                 // Our own export of a workout without a route: its samples and events in the track's extensions.
-                let current = builder ?? Self.builder(for: workoutID, in: store)
-                builder = nil
-                workoutID = UUID()
                 var figures = track.figures
-                let header = track.marks.header!
                 let timeline = figures.finish(at: header.end.timeIntervalSince1970)
                 let workout = routelessRecord(for: track, header: header, timeline: timeline, file: file)
                 let samples = track.marks.samples.filter { workout.contains($0.start) && workout.contains($0.end) }
-                let outcome: SaveOutcome
+                let committed: ImportSaver.Committed
                 do {
                     let events = timeline.events.filter { workout.contains($0.time) }
-                    outcome = try await current.commit(workout, samples: samples, events: events, metadata: ["source": "gpx"])
+                    committed = try await saver.commit(workout, samples: samples, events: events, source: "gpx")
                 } catch {
                     throw await failed(error, track: track.info.index, line: track.line)
                 }
                 let heartRate = SampleFigures(samples: samples.filter { $0.type == .heartRate })
                 imported.append(ImportedWorkout(
-                    workout: workout, outcome: outcome, trackIndex: track.info.index, trackName: track.info.name, trackLine: track.line,
+                    workout: workout, outcome: committed.outcome, trackIndex: track.info.index, trackName: track.info.name, trackLine: track.line,
                     points: 0, duplicatesDropped: 0, segments: 0, samples: samples.count, rawElevationGain: 0,
                     heartRateAverage: heartRate?.average, heartRateMaximum: heartRate?.maximum, skipped: track.skipped))
-            case let .trackEnd(track):
-                guard let current = builder, track.points > 0 else {
-                    notImported.append(TrackNotImported(
-                        trackIndex: track.info.index, trackName: track.info.name, line: track.line,
-                        reason: track.skipped.isEmpty && track.duplicates == 0 ? "it has no valid points" : "none of its points has a valid time",
-                        skipped: track.skipped))
-                    continue
-                }
-                builder = nil
-                var figures = track.figures
-                let bounds = Self.bounds(of: track)
-                let timeline = figures.finish(at: bounds.end.timeIntervalSince1970)
-                let workout = record(for: track, timeline: timeline, bounds: bounds, id: workoutID, file: file)
-                workoutID = UUID()
-                let kept = await current.pointCount
-                let duplicates = await current.droppedDuplicates + track.duplicates
-                let outcome: SaveOutcome
-                do {
-                    let events = timeline.events.filter { workout.contains($0.time) }
-                    outcome = try await current.commit(workout, samples: [], events: events, metadata: ["source": "gpx"])
-                } catch {
-                    throw await failed(error, track: track.info.index, line: track.line)
-                }
-                let statistics = track.statistics
-                imported.append(ImportedWorkout(
-                    workout: workout, outcome: outcome, trackIndex: track.info.index, trackName: track.info.name, trackLine: track.line,
-                    points: kept, duplicatesDropped: duplicates, segments: statistics.segmentCount, samples: track.sampleCount,
-                    rawElevationGain: statistics.elevationGain, heartRateAverage: track.heartRate?.average,
-                    heartRateMaximum: track.heartRate?.maximum, skipped: track.skipped))
             case let .end(summary):
                 return Self.report(file: file, imported: imported, notImported: notImported, summary: summary)
-            case let .failed(error):
-                await builder?.discard()
+            case let .stopped(error):
+                await saver.discard()
                 throw .read(error, imported: imported)
             }
         }
-        await builder?.discard()
+        await saver.discard()
         throw .cancelled(file: file, imported: imported)
-    }
-
-    /// A builder for the route of the workout `id` will be, whose times are not known yet: its
-    /// points and samples are written as they come, out of sight, and checked against the
-    /// workout's times when it is committed.
-    private static func builder(for id: UUID, in store: WorkoutStore) -> RouteBuilder {
-        RouteBuilder(store: store, for: WorkoutRecord(id: id, activityType: .other, start: RFC3339.supportedRange.lowerBound, end: RFC3339.supportedRange.upperBound))
     }
 
     /// The workout of a finished track.

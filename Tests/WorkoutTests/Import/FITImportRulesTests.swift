@@ -159,10 +159,10 @@ import Testing
 
     @Test func developerFieldsAreBoundedPerPointAndPerBatch() async throws {
         var batches: [PointBatch] = []
-        let collector = FITActivityCollector(file: "developer.fit", options: FITImportOptions(), send: { item in
+        let collector = FITActivityCollector(file: "developer.fit", options: FITImportOptions(), outlet: ImportOutlet(send: { item in
             if case let .points(batch) = item { batches.append(batch) }
             return true
-        }, isClosed: { false })
+        }, isClosed: { false }))
         _ = try FITReader().read(data: Self.developerHeavy, name: "developer.fit") { try collector.handle($0) }
         try collector.finish()
         let extensions = batches.flatMap(\.extensions)

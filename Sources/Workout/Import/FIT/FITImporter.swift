@@ -114,43 +114,25 @@ public struct FITImporter: Sendable {
         at path: String,
         progress: (@Sendable (_ bytesRead: Int64, _ totalBytes: Int64?) -> Void)? = nil
     ) async throws(FITImportError) -> FITImportReport {
-        let handOff = HandOff<FITImportItem>(capacity: 4)
         let options = options
-        let (readerEnded, endReader) = AsyncStream.makeStream(of: Never.self)
-        let reader = Thread {
-            defer { endReader.finish() }
-            let collector = FITActivityCollector(
-                file: path, options: options, send: { handOff.send($0) }, isClosed: { handOff.isClosed })
+        return try await ImportPipeline.run(thread: "fit-import", read: { (outlet: ImportOutlet<FITImportItem>) in
+            let collector = FITActivityCollector(file: path, options: options, outlet: outlet)
             do throws(FITError) {
                 let summary = try FITReader(options: FITReadOptions(strict: options.strict)).read(fileAt: path, progress: progress) { event in
                     try collector.handle(event)
                 }
                 do {
                     try collector.finish()
-                    _ = handOff.send(.end(summary))
+                    outlet.deliverLast(.end(summary))
                 } catch {
-                    if let refusal = collector.refusal { _ = handOff.send(.refused(refusal)) }
+                    if let refusal = collector.refusal { outlet.deliverLast(.stopped(.refused(refusal))) }
                 }
             } catch {
-                if let refusal = collector.refusal {
-                    _ = handOff.send(.refused(refusal))
-                } else if !collector.stopped {
-                    _ = handOff.send(.failed(error))
-                }
+                outlet.deliverLast(.stopped(collector.refusal.map(FITReadStop.refused) ?? .failed(error)))
             }
-            handOff.finish()
-        }
-        reader.name = "fit-import"
-        reader.start()
-        let result: Result<FITImportReport, FITImportError>
-        do throws(FITImportError) {
-            result = .success(try await save(from: handOff, file: path))
-        } catch {
-            result = .failure(error)
-        }
-        handOff.close()
-        for await _ in readerEnded {}
-        return try result.get()
+        }, save: { handOff throws(FITImportError) in
+            try await save(from: handOff, file: path)
+        })
     }
 
     /// Takes what the reader sends and saves a workout at the end of each activity.
@@ -158,70 +140,57 @@ public struct FITImporter: Sendable {
         var imported: [FITImportedWorkout] = []
         var notImported: [FITActivityNotImported] = []
         var notImportedCount = 0
-        var builder: RouteBuilder?
-        var workoutID = UUID()
+        var saver = ImportSaver(store: store)
         func failed(_ error: WorkoutStoreError, offset: Int, offsets: [Int] = []) async -> FITImportError {
-            await builder?.discard()
-            builder = nil
+            await saver.discard()
             if case .cancelled = error { return .cancelled(file: file, imported: imported) }
-            var offset = offset
-            if case let .invalidRoutePoint(_, _, indexInBatch?, _) = error, offsets.indices.contains(indexInBatch) {
-                offset = offsets[indexInBatch]
-            }
-            return .save(file: file, offset: offset, error, imported: imported)
+            return .save(file: file, offset: ImportSaver.place(of: error, in: offsets, else: offset), error, imported: imported)
         }
         while let item = await handOff.next() {
             switch item {
             case let .points(batch):
-                let current = builder ?? RouteBuilder(store: store, for: WorkoutRecord(
-                    id: workoutID, activityType: .other, start: RFC3339.supportedRange.lowerBound, end: RFC3339.supportedRange.upperBound))
-                builder = current
                 do {
-                    if batch.newSegment { try await current.startNewSegment() }
-                    try await current.insert(batch.locations, samples: batch.samples, extensions: batch.extensions)
+                    try await saver.insert(batch)
                 } catch {
                     throw await failed(error, offset: batch.lines.first ?? batch.trackLine, offsets: batch.lines)
                 }
-            case let .activityEnd(activity):
-                guard activity.notImported == nil, let current = builder else {
-                    await builder?.discard()
-                    builder = nil
+            case let .finished(activity):
+                guard activity.notImported == nil, saver.hasBatches else {
+                    await saver.discard()
                     notImportedCount += 1
                     if notImported.count < FITImportReport.maximumNotImportedListed {
                         notImported.append(FITActivityNotImported(
-                            fileIndex: activity.fileIndex, offset: activity.offset,
+                            fileIndex: activity.index, offset: activity.place,
                             reason: activity.notImported ?? "it has no records to keep", skipped: activity.skipped))
                     }
                     continue
                 }
-                builder = nil
                 var workout = activity.workout
-                if !activity.isOurs { workout.id = workoutID }
-                workoutID = UUID()
-                let outcome: SaveOutcome
+                if !activity.isOurs { workout.id = saver.workoutID }
+                let committed: ImportSaver.Committed
                 do {
-                    outcome = try await current.commit(workout, samples: [], events: activity.events, metadata: ["source": "fit"])
+                    committed = try await saver.commit(workout, events: activity.events, source: "fit")
                 } catch {
-                    throw await failed(error, offset: activity.offset)
+                    throw await failed(error, offset: activity.place)
                 }
                 imported.append(FITImportedWorkout(
-                    workout: workout, outcome: outcome, fileIndex: activity.fileIndex, offset: activity.offset,
-                    points: await current.pointCount, duplicatesDropped: activity.duplicates + (await current.droppedDuplicates),
+                    workout: workout, outcome: committed.outcome, fileIndex: activity.index, offset: activity.place,
+                    points: committed.points, duplicatesDropped: activity.duplicates + committed.duplicatesDropped,
                     segments: activity.segments, samples: activity.samples, laps: activity.laps, pauses: activity.pauses,
                     stops: activity.stops,
                     heartRateAverage: activity.heartRateAverage, heartRateMaximum: activity.heartRateMaximum,
                     deviceTotals: activity.deviceTotals, skipped: activity.skipped))
             case let .end(summary):
                 return FITImportReport(file: file, workouts: imported, notImported: notImported, notImportedCount: notImportedCount, read: summary)
-            case let .failed(error):
-                await builder?.discard()
+            case let .stopped(.failed(error)):
+                await saver.discard()
                 throw .read(error, imported: imported)
-            case let .refused(skip):
-                await builder?.discard()
+            case let .stopped(.refused(skip)):
+                await saver.discard()
                 throw .invalidRecord(file: file, offset: skip.offset, reason: skip.reason, imported: imported)
             }
         }
-        await builder?.discard()
+        await saver.discard()
         throw .cancelled(file: file, imported: imported)
     }
 }

@@ -73,103 +73,77 @@ public struct TCXImporter: Sendable {
         at path: String,
         progress: (@Sendable (_ bytesRead: Int64, _ totalBytes: Int64?) -> Void)? = nil
     ) async throws(TCXImportError) -> TCXImportReport {
-        let handOff = HandOff<TCXImportItem>(capacity: 4)
         let options = options
-        let (readerEnded, endReader) = AsyncStream.makeStream(of: Never.self)
-        let reader = Thread {
-            defer { endReader.finish() }
-            let collector = TCXActivityCollector(file: path, options: options, send: { handOff.send($0) }, isClosed: { handOff.isClosed })
+        return try await ImportPipeline.run(thread: "tcx-import", read: { (outlet: ImportOutlet<TCXImportItem>) in
+            let collector = TCXActivityCollector(file: path, options: options, outlet: outlet)
             do throws(TCXError) {
                 let summary = try TCXReader(options: TCXReadOptions(strict: options.strict)).read(fileAt: path, progress: progress) { event in
                     try collector.handle(event)
                 }
-                _ = handOff.send(.end(summary))
+                outlet.deliverLast(.end(summary))
             } catch {
-                if let refusal = collector.refusal {
-                    // Strict mode: a point the import would skip is an invalid value, as the reader's are.
-                    _ = handOff.send(.failed(.invalidValue(file: path, line: refusal.line, column: refusal.column, reason: refusal.reason)))
-                } else if !collector.stopped {
-                    _ = handOff.send(.failed(error))
-                }
+                // Strict mode: a point the import would skip is an invalid value, as the reader's are.
+                outlet.deliverLast(.stopped(collector.refusal.map {
+                    .invalidValue(file: path, line: $0.line, column: $0.column, reason: $0.reason)
+                } ?? error))
             }
-            handOff.finish()
-        }
-        reader.name = "tcx-import"
-        reader.start()
-        let result: Result<TCXImportReport, TCXImportError>
-        do throws(TCXImportError) {
-            result = .success(try await save(from: handOff, file: path))
-        } catch {
-            result = .failure(error)
-        }
-        handOff.close()
-        for await _ in readerEnded {}
-        return try result.get()
+        }, save: { handOff throws(TCXImportError) in
+            try await save(from: handOff, file: path)
+        })
     }
 
     /// Takes what the reader sends and saves a workout at the end of each activity.
     private func save(from handOff: HandOff<TCXImportItem>, file: String) async throws(TCXImportError) -> TCXImportReport {
         var imported: [ImportedWorkout] = []
         var notImported: [TCXNotImported] = []
-        var builder: RouteBuilder?
-        var workoutID = UUID()
+        var saver = ImportSaver(store: store)
         func failed(_ error: WorkoutStoreError, line: Int, lines: [Int] = []) async -> TCXImportError {
-            await builder?.discard()
-            builder = nil
+            await saver.discard()
             if case .cancelled = error { return .cancelled(file: file, imported: imported) }
-            var line = line
-            if case let .invalidRoutePoint(_, _, indexInBatch?, _) = error, lines.indices.contains(indexInBatch) { line = lines[indexInBatch] }
-            return .save(file: file, line: line, error, imported: imported)
+            return .save(file: file, line: ImportSaver.place(of: error, in: lines, else: line), error, imported: imported)
         }
         while let item = await handOff.next() {
             switch item {
             case let .points(batch):
-                let current = builder ?? RouteBuilder(store: store, for: WorkoutRecord(
-                    id: workoutID, activityType: .other, start: RFC3339.supportedRange.lowerBound, end: RFC3339.supportedRange.upperBound))
-                builder = current
                 do {
-                    if batch.newSegment { try await current.startNewSegment() }
-                    try await current.insert(batch.locations, samples: batch.samples)
+                    try await saver.insert(batch)
                 } catch {
                     throw await failed(error, line: batch.trackLine, lines: batch.lines)
                 }
-            case let .activityEnd(activity):
-                guard activity.notImported == nil, let current = builder else {
-                    await builder?.discard()
-                    builder = nil
+            case let .finished(.activity(activity)):
+                guard activity.notImported == nil, saver.hasBatches else {
+                    await saver.discard()
                     notImported.append(TCXNotImported(
-                        kind: .activity, index: activity.index, line: activity.line, reason: activity.notImported ?? "it has nothing to keep"))
+                        kind: .activity, index: activity.index, line: activity.place, reason: activity.notImported ?? "it has nothing to keep"))
                     continue
                 }
-                builder = nil
                 var workout = activity.workout
-                if !activity.isOurs { workout.id = workoutID }
-                workoutID = UUID()
-                let outcome: SaveOutcome
+                if !activity.isOurs { workout.id = saver.workoutID }
+                let committed: ImportSaver.Committed
                 do {
-                    outcome = try await current.commit(workout, samples: [], events: activity.events, metadata: ["source": "tcx"])
+                    committed = try await saver.commit(workout, events: activity.events, source: "tcx")
                 } catch {
-                    throw await failed(error, line: activity.line)
+                    throw await failed(error, line: activity.place)
                 }
                 var entry = ImportedWorkout(
-                    workout: workout, outcome: outcome, trackIndex: activity.index, trackName: nil, trackLine: activity.line,
-                    points: await current.pointCount, duplicatesDropped: activity.duplicates + (await current.droppedDuplicates),
+                    workout: workout, outcome: committed.outcome, trackIndex: activity.index, trackName: nil, trackLine: activity.place,
+                    points: committed.points, duplicatesDropped: activity.duplicates + committed.duplicatesDropped,
                     segments: activity.segments, samples: activity.samples, rawElevationGain: activity.rawElevationGain,
                     heartRateAverage: activity.heartRateAverage, heartRateMaximum: activity.heartRateMaximum, skipped: activity.skipped)
                 (entry.laps, entry.pauses, entry.stops, entry.deviceTotals) = (activity.laps, activity.pauses, activity.stops, activity.deviceTotals)
                 imported.append(entry)
-            case let .course(course):
+            case let .finished(.course(course)):
                 notImported.append(TCXNotImported(
                     kind: .course, index: course.index, name: course.name, line: course.line,
                     reason: "it is a course (a route to follow, \(course.trackpoints) points), not a recorded workout"))
             case let .end(summary):
                 return TCXImportReport(file: file, workouts: imported, notImported: notImported, read: summary)
-            case let .failed(error):
-                await builder?.discard()
+            case let .stopped(error):
+                await saver.discard()
                 throw .read(error, imported: imported)
             }
         }
-        await builder?.discard()
+        await saver.discard()
         throw .cancelled(file: file, imported: imported)
     }
 }

@@ -4,42 +4,14 @@ import GPSCore
 import LocationCore
 
 /// What the FIT importer's reader thread sends to the task that saves.
-enum FITImportItem: Sendable {
-    /// Route points and samples of the current activity, in order (`lines` hold the records' offsets).
-    case points(PointBatch)
-    /// The current activity (one FIT file of the input) is over: everything but its points.
-    case activityEnd(CollectedActivity)
-    /// The file is read.
-    case end(FITReadSummary)
+typealias FITImportItem = ImportItem<CollectedActivity<FITSkip>, FITReadSummary, FITReadStop>
+
+/// Why the FIT import's reader stopped.
+enum FITReadStop: Sendable {
     /// Reading failed.
     case failed(FITError)
     /// Strict mode: a record the import would have skipped.
     case refused(FITSkip)
-}
-
-/// A FIT file's activity as the reader thread saw it: the workout it makes (its id is the
-/// saver's), its events, and its counts; or why it is not one.
-struct CollectedActivity: Sendable {
-    var fileIndex: Int
-    var offset: Int
-    /// Why it does not become a workout, when it does not.
-    var notImported: String?
-    var workout: WorkoutRecord
-    /// Pauses, resumes and laps, in time order.
-    var events: [WorkoutEvent] = []
-    var points = 0
-    var duplicates = 0
-    var segments = 0
-    var samples = 0
-    var laps = 1
-    var pauses = 0
-    var stops = 0
-    var heartRateAverage: Double?
-    var heartRateMaximum: Double?
-    var deviceTotals: DeviceTotals?
-    var skipped: [FITSkip] = []
-    /// Whether it is our own export, whose workout's id ``workout`` has.
-    var isOurs = false
 }
 
 /// Turns the reader's events into route batches and a ``CollectedActivity`` per FIT file, on the
@@ -48,8 +20,7 @@ struct CollectedActivity: Sendable {
 final class FITActivityCollector {
     private let file: String
     private let options: FITImportOptions
-    private let send: (FITImportItem) -> Bool
-    private let isClosed: () -> Bool
+    private let outlet: ImportOutlet<FITImportItem>
     /// The activity being read, while ``inActivity``. Not an optional: reading a field of an
     /// optional value (`activity.isActivity`) copied the whole state, its assembler with it, for
     /// every message; and as a value (not a class) its methods change it without the runtime's
@@ -76,27 +47,22 @@ final class FITActivityCollector {
     /// The most bytes of messages held for an anchor: a file of system times and no anchor must
     /// not grow the import with its size.
     static let maximumUndatedBytes = 16 << 20
-    /// Set when the consumer went away; the handler then stops the reader.
-    private(set) var stopped = false
     /// In strict mode, the first record (or value) the import would have skipped: it stops the
     /// reader, and the import fails with it.
     private(set) var refusal: FITSkip?
 
-    struct Stopped: Error {}
+    /// Thrown to stop the reader at the ``refusal``.
+    struct Refused: Error {}
 
-    init(file: String, options: FITImportOptions, send: @escaping (FITImportItem) -> Bool, isClosed: @escaping () -> Bool) {
+    init(file: String, options: FITImportOptions, outlet: ImportOutlet<FITImportItem>) {
         self.file = file
         self.options = options
-        self.send = send
-        self.isClosed = isClosed
+        self.outlet = outlet
         batch.locations.reserveCapacity(options.batchSize)
     }
 
     func handle(_ event: FITEvent) throws {
-        if isClosed() {
-            stopped = true
-            throw Stopped()
-        }
+        try outlet.checkOpen()
         switch event {
         case let .fileStart(header):
             try finish()
@@ -153,7 +119,7 @@ final class FITActivityCollector {
     private func refuseSkipsIfStrict() throws {
         guard options.strict, inActivity, activity.skips.count > 0, let skip = activity.skips.last else { return }
         refusal = FITSkip(offset: skip.position, reason: skip.reason)
-        throw Stopped()
+        throw Refused()
     }
 
     /// Takes a message through the ``OutlierHold``: a record dated far ahead waits for the next
@@ -276,26 +242,13 @@ final class FITActivityCollector {
         batch.samples += state.assembler.releaseDistances()
         try flush()
         let collected = state.collected(file: file, options: options)
-        try deliver(.activityEnd(collected))
+        try outlet.deliver(.finished(collected))
     }
 
     private func flush() throws {
-        guard !batch.locations.isEmpty || !batch.samples.isEmpty else { return }
-        var full = batch
-        full.samples = PointBatch.groupedByType(batch.samples)
-        batch.locations.removeAll(keepingCapacity: true)
-        batch.lines.removeAll(keepingCapacity: true)
-        batch.samples.removeAll(keepingCapacity: true)
-        batch.extensions.removeAll()
+        guard var full = batch.take() else { return }
+        full.samples = PointBatch.groupedByType(full.samples)
         batchExtensionBytes = 0
-        batch.newSegment = false
-        try deliver(.points(full))
-    }
-
-    private func deliver(_ item: FITImportItem) throws {
-        if !send(item) {
-            stopped = true
-            throw Stopped()
-        }
+        try outlet.deliver(.points(full))
     }
 }

@@ -196,9 +196,9 @@ struct FITActivityState {
     // MARK: - The end
 
     /// What the file's activity makes: a workout, or the reason it makes none.
-    mutating func collected(file: String, options: FITImportOptions) -> CollectedActivity {
-        var result = CollectedActivity(
-            fileIndex: fileIndex, offset: offset,
+    mutating func collected(file: String, options: FITImportOptions) -> CollectedActivity<FITSkip> {
+        var result = CollectedActivity<FITSkip>(
+            index: fileIndex, place: offset,
             workout: WorkoutRecord(activityType: .other, start: Date(timeIntervalSince1970: 0), end: Date(timeIntervalSince1970: 0)))
         result.skipped = assembler.allSkips.map { FITSkip(offset: $0.position, reason: $0.reason) }
         if !isActivity {

@@ -5,61 +5,33 @@ import LocationCore
 import TCX
 
 /// What the TCX importer's reader thread sends to the task that saves.
-enum TCXImportItem: Sendable {
-    /// Route points and samples of the current activity, in order (`lines` hold their lines).
-    case points(PointBatch)
-    /// The current activity is over.
-    case activityEnd(CollectedTCXActivity)
+typealias TCXImportItem = ImportItem<TCXCollected, TCXReadSummary, TCXError>
+
+/// What a TCX file holds, once read to its end tag.
+enum TCXCollected: Sendable {
+    /// An activity: a workout, or why it makes none.
+    case activity(CollectedActivity<GPXSkip>)
     /// A course: not a workout.
     case course(TCXCourse)
-    /// The file is read.
-    case end(TCXReadSummary)
-    /// Reading failed.
-    case failed(TCXError)
 }
 
-/// A TCX activity as the reader thread saw it: the workout it makes (its id is the saver's), or
-/// why it makes none.
-struct CollectedTCXActivity: Sendable {
-    var index: Int
-    var line: Int
-    var notImported: String?
-    var workout: WorkoutRecord
-    var events: [WorkoutEvent] = []
-    var points = 0
-    var duplicates = 0
-    var segments = 0
-    var samples = 0
-    var laps = 1
-    var pauses = 0
-    var stops = 0
-    var rawElevationGain = 0.0
-    var heartRateAverage: Double?
-    var heartRateMaximum: Double?
-    var deviceTotals: DeviceTotals?
-    var skipped: [GPXSkip] = []
-    /// Whether it is our own export, whose workout's id ``workout`` has.
-    var isOurs = false
-}
-
-/// Turns the TCX reader's events into route batches and a ``CollectedTCXActivity`` per activity,
+/// Turns the TCX reader's events into route batches and a ``CollectedActivity`` per activity,
 /// on the reader's thread. ``TCXImporter`` documents what it keeps.
 final class TCXActivityCollector {
     private let file: String
     private let options: TCXImportOptions
-    private let send: (TCXImportItem) -> Bool
-    private let isClosed: () -> Bool
+    private let outlet: ImportOutlet<TCXImportItem>
     private var activity: State?
     private var batch = PointBatch()
     /// A point dated far ahead, held with the events after it until the next point shows whether
     /// it is the odd one out.
     private var hold = OutlierHold<TCXEvent>()
-    private(set) var stopped = false
     /// In strict mode, the first point (or value) the import would have skipped: it stops the
     /// reader, and the import fails with it as an invalid value.
     private(set) var refusal: GPXSkip?
 
-    struct Stopped: Error {}
+    /// Thrown to stop the reader at the ``refusal``.
+    struct Refused: Error {}
 
     /// One activity being read.
     struct State {
@@ -78,24 +50,74 @@ final class TCXActivityCollector {
         /// Our own export's header (``WorkoutEnvelope``), from its first point: its events and
         /// segment starts are then read from its points, and tracks and laps infer none.
         var header: WorkoutEnvelope.Header?
+
+        /// A lap begins: kept among the first ``maximumLaps``.
+        mutating func startLap(_ lap: TCXLapStart) {
+            lapKept = lapStarts.count < TCXActivityCollector.maximumLaps
+            if lapKept { lapStarts.append(lap.startTime?.date.timeIntervalSince1970) }
+            tracksInLap = 0
+        }
+
+        /// A `<Track>` begins: a second one in a lap is a pause.
+        mutating func startTrack() {
+            if tracksInLap > 0, assembler.points > 0 { trackBreak = true }
+            tracksInLap += 1
+        }
+
+        /// A lap ends: its totals kept among the first ``maximumLaps``.
+        mutating func endLap(_ lap: TCXLap) {
+            if laps.count < TCXActivityCollector.maximumLaps { laps.append(lap) }
+        }
+
+        /// Takes a point into the activity: what the assembler admitted of it (`nil`: skipped),
+        /// with our own export's events and segments around it.
+        mutating func admit(_ point: TCXTrackpoint) -> ActivityAssembler.Admitted? {
+            let marks = point.extensions.isEmpty ? WorkoutEnvelope.Marks() : WorkoutEnvelope.marks(in: point.extensions)
+            if header == nil, assembler.moments == 0, let header = marks.header {
+                // Our own export: the time line begins at the workout's start, which its first point
+                // may come after, and counts the distance as the workout did.
+                self.header = header
+                if let counting = header.counting { assembler.countDistance(as: counting.source) }
+                assembler.begin(at: header.start.timeIntervalSince1970)
+            }
+            guard let time = assembler.check(time: point.time.date.timeIntervalSince1970, at: point.line) else {
+                for event in marks.events { assembler.event(event) }
+                return nil
+            }
+            if header != nil {
+                // Our own file: its events as written (those before the point before it), its segments where it says.
+                for event in marks.events where event.time.timeIntervalSince1970 < time { assembler.event(event) }
+                if marks.segmentStart { assembler.startSegment() }
+            } else if trackBreak, let last = assembler.lastTime, time > last {
+                assembler.pause(at: last, automatic: false)
+                assembler.resume(at: time, automatic: false)
+            }
+            trackBreak = false
+            defer {
+                if header != nil {
+                    for event in marks.events where event.time.timeIntervalSince1970 >= time { assembler.event(event) }
+                }
+            }
+            if lapKept, let index = lapStarts.indices.last, lapStarts[index] == nil { lapStarts[index] = time }
+            let values = InstantValues(heartRate: point.heartRate, cadence: point.cadence, power: point.power, speed: point.speed, distance: point.distance)
+            return assembler.add(
+                time: time, at: point.line, latitude: point.latitude, longitude: point.longitude, altitude: point.altitude,
+                accuracy: nil, values: values)
+        }
     }
 
     /// The most laps an activity keeps (their starts, their totals): a file of a million laps must
     /// not grow the import with the input.
     static let maximumLaps = 10_000
 
-    init(file: String, options: TCXImportOptions, send: @escaping (TCXImportItem) -> Bool, isClosed: @escaping () -> Bool) {
+    init(file: String, options: TCXImportOptions, outlet: ImportOutlet<TCXImportItem>) {
         self.file = file
         self.options = options
-        self.send = send
-        self.isClosed = isClosed
+        self.outlet = outlet
     }
 
     func handle(_ event: TCXEvent) throws {
-        if isClosed() {
-            stopped = true
-            throw Stopped()
-        }
+        try outlet.checkOpen()
         try take(event)
         try refuseSkipsIfStrict()
     }
@@ -104,25 +126,25 @@ final class TCXActivityCollector {
     private func refuseSkipsIfStrict() throws {
         guard options.strict, let assembler = activity?.assembler, assembler.skipCount > 0, let skip = assembler.lastSkip else { return }
         refusal = GPXSkip(line: skip.position, column: 0, reason: skip.reason)
-        throw Stopped()
+        throw Refused()
     }
 
     /// Takes an event through the ``OutlierHold``: a point dated far ahead waits for the next
     /// point the activity can take, and the events between them wait with it.
     private func take(_ event: TCXEvent) throws {
-        if case let .trackpoint(point) = event, activity != nil,
-           let time = activity!.assembler.admissible(point.time.date.timeIntervalSince1970) {
+        if case let .trackpoint(point) = event,
+           let time = activity?.assembler.admissible(point.time.date.timeIntervalSince1970) {
             if hold.isHolding {
                 switch hold.judge(next: time) {
                 case let .odd(held):
-                    activity!.assembler.skip(held.position, OutlierHold<TCXEvent>.reason(held, next: time, moment: "point"))
+                    activity?.assembler.skip(held.position, OutlierHold<TCXEvent>.reason(held, next: time, moment: "point"))
                     for later in held.after { try take(later) }
                 case let .stands(held):
                     try pass(held)
                 }
                 return try take(event)
             }
-            if OutlierHold<TCXEvent>.mustWait(time, after: activity!.assembler.lastTime) {
+            if OutlierHold<TCXEvent>.mustWait(time, after: activity?.assembler.lastTime) {
                 return hold.hold(event, time: time, position: point.line)
             }
         } else if hold.isHolding {
@@ -160,66 +182,29 @@ final class TCXActivityCollector {
             batch.trackIndex = start.index
             batch.trackLine = start.line
         case let .lapStart(lap):
-            guard activity != nil else { return }
-            activity!.lapKept = activity!.lapStarts.count < Self.maximumLaps
-            if activity!.lapKept { activity!.lapStarts.append(lap.startTime?.date.timeIntervalSince1970) }
-            activity!.tracksInLap = 0
+            activity?.startLap(lap)
         case .trackStart:
-            guard activity != nil else { return }
-            if activity!.tracksInLap > 0, activity!.assembler.points > 0 { activity!.trackBreak = true }
-            activity!.tracksInLap += 1
+            activity?.startTrack()
         case let .trackpoint(point):
             try add(point)
         case .trackEnd:
             break
         case let .lapEnd(lap):
-            if (activity?.laps.count ?? .max) < Self.maximumLaps { activity!.laps.append(lap) }
+            activity?.endLap(lap)
         case let .activityEnd(whole):
             try refuseSkipsIfStrict()
             guard var state = activity else { return }
             activity = nil
             batch.samples += state.assembler.releaseDistances()
             try flush()
-            try deliver(.activityEnd(Self.collected(&state, whole, file: file, options: options)))
+            try outlet.deliver(.finished(.activity(Self.collected(&state, whole, file: file, options: options))))
         case let .course(course):
-            try deliver(.course(course))
+            try outlet.deliver(.finished(.course(course)))
         }
     }
 
     private func add(_ point: TCXTrackpoint) throws {
-        guard activity != nil else { return }
-        let marks = point.extensions.isEmpty ? WorkoutEnvelope.Marks() : WorkoutEnvelope.marks(in: point.extensions)
-        if activity!.header == nil, activity!.assembler.moments == 0, let header = marks.header {
-            // Our own export: the time line begins at the workout's start, which its first point
-            // may come after, and counts the distance as the workout did.
-            activity!.header = header
-            if let counting = header.counting { activity!.assembler.countDistance(as: counting.source) }
-            activity!.assembler.begin(at: header.start.timeIntervalSince1970)
-        }
-        guard let time = activity!.assembler.check(time: point.time.date.timeIntervalSince1970, at: point.line) else {
-            for event in marks.events { activity!.assembler.event(event) }
-            return
-        }
-        if activity!.header != nil {
-            // Our own file: its events as written (those before the point before it), its segments where it says.
-            for event in marks.events where event.time.timeIntervalSince1970 < time { activity!.assembler.event(event) }
-            if marks.segmentStart { activity!.assembler.startSegment() }
-        } else if activity!.trackBreak, let last = activity!.assembler.lastTime, time > last {
-            activity!.assembler.pause(at: last, automatic: false)
-            activity!.assembler.resume(at: time, automatic: false)
-        }
-        activity!.trackBreak = false
-        defer {
-            if activity!.header != nil {
-                for event in marks.events where event.time.timeIntervalSince1970 >= time { activity!.assembler.event(event) }
-            }
-        }
-        if activity!.lapKept, let index = activity!.lapStarts.indices.last, activity!.lapStarts[index] == nil { activity!.lapStarts[index] = time }
-        let values = InstantValues(heartRate: point.heartRate, cadence: point.cadence, power: point.power, speed: point.speed, distance: point.distance)
-        guard let admitted = activity!.assembler.add(
-            time: time, at: point.line, latitude: point.latitude, longitude: point.longitude, altitude: point.altitude,
-            accuracy: nil, values: values)
-        else { return }
+        guard let admitted = activity?.admit(point) else { return }
         if admitted.startsSegment { try flush() }
         if let location = admitted.location {
             if batch.locations.isEmpty { batch.newSegment = admitted.startsSegment }
@@ -231,9 +216,9 @@ final class TCXActivityCollector {
     }
 
     /// The workout an activity makes, or why it makes none.
-    private static func collected(_ state: inout State, _ whole: TCXActivity, file: String, options: TCXImportOptions) -> CollectedTCXActivity {
-        var result = CollectedTCXActivity(
-            index: whole.index, line: whole.line,
+    private static func collected(_ state: inout State, _ whole: TCXActivity, file: String, options: TCXImportOptions) -> CollectedActivity<GPXSkip> {
+        var result = CollectedActivity<GPXSkip>(
+            index: whole.index, place: whole.line,
             workout: WorkoutRecord(activityType: .other, start: Date(timeIntervalSince1970: 0), end: Date(timeIntervalSince1970: 0)))
         let assembler = state.assembler
         result.skipped = assembler.allSkips.map { GPXSkip(line: $0.position, column: 0, reason: $0.reason) }
@@ -305,20 +290,7 @@ final class TCXActivityCollector {
     }
 
     private func flush() throws {
-        guard !batch.locations.isEmpty || !batch.samples.isEmpty else { return }
-        let full = batch
-        batch.locations.removeAll(keepingCapacity: true)
-        batch.lines.removeAll(keepingCapacity: true)
-        batch.samples.removeAll(keepingCapacity: true)
-        batch.newSegment = false
-        try deliver(.points(full))
-    }
-
-    private func deliver(_ item: TCXImportItem) throws {
-        if !send(item) {
-            stopped = true
-            throw Stopped()
-        }
+        if let full = batch.take() { try outlet.deliver(.points(full)) }
     }
 }
 
