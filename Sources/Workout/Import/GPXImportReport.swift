@@ -83,24 +83,8 @@ public struct TrackNotImported: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// How ``GPXImporter`` imports.
-public struct GPXImportOptions: Sendable, Hashable {
-    /// The activity of every imported workout; `nil`: from each track's `<type>`.
-    public var activity: WorkoutActivityType?
-    /// Fail on the first invalid value instead of skipping it (`GPXReadOptions/strict`).
-    public var strict: Bool
-    /// The ``WorkoutMetadata/sourceApp`` of imported workouts.
-    public var sourceApp: String
-    /// Route points per batch handed from the reader to the store.
-    public var batchSize: Int
-
-    public init(activity: WorkoutActivityType? = nil, strict: Bool = false, sourceApp: String = "workout import", batchSize: Int = 4_096) {
-        self.activity = activity
-        self.strict = strict
-        self.sourceApp = sourceApp
-        self.batchSize = batchSize
-    }
-}
+/// How ``GPXImporter`` imports: the options every importer takes.
+public typealias GPXImportOptions = WorkoutImportOptions
 
 /// Why ``GPXImporter`` stopped. Workouts of the tracks finished before the failure stay saved;
 /// each case lists them (their ``ImportedWorkout/skipped`` then holds the importer's own skips:

@@ -20,7 +20,7 @@ import LocationCore
 /// - **Samples**: heart rate, cadence, power and air temperature of each point, as instantaneous
 ///   `QuantitySample`s at the point's time, written with the route as it is read (out of
 ///   sight until the track commits), so a long track's samples are not all written at its end.
-/// - **Activity**: ``GPXImportOptions/activity`` when set, else the track's `<type>` through
+/// - **Activity**: ``WorkoutImportOptions/activity`` when set, else the track's `<type>` through
 ///   ``WorkoutActivityType/init(gpxType:)``, else ``WorkoutActivityType/other``.
 /// - **Times**: start and end are the first and last kept points' times (UTC).
 /// - **Totals**, as every importer and a recorded session work them out
@@ -41,7 +41,7 @@ import LocationCore
 ///   positions, so importing the same track again, from the same file or from a copy that says
 ///   the same, finds the stored workout (``SaveOutcome/alreadySaved(existingID:matchedBy:)``)
 ///   and saves nothing.
-/// - **Metadata**: the file's `creator` as the source device, ``GPXImportOptions/sourceApp`` as
+/// - **Metadata**: the file's `creator` as the source device, ``WorkoutImportOptions/sourceApp`` as
 ///   the source app, and the values `name`, `description`, `file` and `gpx_track` (its index).
 /// - **Unknown extensions** of a point are kept with it (``RoutePoint/unknownExtensions``) and
 ///   written back by a GPX export.

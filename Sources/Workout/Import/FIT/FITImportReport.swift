@@ -112,27 +112,8 @@ public struct FITSkip: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// How ``FITImporter`` imports.
-public struct FITImportOptions: Sendable, Hashable {
-    /// The activity of every imported workout; `nil`: from the file's sport.
-    public var activity: WorkoutActivityType?
-    /// Refuse a file with a bad CRC, or cut off or damaged partway, instead of importing what it
-    /// holds with a warning (`FITReadOptions.strict`); and stop at the first record (or value)
-    /// the import would skip, instead of skipping it.
-    public var strict: Bool
-    /// The ``WorkoutMetadata/sourceApp`` of imported workouts.
-    public var sourceApp: String
-    /// Route points per batch handed from the reader to the store.
-    public var batchSize: Int
-
-    /// Options; lenient unless `strict`.
-    public init(activity: WorkoutActivityType? = nil, strict: Bool = false, sourceApp: String = "workout import", batchSize: Int = 4_096) {
-        self.activity = activity
-        self.strict = strict
-        self.sourceApp = sourceApp
-        self.batchSize = batchSize
-    }
-}
+/// How ``FITImporter`` imports: the options every importer takes.
+public typealias FITImportOptions = WorkoutImportOptions
 
 /// Why ``FITImporter`` stopped. Workouts of the activities finished before the failure stay
 /// saved; each case lists them.

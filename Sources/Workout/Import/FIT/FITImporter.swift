@@ -51,7 +51,7 @@ import LocationCore
 ///   or a trainer) becomes a `.distance` sample, the distance since the record before over the
 ///   time between them (a distance that goes back is reported, and counted again from there), so
 ///   the workout's distance is the device's.
-/// - **Activity**: ``FITImportOptions/activity`` when set, else the session's sport through
+/// - **Activity**: ``WorkoutImportOptions/activity`` when set, else the session's sport through
 ///   ``WorkoutActivityType/init(fitSport:)`` (a multisport file's sessions of several sports: ``WorkoutActivityType/other``).
 /// - **Times**: from the session's start (when before the first record) to the last record, or
 ///   the timer's last stop after it (not the session message's time, which some devices write
@@ -87,7 +87,7 @@ import LocationCore
 /// ## Failure
 /// A bad CRC, or a file cut off or damaged partway, imports what came before it and lists the
 /// issue in ``FITImportReport/read``; a record or value the rules above skip is listed with the
-/// workout. With ``FITImportOptions/strict`` the import stops at the first of either with
+/// workout. With ``WorkoutImportOptions/strict`` the import stops at the first of either with
 /// ``FITImportError`` instead (``FITImportError/invalidRecord(file:offset:reason:imported:)`` for
 /// a record), and the workout being read is not saved. Workouts of activities finished before a
 /// failure stay saved.

@@ -50,27 +50,8 @@ public struct TCXNotImported: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// How ``TCXImporter`` imports.
-public struct TCXImportOptions: Sendable, Hashable {
-    /// The activity of every imported workout; `nil`: from each activity's `Sport`.
-    public var activity: WorkoutActivityType?
-    /// Fail on the first invalid value instead of skipping it (`TCXReadOptions.strict`), and on
-    /// the first point (or value) the import would skip (earlier than the point before, more than
-    /// a day after it, the odd one out, an impossible value).
-    public var strict: Bool
-    /// The ``WorkoutMetadata/sourceApp`` of imported workouts.
-    public var sourceApp: String
-    /// Route points per batch handed from the reader to the store.
-    public var batchSize: Int
-
-    /// Options; lenient unless `strict`.
-    public init(activity: WorkoutActivityType? = nil, strict: Bool = false, sourceApp: String = "workout import", batchSize: Int = 4_096) {
-        self.activity = activity
-        self.strict = strict
-        self.sourceApp = sourceApp
-        self.batchSize = batchSize
-    }
-}
+/// How ``TCXImporter`` imports: the options every importer takes.
+public typealias TCXImportOptions = WorkoutImportOptions
 
 /// Why ``TCXImporter`` stopped. Workouts of the activities finished before the failure stay
 /// saved; each case lists them.

@@ -35,7 +35,7 @@ import TCX
 ///   laps then stand for nothing more. Where the workout counted a sensor's distance (its
 ///   `sgf:workout` says how), the points' `DistanceMeters` become `.distance` samples as a FIT
 ///   import's records' do (``FITImporter``), so a wheel's distance across a tunnel comes back.
-/// - **Activity**: ``TCXImportOptions/activity`` when set, else its `Sport` through
+/// - **Activity**: ``WorkoutImportOptions/activity`` when set, else its `Sport` through
 ///   ``WorkoutActivityType/init(tcxSport:)``.
 /// - **Totals**: as for FIT (``FITImporter``): from the points by the session engine's time line,
 ///   the moving time being the active time; energy from the laps' calories (none when every lap
@@ -51,7 +51,7 @@ import TCX
 /// ## Failure
 /// As ``GPXImporter``: the workouts of activities finished before an error stay saved; the one
 /// being read is not saved; ``TCXImportError`` names the file, line and column. With
-/// ``TCXImportOptions/strict``, the first point or value the rules above would skip (and every
+/// ``WorkoutImportOptions/strict``, the first point or value the rules above would skip (and every
 /// invalid value the reader finds) stops the import as an invalid value, at its line.
 public struct TCXImporter: Sendable {
     /// The store imported into.
