@@ -3,10 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
-import GZipFiles
 
 /// Reads GPX 1.0 and 1.1 files as a stream of ``GPXEvent``s, in constant memory whatever the
 /// file's size: the file is read in 256 KB chunks (through zlib, so `.gpx.gz` files are read
@@ -40,9 +36,6 @@ import GZipFiles
 /// ``GPXReadSummary/skipped``, or fail the read with ``GPXError/invalidValue(file:line:column:reason:)``
 /// in ``GPXReadOptions/strict`` mode.
 public struct GPXReader: Sendable {
-    /// The size of the chunks read from the file and fed to the parser.
-    static let chunkSize = 256 * 1024
-
     public var options: GPXReadOptions
 
     public init(options: GPXReadOptions = GPXReadOptions()) {
@@ -66,36 +59,10 @@ public struct GPXReader: Sendable {
         progress: ((_ bytesRead: Int64, _ totalBytes: Int64?) -> Void)? = nil,
         handler: (GPXEvent) throws -> Void
     ) throws(GPXError) -> GPXReadSummary {
-        let input: GZipReader
-        do throws(GZipReadError) {
-            input = try GZipReader(path: path)
-        } catch {
-            throw error.gpxError(file: path)
-        }
-        var status = stat()
-        let total: Int64? = stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int64(status.st_size) : nil
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        return try withoutActuallyEscaping(handler) { handler throws(GPXError) in
+        try withoutActuallyEscaping(handler) { handler throws(GPXError) in
             let core = GPXParseCore(file: path, options: options, handler: handler)
-            var first = true
-            while true {
-                let count: Int
-                do throws(GZipReadError) {
-                    count = try input.read(into: buffer)
-                } catch {
-                    throw error.gpxError(file: path)
-                }
-                if first {
-                    if count == 0 { throw Self.empty(path) }
-                    core.summary.compressed = input.isCompressed
-                    first = false
-                }
-                try feed(core, UnsafeRawBufferPointer(rebasing: buffer[..<count]), final: count == 0)
-                progress?(min(input.fileOffset, total ?? .max), total)
-                if count == 0 { break }
-            }
-            return try finish(core)
+            try XMLChunkedRead.read(fileAt: path, into: core, root: "gpx", progress: progress, explained: Self.explained)
+            return core.summary
         }
     }
 
@@ -105,44 +72,9 @@ public struct GPXReader: Sendable {
         data: Data, name: String, handler: (GPXEvent) throws -> Void
     ) throws(GPXError) -> GPXReadSummary {
         try withoutActuallyEscaping(handler) { handler throws(GPXError) in
-            if data.isEmpty { throw Self.empty(name) }
             let core = GPXParseCore(file: name, options: options, handler: handler)
-            var failure: GPXError?
-            data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-                var offset = 0
-                do throws(GPXError) {
-                    repeat {
-                        let end = min(offset + Self.chunkSize, bytes.count)
-                        try feed(core, UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), final: end == bytes.count)
-                        offset = end
-                    } while offset < bytes.count
-                } catch {
-                    failure = error
-                }
-            }
-            if let failure { throw failure }
-            return try finish(core)
-        }
-    }
-
-    private static func empty(_ file: String) -> GPXError {
-        .malformed(file: file, line: 1, column: 1, reason: "the document is empty")
-    }
-
-    private func feed(_ core: GPXParseCore, _ bytes: UnsafeRawBufferPointer, final: Bool) throws(GPXError) {
-        switch core.parser.parse(bytes, final: final) {
-        case .ok:
-            break
-        case .stopped:
-            throw core.error ?? .malformed(file: core.file, line: 0, column: 0, reason: "the parser stopped")
-        case let .unavailable(reason):
-            throw .unreadable(file: core.file, reason: reason)
-        case .malformed:
-            if let error = core.error { throw error }
-            let last = core.parser.lastError
-            throw .malformed(
-                file: core.file, line: last?.line ?? core.parser.line, column: last?.column ?? core.parser.column,
-                reason: Self.explained(last?.message ?? "the XML is not well formed"))
+            try XMLChunkedRead.read(data: data, into: core, root: "gpx", explained: Self.explained)
+            return core.summary
         }
     }
 
@@ -157,24 +89,6 @@ public struct GPXReader: Sendable {
             message
         }
     }
-
-    private func finish(_ core: GPXParseCore) throws(GPXError) -> GPXReadSummary {
-        if let error = core.error { throw error }
-        guard core.sawRoot else {
-            throw .malformed(file: core.file, line: core.parser.line, column: core.parser.column,
-                             reason: "the document has no <gpx> element")
-        }
-        return core.summary
-    }
 }
 
-extension GZipReadError {
-    /// The error as GPX's: a file that cannot be read, or damaged compressed data (bad data, not
-    /// an unreadable file: exit 65, not 66), at no line.
-    func gpxError(file: String) -> GPXError {
-        switch self {
-        case let .unreadable(reason): .unreadable(file: file, reason: reason)
-        case .truncated, .damaged: .malformed(file: file, line: 0, column: 0, reason: reason)
-        }
-    }
-}
+extension GPXError: XMLReadFailure {}

@@ -504,3 +504,10 @@ final class GPXParseCore: XMLSAXReceiver {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }
+
+extension GPXParseCore: XMLDocumentCore {
+    var compressed: Bool {
+        get { summary.compressed }
+        set { summary.compressed = newValue }
+    }
+}

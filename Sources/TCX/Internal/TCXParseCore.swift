@@ -363,3 +363,10 @@ final class TCXParseCore: XMLSAXReceiver {
         emit(.trackpoint(values))
     }
 }
+
+extension TCXParseCore: XMLDocumentCore {
+    var compressed: Bool {
+        get { summary.compressed }
+        set { summary.compressed = newValue }
+    }
+}
