@@ -158,7 +158,7 @@ extension LocationManager {
         let completion: Completion? = state.withLock { state in
             guard let request = state.requests.removeValue(forKey: id) else { return nil }
             updateSource(&state)
-            return Completion(request, Self.deadlineResult(request, lastError: state.lastError))
+            return Completion(request, Self.deadlineResult(request, lastError: state.source.lastError))
         }
         if let completion {
             logger.debug("location request reached its deadline", metadata: ["request.id": "\(id)"])
@@ -197,7 +197,7 @@ extension LocationManager {
             if now >= request.deadline {
                 // The deadline has come and its timer not yet run: this fix is too late.
                 state.requests[id] = nil
-                completions.append(Completion(request, Self.deadlineResult(request, lastError: state.lastError)))
+                completions.append(Completion(request, Self.deadlineResult(request, lastError: state.source.lastError)))
                 continue
             }
             let young = !cached || request.maximumAge.map { now - fix.receivedAt <= $0 } == true

@@ -7,72 +7,28 @@ import GPSCore
 import Logging
 
 extension LocationManager {
-    /// Decides a start or stop of the source when whether anyone waits has changed. Called with
-    /// the lock held; the decision joins the pending actions, applied in order once it is released.
-    ///
-    /// When the last waiter leaves, the source lingers for the grace period (unless `lingers` is
-    /// false: a source that failed for good has nothing to keep): a waiter who comes meanwhile
-    /// finds it running (no reconnect, no fix lost), and the timer then stops it.
+    /// Decides a start or stop of the source when whether anyone waits has changed
+    /// (``SourceMachine/wanted(_:lingers:gracePeriod:now:)``). Called with the lock held; the
+    /// decision joins the pending actions, applied in order once it is released.
     func updateSource(_ state: inout ManagerState, lingers: Bool = true) {
         let wanted = !state.requests.isEmpty || !state.streams.isEmpty || state.listeners.values.contains(where: \.wantsSource)
-        switch (state.source, wanted) {
-        case (.stopped, true):
-            state.source = .running
-            state.connectedSinceStart = false
-            state.lastError = nil
-            state.sourceActions.append(.start)
-            logger.debug("starting the location source")
-        case let (.lingering(_, timer), true):
-            // As if started now: a source that lost its connection while it lingered and cannot
-            // get it back fails the newcomer at once, as a stopped one that could not connect would.
-            state.source = .running
-            state.connectedSinceStart = state.sourceConnected
-            state.lastError = nil
-            if let timer { state.sourceActions.append(.cancel(timer)) }
-            logger.debug("the location source is wanted again within its grace period")
-        case let (.lingering(_, timer), false) where !lingers:
-            if let timer { state.sourceActions.append(.cancel(timer)) }
-            stopSource(&state)
-        case (.running, false):
-            if configuration.sourceGracePeriod == .zero || !lingers {
-                stopSource(&state)
-            } else {
-                // The end of the grace period is set now, not when its timer's task first runs.
-                state.nextID += 1
-                state.source = .lingering(token: state.nextID, timer: nil)
-                state.sourceActions.append(.startGraceTimer(token: state.nextID, until: clock.now + configuration.sourceGracePeriod))
-            }
-        case (.running, true), (.stopped, false), (.lingering, false):
-            break
-        }
-    }
-
-    private func stopSource(_ state: inout ManagerState) {
-        state.source = .stopped
-        state.sourceActions.append(.stop)
-        logger.debug("stopping the location source")
+        state.sourceActions.append(contentsOf: state.source.wanted(
+            wanted, lingers: lingers, gracePeriod: configuration.sourceGracePeriod, now: clock.now))
     }
 
     /// Applies the pending starts, stops and polls in the order they were decided, with the lock
     /// released (a source may report events from inside them). One caller applies them at a time;
     /// another finding it busy leaves its actions to it.
     func performSourceActions() {
-        let applying = state.withLock { state in
-            guard !state.applyingSourceActions, !state.sourceActions.isEmpty else { return false }
-            state.applyingSourceActions = true
-            return true
-        }
-        guard applying else { return }
-        while let action = state.withLock({ state -> SourceAction? in
-            guard !state.sourceActions.isEmpty else {
-                state.applyingSourceActions = false
-                return nil
-            }
-            return state.sourceActions.removeFirst()
-        }) {
+        guard state.withLock({ $0.sourceActions.beginTurn() }) else { return }
+        while let action = state.withLock({ $0.sourceActions.next() }) {
             switch action {
-            case .start: source.start()
-            case .stop: source.stop()
+            case .start:
+                logger.debug("starting the location source")
+                source.start()
+            case .stop:
+                logger.debug("stopping the location source")
+                source.stop()
             case .requestLatestFix: source.requestLatestFix()
             case let .startGraceTimer(token, until): startGraceTimer(token, until: until)
             case let .cancel(task): task.cancel()
@@ -91,23 +47,14 @@ extension LocationManager {
             }
             self?.graceEnded(token)
         }
-        let stored = state.withLock { state in
-            guard case .lingering(token, nil) = state.source else { return false }
-            state.source = .lingering(token: token, timer: timer)
-            return true
-        }
-        if !stored { timer.cancel() }
+        if !state.withLock({ $0.source.graceTimerStarted(timer, token: token) }) { timer.cancel() }
     }
 
     /// The grace period of lingering source `token` has ended with no one waiting: it stops.
     private func graceEnded(_ token: UInt64) {
-        let stops = state.withLock { state in
-            guard case .lingering(token, _) = state.source else { return false }
-            state.source = .stopped
-            state.sourceActions.append(.stop)
-            return true
+        state.withLock { state in
+            state.sourceActions.append(contentsOf: state.source.graceEnded(token: token))
         }
-        if stops { logger.debug("stopping the location source: its grace period ended") }
         performSourceActions()
     }
 
@@ -124,12 +71,9 @@ extension LocationManager {
         case let .noFix(device, _):
             lostFix(of: device)
         case .connectionChanged(.connected), .connectionChanged(.watching):
-            state.withLock { state in
-                state.connectedSinceStart = true
-                state.sourceConnected = true
-            }
+            state.withLock { $0.source.connectionChanged(connected: true) }
         case .connectionChanged:
-            state.withLock { $0.sourceConnected = false }
+            state.withLock { $0.source.connectionChanged(connected: false) }
         case let .error(error):
             failed(error)
         case .satellites, .devices:
@@ -181,16 +125,10 @@ extension LocationManager {
     /// reconnects and the waiters' deadlines, and a request that times out names it.
     private func failed(_ error: LocationError) {
         let (completions, timers, fatal): ([Completion], [Task<Void, Never>], Bool) = state.withLock { state in
-            state.lastError = error
-            let fatal = switch error {
-            case .notAuthorized: true
-            case .unreachable, .serviceUnavailable: !state.connectedSinceStart
-            default: false
-            }
-            guard fatal else { return ([], [], false) }
+            guard state.source.failed(error) else { return ([], [], false) }
             let completions = state.requests.values.map { Completion($0, .failure(error)) }
             let timers = state.streams.values.compactMap(\.availabilityTimer)
-            state.deliveries += state.streams.values.map { .finish($0.sink, error) }
+            state.deliveries.append(contentsOf: state.streams.values.map { .finish($0.sink, error) })
             state.requests.removeAll()
             state.streams.removeAll()
             updateSource(&state, lingers: false)

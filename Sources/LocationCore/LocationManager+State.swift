@@ -95,18 +95,9 @@ enum StreamDelivery: Sendable {
     }
 }
 
-/// Whether the source runs, and why: a source no one waits for runs on for the grace period.
-enum SourcePhase: Sendable {
-    case stopped
-    case running
-    /// No one has waited since the grace period began; the source stops when its timer (`token`,
-    /// created outside the lock, so `nil` for a moment) ends it, unless someone comes first.
-    case lingering(token: UInt64, timer: Task<Void, Never>?)
-}
-
 /// What the manager asks of its source (and the grace timer), in the order it decided: applied
 /// one at a time, outside the lock, by whichever caller finds them pending
-/// (``LocationManager/performSourceActions()``).
+/// (``LocationManager/performSourceActions()``): ``SourceMachine``'s, and the polls of requests.
 enum SourceAction: Sendable {
     case start
     case stop
@@ -127,22 +118,12 @@ struct ManagerState: Sendable {
     var requests: [UInt64: PendingRequest] = [:]
     var streams: [UInt64: StreamWaiter] = [:]
     var listeners: [UInt64: Listener] = [:]
-    var source = SourcePhase.stopped
+    /// Whether the source runs, and why.
+    var source = SourceMachine()
     /// Starts, stops and polls decided and not yet applied, oldest first.
-    var sourceActions: [SourceAction] = []
-    /// Whether a caller is applying `sourceActions` now (the others leave it to that one).
-    var applyingSourceActions = false
-    /// What streams are due, oldest first, and whether a caller is handing it over now.
-    var deliveries: [StreamDelivery] = []
-    var delivering = false
-    /// Whether the source has connected since the manager last started it (or since a waiter
-    /// found it lingering without a connection): an unreachable source fails waiters at once only
-    /// before that.
-    var connectedSinceStart = false
-    /// Whether the source is connected now, as its last connection change said.
-    var sourceConnected = false
-    /// The last error the source reported since it was started, for a request that times out.
-    var lastError: LocationError?
+    var sourceActions = InOrderQueue<SourceAction>()
+    /// What streams are due, oldest first.
+    var deliveries = InOrderQueue<StreamDelivery>()
     var latest: TimedFix?
     var observation: LocationObservation?
     /// Whether the device stands still, by the live fixes (see ``LocationUpdate/isStationary``).

@@ -73,20 +73,8 @@ extension LocationManager {
     /// does it at a time (the source's thread, or an availability timer); another finding it busy
     /// leaves its deliveries to it, so that each stream gets its elements in the order decided.
     func deliverToStreams() {
-        let delivering = state.withLock { state in
-            guard !state.delivering, !state.deliveries.isEmpty else { return false }
-            state.delivering = true
-            return true
-        }
-        guard delivering else { return }
-        while let batch = state.withLock({ state -> [StreamDelivery]? in
-            guard !state.deliveries.isEmpty else {
-                state.delivering = false
-                return nil
-            }
-            defer { state.deliveries.removeAll(keepingCapacity: true) }
-            return state.deliveries
-        }) {
+        guard state.withLock({ $0.deliveries.beginTurn() }) else { return }
+        while let batch = state.withLock({ $0.deliveries.nextBatch() }) {
             for delivery in batch { delivery.perform() }
         }
     }

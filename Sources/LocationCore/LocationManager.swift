@@ -69,12 +69,11 @@ public final class LocationManager: Sendable {
             defer {
                 state.streams.removeAll()
                 state.observation = nil
-                state.source = .stopped
             }
             var timers = state.streams.values.compactMap(\.availabilityTimer)
-            if case let .lingering(_, timer?) = state.source { timers.append(timer) }
-            let running = if case .stopped = state.source { false } else { true }
-            return (state.streams.values.map(\.sink), running, timers)
+            let (started, graceTimer) = state.source.shutDown()
+            if let graceTimer { timers.append(graceTimer) }
+            return (state.streams.values.map(\.sink), started, timers)
         }
         for timer in timers { timer.cancel() }
         for stream in streams { stream.finish(throwing: LocationError.cancelled) }
