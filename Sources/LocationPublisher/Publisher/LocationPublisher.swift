@@ -67,21 +67,12 @@ public final class LocationPublisher: Sendable {
     private struct State: Sendable {
         var phase: Phase = .idle
         var lastPublished: Location?
-        /// Moves each time a position is queued: idle senders wake.
+        /// Moves each time a position is queued: waiting senders wake.
         var generation: UInt64 = 0
-        /// The senders that found nothing to send since the last position was queued.
-        var idle: Set<String> = []
-        /// Per destination, the newest position kept in memory while the outbox cannot be written.
-        var held: [String: PositionMessage] = [:]
-        /// The destinations whose sender has sent all that the outbox held for them: each new
-        /// position is handed to their sender (``handed``) as well as appended, and the sender
-        /// sends it without reading it back from the outbox.
-        var caughtUp: Set<String> = []
-        /// Per caught-up destination, the appended positions handed to its sender, oldest first.
-        var handed: [String: [PositionMessage]] = [:]
+        /// Where each destination's sender stands, and what is held in memory for it.
+        var senders: SenderMachine
         var sent = 0
         var rejected = 0
-        var droppedInMemory = 0
         var lastSent: Date?
         var lastError: PublishError?
         var outboxError: OutboxError?
@@ -97,7 +88,7 @@ public final class LocationPublisher: Sendable {
     private let source: any LocationSource
     private let clock: ElapsedClock
     private let logger: Logger
-    private let state = ObservedState(State())
+    private let state: ObservedState<State>
     /// The publisher's observation of its source, from its making to the end of ``run()``.
     private let observation = Locked<LocationObservation?>(nil)
     /// The destinations that had positions waiting when the publisher was made: a backlog.
@@ -147,6 +138,7 @@ public final class LocationPublisher: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
+        state = ObservedState(State(senders: SenderMachine(destinations: destinations.map(\.name), batchSize: Self.batchSize)))
         // What waits from before (a previous run's queue) is a backlog: it goes out in the
         // configured order. So is what waits after a failure.
         // An outbox that cannot be counted may hold a backlog all the same: it is taken as one,
@@ -214,14 +206,13 @@ public final class LocationPublisher: Sendable {
     ///
     /// - Returns: the status at the end: ``PublisherStatus/queued`` is 0 when everything was delivered.
     public func drain(timeout: Duration) async -> PublisherStatus {
-        let names = Set(destinations.map(\.name))
         state.withLock { state in
             if state.phase == .idle || state.phase == .running { state.phase = .draining }
         }
         source.stop()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await self.state.waitUntil { $0.phase == .finished || (names.isSubset(of: $0.idle) && $0.held.isEmpty) }
+                await self.state.waitUntil { $0.phase == .finished || $0.senders.allWaiting }
             }
             group.addTask { [clock] in try? await clock.sleep(for: timeout) }  // cancelled: the drain ended first
             await group.next()
@@ -250,7 +241,7 @@ public final class LocationPublisher: Sendable {
     /// Returns once the sender of `destination` has sent all that waited and waits for the next
     /// position, which will be handed to it (for tests: what a live position then costs).
     func waitUntilCaughtUp(_ destination: String) async {
-        await state.waitUntil { $0.idle.contains(destination) && $0.caughtUp.contains(destination) }
+        await state.waitUntil { $0.senders.phases[destination] == .waiting }
     }
 
     /// Commits the removals of acknowledged positions that wait for the next append.
@@ -269,12 +260,12 @@ public final class LocationPublisher: Sendable {
     public var status: PublisherStatus {
         let snapshot = state.withLock { $0 }
         let (count, oldest, dropped) = outbox.quickSummary()
-        let held = snapshot.held.values.filter { $0.id < 0 }
+        let held = snapshot.senders.held.values.filter { $0.id < 0 }
         let oldestHeld = held.map(\.time).min()
         return PublisherStatus(
             queued: count + Set(held.map(\.id)).count,
             oldestUnsent: [oldest, oldestHeld].compactMap { $0 }.min(),
-            lastSent: snapshot.lastSent, sent: snapshot.sent, dropped: dropped + snapshot.droppedInMemory,
+            lastSent: snapshot.lastSent, sent: snapshot.sent, dropped: dropped + snapshot.senders.droppedInMemory,
             rejected: snapshot.rejected, lastError: snapshot.lastError, outboxError: snapshot.outboxError,
             isFinished: snapshot.phase == .finished)
     }
@@ -349,24 +340,14 @@ public final class LocationPublisher: Sendable {
         guard let decided else { return }
         var message = PositionMessage(id: 0, location: fix, trigger: decided, transition: transition)
         if let time { message.time = time }
-        let names = destinations.map(\.name)
         do {
-            try outbox.append(&message, for: names)
+            try outbox.append(&message, for: destinations.map(\.name))
             let appended = message
             let recovered = state.withLock { state -> Bool in
                 defer {
                     state.outboxError = nil
                     state.generation += 1
-                    state.idle.removeAll()
-                    for name in state.caughtUp {
-                        // A sender that fell a batch behind reads the outbox again, in order.
-                        if state.handed[name, default: []].count < Self.batchSize {
-                            state.handed[name, default: []].append(appended)
-                        } else {
-                            state.caughtUp.remove(name)
-                            state.handed[name] = nil
-                        }
-                    }
+                    state.senders.appended(appended)
                 }
                 return state.outboxError != nil
             }
@@ -376,15 +357,9 @@ public final class LocationPublisher: Sendable {
             let first = state.withLock { state -> Bool in
                 defer {
                     // Held in memory instead; the senders read the outbox again once it can be written.
-                    state.caughtUp.removeAll()
-                    state.handed.removeAll()
                     state.outboxError = error
-                    for name in names {
-                        if state.held[name] != nil { state.droppedInMemory += 1 }
-                        state.held[name] = message
-                    }
+                    state.senders.heldInMemory(message)
                     state.generation += 1
-                    state.idle.removeAll()
                 }
                 return state.outboxError != error
             }
@@ -414,7 +389,7 @@ public final class LocationPublisher: Sendable {
     /// not send the newest of them first.
     ///
     /// Once the sender found nothing more in the outbox, it is caught up: each new position is
-    /// handed to it as it is appended (`State/handed`), and it sends them without reading them
+    /// handed to it as it is appended (``SenderMachine``), and it sends them without reading them
     /// back; it reads the outbox again after a failure, or when it falls a batch behind.
     private func send(to destination: any PublishDestination, behind: Bool) async {
         let name = destination.name
@@ -424,9 +399,10 @@ public final class LocationPublisher: Sendable {
         // read (and sent) already, when its append raced the read that found the outbox empty.
         var highestRead: Int64 = 0
         while !Task.isCancelled {
-            let (generation, held, handed, caughtUp) = state.withLock { state in
-                (state.generation, state.held[name], state.handed.removeValue(forKey: name) ?? [], state.caughtUp.contains(name))
+            let (generation, round) = state.withLock { state in
+                (state.generation, state.senders.beginRound(name))
             }
+            let (handed, caughtUp, held) = round
             // In time order, as from the outbox: two positions queued at once by two threads may
             // be handed over in the other order.
             var batch = handed.filter { $0.id > highestRead }.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
@@ -449,10 +425,7 @@ public final class LocationPublisher: Sendable {
             guard !batch.isEmpty else {
                 behind = false
                 let draining = state.withLock { state -> Bool in
-                    if state.generation == generation {
-                        state.idle.insert(name)
-                        if held == nil { state.caughtUp.insert(name) }
-                    }
+                    if state.generation == generation { state.senders.foundNothing(name) }
                     return state.phase != .running && state.phase != .idle
                 }
                 if draining {
@@ -495,10 +468,7 @@ public final class LocationPublisher: Sendable {
             failures += 1
             behind = true
             // What was handed over is in the outbox: read from there again after the backoff.
-            state.withLock { state in
-                state.caughtUp.remove(name)
-                state.handed[name] = nil
-            }
+            state.withLock { $0.senders.failed(name) }
             let first = state.withLock { state -> Bool in
                 defer { state.lastError = failure }
                 return state.lastError != failure
@@ -528,7 +498,7 @@ public final class LocationPublisher: Sendable {
         let recovered = state.withLock { state -> Bool in
             var recovered = false
             for (message, rejected) in messages {
-                if state.held[name]?.id == message.id { state.held[name] = nil }
+                state.senders.delivered(message.id, to: name)
                 if let rejected {
                     state.rejected += 1
                     state.lastError = rejected
