@@ -53,6 +53,13 @@ struct BlueZClientTests {
             await samples.waitUntil { all in all.count { $0.type == type } >= count }
         }
 
+        /// Waits until a sample of `type` ending at `date` has come: one of the samples a
+        /// notification gives, which come in the order the sensor yields them (a treadmill's
+        /// distance after its speed).
+        func waitFor(_ type: QuantityType, endingAt date: Date) async {
+            await samples.waitUntil { all in all.contains { $0.type == type && $0.end == date } }
+        }
+
         /// Waits until the stream has ended.
         func waitUntilEnded() async { await reader.value }
     }

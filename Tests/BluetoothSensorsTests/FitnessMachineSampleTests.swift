@@ -46,6 +46,9 @@ struct FitnessMachineSampleTests {
             await sensor.waitUntil { $0.notifications >= second }
         }
         await collected.waitFor(14, of: .speed)
+        // The last notification's distance comes after its speed (at 3 m/s, it moved the counter).
+        let lastSpeed = try #require(collected.all.last { $0.type == .speed })
+        await collected.waitFor(.distance, endingAt: lastSpeed.end)
         let speeds = collected.of(.speed)
         #expect(zip(speeds, speeds.dropFirst()).allSatisfy { $1 >= $0 && $1 - $0 <= 0.5 + 0.01 }, "the belt speeds up, never jumps: \(speeds)")
         #expect(abs(speeds.last! - 3) < 0.01)
@@ -88,6 +91,7 @@ struct FitnessMachineSampleTests {
         await send { trainer.send(CyclingPowerMeasurement(power: 215)) }
         await send { trainer.send(IndoorBikeData(speed: 8, cadence: 92, power: 209)) }
         await collected.waitFor(4, of: .speed)
+        await collected.waitFor(4, of: .cadence)  // a notification's cadence comes after its speed
         #expect(collected.of(.power) == [210, 212, 207, 215], "Cycling Power's, and the trainer's while the meter was silent")
         #expect(collected.of(.speed) == [8, 8.5, 8.25, 8] && collected.of(.cadence) == [90, 91, 92, 92])
         sensor.stop()
