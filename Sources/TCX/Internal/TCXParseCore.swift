@@ -103,7 +103,7 @@ final class TCXParseCore: XMLSAXReceiver {
             return fail(.limitExceeded(file: file, line: parser.line, column: parser.column, reason: "elements nested deeper than \(options.maximumDepth) levels"))
         }
         let namespace = uri.map { String(cString: $0) }
-        let known = namespace == nil || Self.namespaces.contains(namespace!)
+        let known = namespace.map(Self.namespaces.contains) ?? true
         // Another namespace's element in an activity's or a point's <Extensions>: kept as text.
         if !fragment.isEmpty || (!known && stack.last == .extensions && (point != nil || stack.dropLast().last == .activity)) {
             fragment.start(localname: localname, prefix: prefix, uri: uri, attributeCount: attributeCount, attributes: attributes)
@@ -141,8 +141,8 @@ final class TCXParseCore: XMLSAXReceiver {
                 time = RFC3339.parse(text)
                 if time == nil { invalid("the lap's StartTime '\(text.prefix(40))' is not an RFC 3339 time; it was dropped") }
             }
-            let index = activity!.laps
-            activity!.laps += 1
+            let index = activity?.laps ?? 0
+            activity?.laps += 1
             lap = TCXLap(index: index, startTime: time, line: parser.line)
             emit(.lapStart(TCXLapStart(index: index, startTime: time, line: parser.line)))
         case .track where lap != nil:
@@ -151,7 +151,7 @@ final class TCXParseCore: XMLSAXReceiver {
         case .trackpoint where lap != nil:
             point = (parser.line, parser.column, nil, nil, nil)
         case .trackpoint where course != nil:
-            course!.trackpoints += 1
+            course?.trackpoints += 1
             coursePlace = (parser.line, nil, nil, nil, nil, nil, nil, nil)
         case .coursePoint where course != nil:
             coursePlace = (parser.line, nil, nil, nil, nil, nil, nil, nil)
@@ -183,9 +183,9 @@ final class TCXParseCore: XMLSAXReceiver {
         guard !isStopped else { return }
         if !fragment.isEmpty {
             guard let element = fragment.end() else { return }
-            if point != nil {
-                if point!.values == nil { point!.values = TCXTrackpoint(time: GPXTime(date: Date(timeIntervalSince1970: 0)), line: point!.line) }
-                point!.values!.extensions.append(element)
+            if let line = point?.line {
+                if point?.values == nil { point?.values = TCXTrackpoint(time: GPXTime(date: Date(timeIntervalSince1970: 0)), line: line) }
+                point?.values?.extensions.append(element)
             } else if (activity?.extensions.count ?? .max) < TCXActivity.maximumExtensions {
                 activity?.extensions.append(element)
             }
@@ -208,15 +208,15 @@ final class TCXParseCore: XMLSAXReceiver {
         case (.track, .lap):
             emit(.trackEnd)
         case (.lap, _) where lap != nil:
-            emit(.lapEnd(lap!))
+            if let finished = lap { emit(.lapEnd(finished)) }
             lap = nil
         case (.activity, _) where activity != nil:
-            emit(.activityEnd(activity!))
+            if let finished = activity { emit(.activityEnd(finished)) }
             activity = nil
         case (.trackpoint, _) where coursePlace != nil, (.coursePoint, _) where coursePlace != nil:
             finishCoursePlace(isPoint: name == .coursePoint)
         case (.course, _) where course != nil:
-            emit(.course(course!))
+            if let finished = course { emit(.course(finished)) }
             course = nil
         case (.id, .activity):
             activity?.id = time("the activity's Id")
@@ -259,42 +259,44 @@ final class TCXParseCore: XMLSAXReceiver {
 
     private func lapValue(_ name: Name, parent: Name?) {
         switch (name, parent) {
-        case (.totalTimeSeconds, .lap): lap!.totalTime = number("the lap's TotalTimeSeconds")
-        case (.distanceMeters, .lap): lap!.distance = number("the lap's DistanceMeters")
-        case (.maximumSpeed, .lap): lap!.maximumSpeed = number("the lap's MaximumSpeed")
-        case (.calories, .lap): lap!.calories = number("the lap's Calories")
-        case (.cadence, .lap): lap!.cadence = number("the lap's Cadence")
+        case (.totalTimeSeconds, .lap): lap?.totalTime = number("the lap's TotalTimeSeconds")
+        case (.distanceMeters, .lap): lap?.distance = number("the lap's DistanceMeters")
+        case (.maximumSpeed, .lap): lap?.maximumSpeed = number("the lap's MaximumSpeed")
+        case (.calories, .lap): lap?.calories = number("the lap's Calories")
+        case (.cadence, .lap): lap?.cadence = number("the lap's Cadence")
         // Words of a few letters ("Active", "Manual"): a megabyte of text is not kept with each lap.
-        case (.intensity, .lap): lap!.intensity = string().map { String($0.prefix(Self.maximumWordLength)) }
-        case (.triggerMethod, .lap): lap!.triggerMethod = string().map { String($0.prefix(Self.maximumWordLength)) }
-        case (.value, .averageHeartRateBpm): lap!.averageHeartRate = number("the lap's AverageHeartRateBpm")
-        case (.value, .maximumHeartRateBpm): lap!.maximumHeartRate = number("the lap's MaximumHeartRateBpm")
-        case (.avgSpeed, .lx): lap!.averageSpeed = number("the lap's AvgSpeed")
-        case (.avgWatts, .lx): lap!.averageWatts = number("the lap's AvgWatts")
-        case (.maxWatts, .lx): lap!.maximumWatts = number("the lap's MaxWatts")
+        case (.intensity, .lap): lap?.intensity = string().map { String($0.prefix(Self.maximumWordLength)) }
+        case (.triggerMethod, .lap): lap?.triggerMethod = string().map { String($0.prefix(Self.maximumWordLength)) }
+        case (.value, .averageHeartRateBpm): lap?.averageHeartRate = number("the lap's AverageHeartRateBpm")
+        case (.value, .maximumHeartRateBpm): lap?.maximumHeartRate = number("the lap's MaximumHeartRateBpm")
+        case (.avgSpeed, .lx): lap?.averageSpeed = number("the lap's AvgSpeed")
+        case (.avgWatts, .lx): lap?.averageWatts = number("the lap's AvgWatts")
+        case (.maxWatts, .lx): lap?.maximumWatts = number("the lap's MaxWatts")
         default: break
         }
     }
 
     private func pointValue(_ name: Name, parent: Name?, grandparent: Name?) {
         guard var current = point else { return }
-        if current.values == nil { current.values = TCXTrackpoint(time: GPXTime(date: Date(timeIntervalSince1970: 0)), line: current.line) }
+        var values = current.values ?? TCXTrackpoint(time: GPXTime(date: Date(timeIntervalSince1970: 0)), line: current.line)
+        current.values = nil  // `values` alone holds its extensions while it changes
         switch (name, parent) {
         case (.time, .trackpoint):
             guard let text = string() else { break }
             current.time = RFC3339.parse(text).flatMap { RFC3339.supportedRange.contains($0.date) ? $0 : nil }
             if current.time == nil { current.problem = current.problem ?? "its time '\(text.prefix(40))' is not an RFC 3339 time" }
-        case (.latitudeDegrees, .position): current.values!.latitude = number("a latitude")
-        case (.longitudeDegrees, .position): current.values!.longitude = number("a longitude")
-        case (.altitudeMeters, .trackpoint): current.values!.altitude = number("an altitude")
-        case (.distanceMeters, .trackpoint): current.values!.distance = number("a distance")
-        case (.value, .heartRateBpm) where grandparent == .trackpoint: current.values!.heartRate = number("a heart rate")
-        case (.cadence, .trackpoint): current.values!.cadence = number("a cadence")
-        case (.runCadence, .tpx): current.values!.cadence = current.values!.cadence ?? number("a run cadence")
-        case (.speed, .tpx): current.values!.speed = number("a speed")
-        case (.watts, .tpx): current.values!.power = number("a power")
+        case (.latitudeDegrees, .position): values.latitude = number("a latitude")
+        case (.longitudeDegrees, .position): values.longitude = number("a longitude")
+        case (.altitudeMeters, .trackpoint): values.altitude = number("an altitude")
+        case (.distanceMeters, .trackpoint): values.distance = number("a distance")
+        case (.value, .heartRateBpm) where grandparent == .trackpoint: values.heartRate = number("a heart rate")
+        case (.cadence, .trackpoint): values.cadence = number("a cadence")
+        case (.runCadence, .tpx): values.cadence = values.cadence ?? number("a run cadence")
+        case (.speed, .tpx): values.speed = number("a speed")
+        case (.watts, .tpx): values.power = number("a power")
         default: break
         }
+        current.values = values
         point = current
     }
 

@@ -174,12 +174,12 @@ public struct GPXImporter: Sendable {
         throw .cancelled(file: file, imported: imported)
     }
 
-    /// The workout of a finished track.
     /// A finished track's workout's id (when the file is our own export) and times: the first and
     /// last points', or our export's (which hold them).
     private static func bounds(of track: CollectedTrack) -> (id: UUID?, start: Date, end: Date) {
         let statistics = track.statistics
-        let start = statistics.firstTime!.date, end = statistics.lastTime!.date
+        // A track is saved only with points kept, whose times these are.
+        let start = statistics.firstTime?.date ?? .distantPast, end = statistics.lastTime?.date ?? .distantPast
         if let header = track.marks.header, header.start <= start, header.end >= end {
             return (header.id, header.start, header.end)
         }

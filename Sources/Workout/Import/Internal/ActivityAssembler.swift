@@ -104,8 +104,9 @@ struct ActivityAssembler {
 
     mutating func skip(_ position: Int, _ reason: String) {
         skipCount += 1
-        lastSkip = Skip(position: position, reason: reason)
-        if skipped.count < Self.maximumSkipsListed { skipped.append(lastSkip!) } else { skippedNotListed += 1 }
+        let skip = Skip(position: position, reason: reason)
+        lastSkip = skip
+        if skipped.count < Self.maximumSkipsListed { skipped.append(skip) } else { skippedNotListed += 1 }
     }
 
     /// The skips, the last saying how many more there were when not all are listed.

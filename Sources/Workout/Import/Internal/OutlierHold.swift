@@ -57,9 +57,10 @@ struct OutlierHold<Item> {
     /// Queues an item of about `bytes` bytes that came after the moment held; returns the moment
     /// (and what came after it) to let through when the queue is full.
     mutating func queue(_ item: Item, bytes: Int) -> Held? {
-        held!.after.append(item)
-        held!.afterBytes += bytes
-        return held!.after.count >= Self.maximumQueued || held!.afterBytes >= Self.maximumQueuedBytes ? release() : nil
+        held?.after.append(item)
+        held?.afterBytes += bytes
+        guard let held else { return nil }
+        return held.after.count >= Self.maximumQueued || held.afterBytes >= Self.maximumQueuedBytes ? release() : nil
     }
 
     /// The verdict of the next moment the activity can take, at `time`, on the moment held,

@@ -300,7 +300,7 @@ struct FITActivityState {
         // Without a route, the records' distances (the time line's sum of them), else the session's.
         if assembler.points < 2, assembler.distanceSamples == 0 { totals.distance = device.distance }
         return WorkoutRecord(
-            id: isOurs ? header!.id : UUID(),
+            id: (isOurs ? header?.id : nil) ?? UUID(),
             activityType: options.activity ?? sportValue.map(WorkoutActivityType.init(fitSport:)) ?? .other,
             start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: end), totals: totals,
             metadata: WorkoutMetadata(
