@@ -1,13 +1,8 @@
 /// Things decided under a lock and done outside it, in the order they were decided, by one caller
 /// at a time: a caller that finds another doing them leaves its own to that one, which takes
-/// them in turn before it stops. Pure: the lock is its owner's.
-///
-/// ```swift
-/// // under the lock:
-/// queue.append(action)
-/// let mine = queue.beginTurn()
-/// // outside it, if mine: take the next under the lock, do it outside, until next() is nil.
-/// ```
+/// them in turn before it stops. Pure: the lock is its owner's. Under the lock, a caller appends
+/// and asks ``beginTurn()``; if it has the turn, it takes ``next()`` under the lock and does it
+/// outside, until `next()` is `nil`.
 struct InOrderQueue<Element: Sendable>: Sendable {
     private enum Phase: Sendable {
         case idle
