@@ -3,8 +3,8 @@ import LocationCore
 import Synchronization
 import GPSCore
 
-/// A bounded queue from one producer thread to one async consumer: the GPX importer's reader
-/// thread sends what it parsed, the task that writes to the store takes it.
+/// A bounded queue from one producer thread to one async consumer: an import's reader thread
+/// sends what it parsed, the task that writes to the store takes it (`ImportPipeline`).
 ///
 /// The producer blocks (on a semaphore) while `capacity` items wait, so a fast parser never
 /// runs ahead of a slow store by more than a few batches: memory stays flat. The consumer
