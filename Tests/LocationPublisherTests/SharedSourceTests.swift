@@ -79,8 +79,10 @@ import TestSupport
         }
     }
 
-    /// How many runs: `SHARED_SOURCE_RUNS` (a thousand in `scripts/bench`'s stress), else 20.
-    static let runs = ProcessInfo.processInfo.environment["SHARED_SOURCE_RUNS"].flatMap(Int.init) ?? 20
+    /// How many runs: `SHARED_SOURCE_RUNS` (a thousand in `scripts/bench`'s stress), else 20, and 5
+    /// under ThreadSanitizer, whose 20 took 68 s of the suite's minute in a fresh-clone run (what
+    /// TSan looks for, a race, the first runs show as well as the last).
+    static let runs = ProcessInfo.processInfo.environment["SHARED_SOURCE_RUNS"].flatMap(Int.init) ?? (ThreadSanitizer.isRunning ? 5 : 20)
 
     @Test func theSourceStartsOnceAndStopsAGracePeriodAfterTheLastListenerLeaves() async throws {
         let clock = VirtualClock()

@@ -33,7 +33,10 @@ struct SourceMachine: Sendable {
     /// Whether anyone wants the source has been worked out again (`wanted`). A source that failed
     /// for good does not linger (`lingers` false); a grace period of zero stops it at once.
     /// Returns the actions, in order: a start, a stop, the grace timer to start, a timer to cancel.
-    mutating func wanted(_ wanted: Bool, lingers: Bool = true, gracePeriod: Duration, now: Duration) -> [SourceAction] {
+    /// `now` is read only when a grace period begins.
+    mutating func wanted(
+        _ wanted: Bool, lingers: Bool = true, gracePeriod: Duration, now: @autoclosure () -> Duration
+    ) -> [SourceAction] {
         switch (phase, wanted) {
         case (.stopped, true):
             phase = .running(connectedSinceStart: false)
@@ -56,7 +59,7 @@ struct SourceMachine: Sendable {
             // The end of the grace period is set now, not when its timer's task first runs.
             lastToken += 1
             phase = .lingering(token: lastToken, timer: nil, connectedSinceStart: connected)
-            return [.startGraceTimer(token: lastToken, until: now + gracePeriod)]
+            return [.startGraceTimer(token: lastToken, until: now() + gracePeriod)]
         case (.running, true), (.stopped, false), (.lingering, false):
             return []
         }
