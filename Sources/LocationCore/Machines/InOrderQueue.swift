@@ -13,9 +13,6 @@ struct InOrderQueue<Element: Sendable>: Sendable {
     private var phase = Phase.idle
     private var pending: [Element] = []
 
-    /// Whether nothing waits.
-    var isEmpty: Bool { pending.isEmpty }
-
     /// Queues `element` after those decided before it.
     mutating func append(_ element: Element) {
         pending.append(element)

@@ -25,11 +25,6 @@ struct SourceMachine: Sendable {
     private(set) var lastError: LocationError?
     private var lastToken: UInt64 = 0
 
-    /// Whether the source runs or lingers.
-    var isStarted: Bool {
-        if case .stopped = phase { false } else { true }
-    }
-
     /// Whether anyone wants the source has been worked out again (`wanted`). A source that failed
     /// for good does not linger (`lingers` false); a grace period of zero stops it at once.
     /// Returns the actions, in order: a start, a stop, the grace timer to start, a timer to cancel.
