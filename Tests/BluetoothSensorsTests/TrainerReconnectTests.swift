@@ -87,8 +87,10 @@ struct TrainerReconnectTests {
         try await ride.control.requestControl()
         ride.trainer.holdResponses()
         let waiting = Task { try await ride.control.setTargetPower(210) }
-        let queued = Task { try await ride.control.setTargetPower(220) }  // waits its turn
         await ride.trainer.waitUntil(controlPointWrites: 2)
+        // Asked once 210 holds the turn (two tasks started together take it in either order): it
+        // waits behind 210, or comes after the disconnection; either way it finds no connection.
+        let queued = Task { try await ride.control.setTargetPower(220) }
         ride.trainer.disconnect()
         await #expect(throws: FitnessMachineControlError.disconnected(.setTargetPower(210), address: Self.address)) { try await waiting.value }
         await #expect(throws: FitnessMachineControlError.notConnected(address: Self.address)) { try await queued.value }
