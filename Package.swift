@@ -379,8 +379,9 @@ let package = Package(
         // The README's Swift examples, and those of the API reference (`///` comments and the DocC
         // articles), appear, as printed, in compiled files.
         .testTarget(name: "ReadmeTests", dependencies: ["TestSupport"]),
-        // The README's product table says what each product links: a program per product, built.
-        .testTarget(name: "LinkTests", dependencies: ["TestSupport"]),
+        // The README's product table says what each product links: a program per product (Probes/,
+        // targets of their own when SWIFT_GPS_FACADE_PRODUCT_PROBES=1, below), built.
+        .testTarget(name: "LinkTests", dependencies: ["TestSupport"], exclude: ["Probes"]),
         // The API reference's examples, as printed, in code the build compiles (ReadmeTests checks
         // that each one is here): every library's, so it depends on them all.
         .testTarget(
@@ -555,5 +556,22 @@ if Context.environment["SWIFT_GPS_FACADE_THREAD_SANITIZER"] == "1" {
     package.products.removeAll { product in
         let targets = (product as? Product.Library)?.targets ?? (product as? Product.Executable)?.targets ?? []
         return targets.contains { !kept.contains($0) }
+    }
+}
+
+// Tests/LinkTests holds each library product to the README's product table by what a program that
+// imports it alone links (readelf's NEEDED). The programs are Tests/LinkTests/Probes/PRODUCT/main.swift,
+// one executable each depending on its product's targets, as a user's package depends on the
+// product; they are targets of the package when SWIFT_GPS_FACADE_PRODUCT_PROBES=1, which scripts/test
+// sets, so that the build of the tests compiles each library once for both (a probe package of its
+// own compiled every library a second time, the tail of a CI run). A new library product needs its
+// folder there. Not in the ThreadSanitizer build, which runs no LinkTests.
+if Context.environment["SWIFT_GPS_FACADE_PRODUCT_PROBES"] == "1" && Context.environment["SWIFT_GPS_FACADE_THREAD_SANITIZER"] != "1" {
+    for case let library as Product.Library in package.products {
+        package.targets.append(.executableTarget(
+            name: "links-\(library.name)",
+            dependencies: library.targets.map { .target(name: $0) },
+            path: "Tests/LinkTests/Probes/\(library.name)"
+        ))
     }
 }

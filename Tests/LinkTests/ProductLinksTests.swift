@@ -3,17 +3,19 @@ import Testing
 import TestSupport
 
 /// The README's product table says what each library product links, and it does: for each row, a
-/// program that imports that product alone is built, as a user's package would build it (a
-/// package depending on this one by path, one executable per product), and the C libraries its
-/// ELF file needs itself (`readelf -d`, NEEDED) are those the row's "links" column names, no more
-/// and no fewer. The libraries those load in turn (libgps loads libdbus, libdbus libsystemd) are
-/// theirs, not the program's, as `ldd` would count them; neither are the toolchain's (the Swift
-/// runtime and Foundation, libc, libm, libstdc++). GRDB, a Swift package linked into the program,
-/// has no library of its own: a row that names it is held to the program's symbols instead.
+/// program that imports that product alone is built (`Probes/PRODUCT/main.swift`, an executable
+/// depending on the product's targets, as a user's executable depends on the product), and the C
+/// libraries its ELF file needs itself (`readelf -d`, NEEDED) are those the row's "links" column
+/// names, no more and no fewer. The libraries those load in turn (libgps loads libdbus, libdbus
+/// libsystemd) are theirs, not the program's, as `ldd` would count them; neither are the
+/// toolchain's (the Swift runtime and Foundation, libc, libm, libstdc++). GRDB, a Swift package
+/// linked into the program, has no library of its own: a row that names it is held to the
+/// program's symbols instead.
 ///
-/// The probes are built once, all in one package and one scratch path, `.build/product-links`,
-/// kept between runs: a fresh clone builds every library once more in debug (without debug
-/// information, which NEEDED does not depend on), a later run only what changed.
+/// The programs are targets of the package when `SWIFT_GPS_FACADE_PRODUCT_PROBES=1`: scripts/test
+/// sets it, and they are built with the tests, from the same compiled libraries. A plain
+/// `swift test` builds them here, in `.build/product-links`, kept between runs (a first run builds
+/// every library once more, without debug information, which NEEDED does not depend on).
 @Suite("README: what each product links", .tags(.childProcess), .timeLimit(.minutes(20)),
        .enabled(if: ProductLinks.swift != nil && ProductLinks.readelf != nil, "needs swift and readelf"),
        .disabled(if: ThreadSanitizer.isRunning, "the plain run checks it; TSan adds its runtime to every program"))
@@ -174,43 +176,33 @@ enum ProductLinks {
         "links-\(product)"
     }
 
-    /// Writes a package of one program per product, each importing its product and nothing else,
-    /// builds it, and returns the folder of the programs.
+    /// The environment variable that makes the programs targets of the package (Package.swift).
+    static let probesVariable = "SWIFT_GPS_FACADE_PRODUCT_PROBES"
+
+    /// The folder of the programs, one per product, each importing its product and nothing else
+    /// (`Tests/LinkTests/Probes/PRODUCT/main.swift`). Built with the tests when the run's
+    /// environment has `SWIFT_GPS_FACADE_PRODUCT_PROBES=1` (scripts/test sets it): then beside the
+    /// test runner. Otherwise built here, the package with that variable, in a scratch path of its
+    /// own (the one of `swift test` is locked while the tests run), kept between runs.
     static func buildProbes(for products: [String]) async throws -> URL {
-        let package = folder.appendingPathComponent("probes")
-        var targets: [String] = []
-        for product in products {
-            let sources = package.appendingPathComponent("Sources/\(probeName(product))")
-            try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
-            try writeIfChanged("import \(product)\n\nprint(\"\(product)\")\n", to: sources.appendingPathComponent("main.swift"))
-            targets.append("""
-                        .executableTarget(name: "\(probeName(product))", dependencies: [.product(name: "\(product)", package: "swift-gps-facade")]),
+        if ProcessInfo.processInfo.environment[probesVariable] == "1" {
+            let programs = Repository.builtExecutable(probeName(products[0])).deletingLastPathComponent()
+            let missing = products.filter { !FileManager.default.isExecutableFile(atPath: programs.appendingPathComponent(probeName($0)).path) }
+            try #require(missing.isEmpty, """
+                \(probesVariable)=1, but no program for \(missing.joined(separator: ", ")) in \(programs.path): \
+                build the tests with that variable set too, as scripts/test does
                 """)
+            return programs
         }
-        try writeIfChanged("""
-            // swift-tools-version: 6.1
-            // Made by Tests/LinkTests/ProductLinksTests.swift: one program per library product.
-            import PackageDescription
-            let package = Package(
-                name: "product-links",
-                dependencies: [.package(name: "swift-gps-facade", path: "\(Repository.root.path)")],
-                targets: [
-            \(targets.joined(separator: "\n"))
-                ]
-            )
-
-            """, to: package.appendingPathComponent("Package.swift"))
         let scratch = folder.appendingPathComponent("build")
-        let (status, output) = try await run(
-            ["build", "--package-path", package.path, "--scratch-path", scratch.path, "-debug-info-format", "none"])
-        try #require(status == 0, "the programs do not build:\n\(output.suffix(3_000))")
+        for product in products {  // `swift build` builds one `--product` at a time: the last named
+            let (status, output) = try await run(
+                ["build", "--package-path", Repository.root.path, "--scratch-path", scratch.path, "-debug-info-format", "none",
+                 "--product", probeName(product)],
+                environment: [probesVariable: "1"])
+            try #require(status == 0, "the program for \(product) does not build:\n\(output.suffix(3_000))")
+        }
         return scratch.appendingPathComponent("debug")
-    }
-
-    /// Writes `text` unless the file holds it already, so that a build after it rebuilds nothing.
-    private static func writeIfChanged(_ text: String, to file: URL) throws {
-        if (try? String(contentsOf: file, encoding: .utf8)) == text { return }
-        try text.write(to: file, atomically: true, encoding: .utf8)
     }
 
     /// The C libraries `program` needs itself (its NEEDED entries), the toolchain's left out.
@@ -248,8 +240,8 @@ enum ProductLinks {
     }
 
     /// Runs `swift` with `arguments`: its status, and its output with its errors after it.
-    private static func run(_ arguments: [String]) async throws -> (Int32, String) {
-        let result = try await Command.run(try #require(swift), arguments)
+    private static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String) {
+        let result = try await Command.run(try #require(swift), arguments, environment: environment)
         return (result.status, result.outputText + result.error.joined(separator: "\n"))
     }
 }

@@ -1,0 +1,3 @@
+import BluetoothGATT
+
+print("BluetoothGATT")

@@ -1,0 +1,3 @@
+import BluetoothSensors
+
+print("BluetoothSensors")

@@ -1,0 +1,3 @@
+import CourseFiles
+
+print("CourseFiles")

@@ -1,0 +1,3 @@
+import DBus
+
+print("DBus")

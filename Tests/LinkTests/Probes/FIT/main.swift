@@ -1,0 +1,3 @@
+import FIT
+
+print("FIT")

@@ -1,0 +1,3 @@
+import GPX
+
+print("GPX")

@@ -1,0 +1,3 @@
+import GeoClue
+
+print("GeoClue")

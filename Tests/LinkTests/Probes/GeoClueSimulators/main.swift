@@ -1,0 +1,3 @@
+import GeoClueSimulators
+
+print("GeoClueSimulators")

@@ -1,0 +1,3 @@
+import Geometry
+
+print("Geometry")

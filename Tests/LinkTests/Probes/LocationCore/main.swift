@@ -1,0 +1,3 @@
+import LocationCore
+
+print("LocationCore")

@@ -1,0 +1,3 @@
+import LocationFacade
+
+print("LocationFacade")

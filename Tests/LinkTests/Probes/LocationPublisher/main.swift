@@ -1,0 +1,3 @@
+import LocationPublisher
+
+print("LocationPublisher")

@@ -1,0 +1,3 @@
+import Navigation
+
+print("Navigation")

@@ -1,0 +1,3 @@
+import PublisherSimulators
+
+print("PublisherSimulators")

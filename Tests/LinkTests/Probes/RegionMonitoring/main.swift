@@ -1,0 +1,3 @@
+import RegionMonitoring
+
+print("RegionMonitoring")

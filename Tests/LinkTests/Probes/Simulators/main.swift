@@ -1,0 +1,3 @@
+import Simulators
+
+print("Simulators")

@@ -1,0 +1,3 @@
+import SimulatorsCore
+
+print("SimulatorsCore")

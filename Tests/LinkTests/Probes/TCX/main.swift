@@ -1,0 +1,3 @@
+import TCX
+
+print("TCX")

@@ -1,0 +1,3 @@
+import Workout
+
+print("Workout")

@@ -1,0 +1,3 @@
+import WorkoutCore
+
+print("WorkoutCore")

@@ -1,0 +1,3 @@
+import WorkoutSimulators
+
+print("WorkoutSimulators")

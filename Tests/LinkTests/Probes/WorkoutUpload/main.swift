@@ -1,0 +1,3 @@
+import WorkoutUpload
+
+print("WorkoutUpload")
